@@ -1,0 +1,384 @@
+import Foundation
+import Logging
+
+/// Who is asking: an app, which sees and changes only its own alarms, or the person at the
+/// machine (the `reveille` command), who sees and manages all.
+public enum AlarmCaller: Hashable, Sendable {
+    /// The person using the desktop.
+    case user
+    /// An app, by its identity as the bus reports it.
+    case app(String)
+
+    /// The owner name alarms scheduled by this caller get.
+    public var ownerName: String {
+        switch self {
+        case .user: "user"
+        case .app(let id): id
+        }
+    }
+
+    func mayAccess(_ record: AlarmRecord) -> Bool {
+        switch self {
+        case .user: true
+        case .app(let id): record.owner == id
+        }
+    }
+}
+
+/// The engine: keeps every alarm, runs each through its state machine, stores every change before
+/// telling anyone, and wakes up once, at the earliest deadline.
+///
+/// It publishes the whole list of alarms after every change, as AlarmKit's `alarmUpdates` does.
+/// Deadline-driven transitions that come due together are stored in one transaction, so two
+/// hundred alarms due in the same second ring together.
+public actor AlarmEngine {
+    private let store: AlarmStore
+    private let clock: any AlarmClock
+    private let machine: AlarmStateMachine
+    private let presenter: (any AlarmPresenter)?
+    private let logger: Logger
+
+    private var records: [UUID: AlarmRecord] = [:]
+    private var alarmsPerOwner: [String: Int] = [:]
+    private var wallDeadlines = DeadlineQueue<UUID, Date>()
+    private var elapsedDeadlines = DeadlineQueue<UUID, BootMoment>()
+    private var subscribers: [UUID: Subscriber] = [:]
+    private var wakeTask: Task<Void, Never>?
+    private var armedWakeUp: WakeUp?
+    private var wakeGeneration = 0
+    private var started = false
+
+    private struct Subscriber {
+        let caller: AlarmCaller
+        let continuation: AsyncStream<[AlarmRecord]>.Continuation
+    }
+
+    /// Creates an engine over a store and a clock; call `start()` before anything else.
+    public init(
+        store: AlarmStore, clock: any AlarmClock, policy: AlarmPolicy = AlarmPolicy(),
+        presenter: (any AlarmPresenter)? = nil, logger: Logger = Logger(label: "reveille.engine")
+    ) {
+        self.store = store
+        self.clock = clock
+        self.machine = AlarmStateMachine(policy: policy)
+        self.presenter = presenter
+        self.logger = logger
+    }
+
+    // MARK: - Life cycle
+
+    /// Loads the stored alarms, applies the missed-alert policy to those whose instant passed while
+    /// nothing ran, presents what is alerting or counting down, and arms the wake-up.
+    public func start() throws {
+        guard !started else { return }
+        started = true
+        let reading = clock.read()
+        var loaded: [AlarmRecord] = []
+        var rebased = AlarmStore.Changes()
+        for var record in try store.loadAlarms() {
+            if record.rebase(to: reading) { rebased.upserts.append(record) }
+            loaded.append(record)
+        }
+        try store.apply(rebased)
+        for record in loaded { insert(record) }
+        // Show again what was alerting or counting down when the agent stopped.
+        for record in loaded {
+            switch record.phase {
+            case .alerting: presenter?.perform(.alert(record))
+            case .countdown, .paused: presenter?.perform(.countdown(record))
+            case .scheduled: break
+            }
+        }
+        settleDueDeadlines(at: reading)
+        publish()
+        rearm()
+    }
+
+    /// Stops waking up and ends every update stream. Everything is already stored.
+    public func shutdown() {
+        wakeTask?.cancel()
+        wakeTask = nil
+        armedWakeUp = nil
+        for subscriber in subscribers.values { subscriber.continuation.finish() }
+        subscribers.removeAll()
+    }
+
+    // MARK: - Requests
+
+    /// Schedules an alarm with the caller's chosen id; scheduling an id again replaces the alarm.
+    ///
+    /// Returns once the alarm is stored. Throws `AlarmRequestError` for a bad configuration or
+    /// an id that belongs to someone else, and `AlarmManager.AlarmError.maximumLimitReached` when the
+    /// owner has as many alarms as the policy allows.
+    @discardableResult
+    public func schedule(id: UUID, definition: AlarmDefinition, caller: AlarmCaller) throws -> AlarmRecord {
+        let reading = clock.read()
+        var transitions: [(UUID, AlarmStateMachine.Transition)] = []
+        let existing = records[id]
+        if let existing {
+            guard caller.mayAccess(existing) else { throw AlarmRequestError.alarmNotFound(id) }
+        }
+        let owner = existing?.owner ?? caller.ownerName
+        if existing == nil, alarmsPerOwner[owner, default: 0] >= machine.policy.maximumAlarmsPerOwner {
+            throw AlarmManager.AlarmError.maximumLimitReached
+        }
+        let scheduled = try machine.schedule(id: id, owner: owner, definition: definition, at: reading)
+        if let existing {
+            // Replacing: the old alarm is cancelled (its alert or countdown ended) in the same
+            // transaction that stores the new one.
+            transitions.append((id, try machine.handle(.cancel, to: existing, at: reading)))
+        }
+        transitions.append((id, scheduled))
+        try commit(transitions, mustStore: true)
+        settleDueDeadlines(at: reading)
+        changed()
+        return records[id] ?? scheduled.record!
+    }
+
+    /// Removes an alarm, whatever its state.
+    public func cancel(id: UUID, caller: AlarmCaller) throws { try request(.cancel, id: id, caller: caller) }
+    /// Ends an alerting alarm's alert.
+    public func stop(id: UUID, caller: AlarmCaller) throws { try request(.stop, id: id, caller: caller) }
+    /// Pauses a running countdown.
+    public func pause(id: UUID, caller: AlarmCaller) throws { try request(.pause, id: id, caller: caller) }
+    /// Resumes a paused countdown.
+    public func resume(id: UUID, caller: AlarmCaller) throws { try request(.resume, id: id, caller: caller) }
+    /// Snoozes or repeats an alerting alarm into its `postAlert` countdown.
+    public func countdown(id: UUID, caller: AlarmCaller) throws { try request(.countdown, id: id, caller: caller) }
+
+    private func request(_ event: AlarmStateMachine.Event, id: UUID, caller: AlarmCaller) throws {
+        guard let record = records[id], caller.mayAccess(record) else { throw AlarmRequestError.alarmNotFound(id) }
+        let reading = clock.read()
+        try commit([(id, try machine.handle(event, to: record, at: reading))], mustStore: true)
+        settleDueDeadlines(at: reading)
+        changed()
+    }
+
+    // MARK: - Reading
+
+    /// The alarms the caller may see, ordered by id.
+    public func alarms(visibleTo caller: AlarmCaller) -> [AlarmRecord] {
+        records.values.filter(caller.mayAccess).sorted { $0.id.uuidString < $1.id.uuidString }
+    }
+
+    /// One alarm, if the caller may see it.
+    public func alarm(id: UUID, caller: AlarmCaller) throws -> AlarmRecord {
+        guard let record = records[id], caller.mayAccess(record) else { throw AlarmRequestError.alarmNotFound(id) }
+        return record
+    }
+
+    /// The number of alarms, all owners together.
+    public var count: Int { records.count }
+
+    /// The alert history, newest first.
+    public func history(limit: Int = 1_000) throws -> [AlertHistoryEntry] {
+        try store.history(limit: limit)
+    }
+
+    /// A stream of the caller's whole list of alarms: the current list at once, then a new one
+    /// after every change. Slow readers see the newest list, never a stale one.
+    public func updates(visibleTo caller: AlarmCaller) -> AsyncStream<[AlarmRecord]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(1))
+        let key = UUID()
+        subscribers[key] = Subscriber(caller: caller, continuation: continuation)
+        continuation.yield(alarms(visibleTo: caller))
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(key) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ key: UUID) {
+        subscribers[key] = nil
+    }
+
+    // MARK: - The world changed
+
+    /// The wall clock was set: check every deadline again.
+    public func clockChanged() { reevaluate(.clockChanged) }
+
+    /// The machine resumed from suspend: check every deadline again.
+    public func resumedFromSuspend() { reevaluate(.resumedFromSuspend) }
+
+    /// The time zone changed: compute clock-time alarms again in the new zone.
+    public func timeZoneChanged() { reevaluate(.timeZoneChanged) }
+
+    private func reevaluate(_ event: AlarmStateMachine.Event) {
+        let reading = clock.read()
+        var transitions: [(UUID, AlarmStateMachine.Transition)] = []
+        for record in records.values {
+            if let transition = try? machine.handle(event, to: record, at: reading) {
+                transitions.append((record.id, transition))
+            }
+        }
+        try? commit(transitions, mustStore: false)
+        settleDueDeadlines(at: reading)
+        changed()
+    }
+
+    // MARK: - Deadlines
+
+    /// Runs every deadline that has come, together, until none is due.
+    private func settleDueDeadlines(at firstReading: ClockReading) {
+        var reading = firstReading
+        // Each round moves every due alarm on; an alarm is due again only if its next deadline has
+        // also passed (a repeating alarm far behind), which the missed-alert policy bounds.
+        for _ in 0..<8 {
+            let due = dueAlarms(at: reading)
+            guard !due.isEmpty else { return }
+            var transitions: [(UUID, AlarmStateMachine.Transition)] = []
+            for id in due {
+                guard let record = records[id],
+                    let transition = try? machine.handle(.deadlineReached, to: record, at: reading)
+                else { continue }
+                transitions.append((id, transition))
+            }
+            try? commit(transitions, mustStore: false)
+            reading = clock.read()
+        }
+    }
+
+    /// Takes the alarms whose deadline has come off the deadline queues; their transitions put
+    /// their next deadlines back.
+    private func dueAlarms(at reading: ClockReading) -> [UUID] {
+        var due: [UUID] = []
+        while let (id, date) = wallDeadlines.earliest(), date <= reading.now {
+            due.append(id)
+            wallDeadlines.set(id, nil)
+        }
+        let nowMoment = BootMoment(uptime: reading.uptime)
+        while let (id, moment) = elapsedDeadlines.earliest(), moment <= nowMoment {
+            due.append(id)
+            elapsedDeadlines.set(id, nil)
+        }
+        return due
+    }
+
+    private func rearm() {
+        let wakeUp = WakeUp(
+            wall: wallDeadlines.earliest()?.value,
+            elapsed: elapsedDeadlines.earliest().map { entry in
+                records[entry.key].flatMap(\.elapsedDeadline)
+            } ?? nil)
+        if wakeUp == armedWakeUp, wakeTask != nil { return }
+        wakeTask?.cancel()
+        armedWakeUp = wakeUp
+        wakeGeneration += 1
+        let generation = wakeGeneration
+        let clock = self.clock
+        wakeTask = Task { [weak self] in
+            guard let reason = try? await clock.wait(for: wakeUp) else { return }
+            await self?.woke(reason, generation: generation)
+        }
+    }
+
+    private func woke(_ reason: WakeReason, generation: Int) {
+        guard generation == wakeGeneration else { return }
+        wakeTask = nil
+        armedWakeUp = nil
+        switch reason {
+        case .clockChanged:
+            reevaluate(.clockChanged)
+        case .deadline:
+            settleDueDeadlines(at: clock.read())
+            changed()
+        }
+    }
+
+    // MARK: - Carrying out transitions
+
+    /// Stores the transitions' changes in one transaction, then updates memory, deadlines and the
+    /// presentation. When `mustStore`, a failed write throws and changes nothing; otherwise (an
+    /// alert that is due rings even if the disk is failing) it is logged and the change goes on.
+    private func commit(_ transitions: [(UUID, AlarmStateMachine.Transition)], mustStore: Bool) throws {
+        guard !transitions.isEmpty else { return }
+        var changes = AlarmStore.Changes()
+        for (_, transition) in transitions { changes.add(transition.actions) }
+        do {
+            try store.apply(changes)
+        } catch {
+            if mustStore { throw error }
+            logger.error("Could not store an alarm change; carrying it out anyway", metadata: ["error": "\(error)"])
+        }
+        for (id, transition) in transitions {
+            remove(id)
+            if let record = transition.record { insert(record) }
+            for action in transition.actions { perform(action) }
+        }
+    }
+
+    private func perform(_ action: AlarmStateMachine.Action) {
+        switch action {
+        case .store, .delete, .recordHistory, .arm, .disarm:
+            break  // stored in `commit`; deadlines follow the records in `insert` and `remove`
+        case .presentAlert(let record): presenter?.perform(.alert(record))
+        case .endAlert(let id, let outcome): presenter?.perform(.endAlert(id, outcome))
+        case .presentCountdown(let record): presenter?.perform(.countdown(record))
+        case .endCountdown(let id): presenter?.perform(.endCountdown(id))
+        case .announceMissed(let record, let count): presenter?.perform(.missed(record, count: count))
+        }
+    }
+
+    private func insert(_ record: AlarmRecord) {
+        records[record.id] = record
+        alarmsPerOwner[record.owner, default: 0] += 1
+        switch record.deadline {
+        case .wall(let date): wallDeadlines.set(record.id, date)
+        case .elapsed(let deadline): elapsedDeadlines.set(record.id, BootMoment(uptime: deadline.uptime))
+        case nil: break
+        }
+    }
+
+    private func remove(_ id: UUID) {
+        guard let old = records.removeValue(forKey: id) else { return }
+        alarmsPerOwner[old.owner, default: 1] -= 1
+        if alarmsPerOwner[old.owner] == 0 { alarmsPerOwner[old.owner] = nil }
+        wallDeadlines.set(id, nil)
+        elapsedDeadlines.set(id, nil)
+    }
+
+    private func changed() {
+        publish()
+        rearm()
+    }
+
+    private func publish() {
+        for subscriber in subscribers.values {
+            subscriber.continuation.yield(alarms(visibleTo: subscriber.caller))
+        }
+    }
+}
+
+/// A boot-clock moment in the current boot, ordered by uptime.
+struct BootMoment: Comparable, Hashable, Sendable {
+    var uptime: Duration
+    static func < (lhs: BootMoment, rhs: BootMoment) -> Bool { lhs.uptime < rhs.uptime }
+}
+
+extension AlarmRecord {
+    /// The boot-clock deadline of a running countdown or a ring time-out.
+    var elapsedDeadline: ElapsedDeadline? {
+        if case .elapsed(let deadline) = deadline { return deadline }
+        return nil
+    }
+
+    /// Moves boot-clock deadlines set in an earlier boot onto this boot's clock, using their
+    /// wall-clock estimates. Returns whether anything changed.
+    mutating func rebase(to reading: ClockReading) -> Bool {
+        func rebased(_ deadline: ElapsedDeadline) -> ElapsedDeadline {
+            reading.elapsedDeadline(after: deadline.wallEstimate.timeIntervalSince(reading.now))
+        }
+        switch phase {
+        case .countdown(var countdown) where countdown.endsAt.bootID != reading.bootID:
+            countdown.endsAt = rebased(countdown.endsAt)
+            phase = .countdown(countdown)
+            return true
+        case .alerting(var ringing) where ringing.timesOutAt.map({ $0.bootID != reading.bootID }) ?? false:
+            ringing.timesOutAt = ringing.timesOutAt.map(rebased)
+            phase = .alerting(ringing)
+            return true
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// The engine's settings: how late an alert may still ring, how long it rings, how many alarms.
+public struct AlarmPolicy: Hashable, Sendable {
+    /// An alert whose instant passed while nothing ran still rings if it is at most this late
+    /// (seconds); later ones are recorded as missed. Default 10 minutes.
+    public var graceWindow: TimeInterval
+    /// An unanswered alert ends as timed out after ringing this long (seconds); `nil` rings until
+    /// answered. Default 10 minutes.
+    public var ringTimeout: TimeInterval?
+    /// The most alarms one owner may have. Default 1000.
+    public var maximumAlarmsPerOwner: Int
+
+    /// Creates a policy; every parameter has the documented default.
+    public init(graceWindow: TimeInterval = 600, ringTimeout: TimeInterval? = 600, maximumAlarmsPerOwner: Int = 1_000) {
+        self.graceWindow = graceWindow
+        self.ringTimeout = ringTimeout
+        self.maximumAlarmsPerOwner = maximumAlarmsPerOwner
+    }
+}

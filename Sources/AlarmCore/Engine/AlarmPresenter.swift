@@ -1,0 +1,24 @@
+import Foundation
+
+/// What a person sees and hears of alarms; the engine tells it what to show, it decides nothing.
+///
+/// Calls arrive on the engine's actor after each change is stored; an implementation hands the
+/// work to its own thread and returns at once.
+public protocol AlarmPresenter: Sendable {
+    /// Carries out one presentation effect.
+    func perform(_ effect: PresentationEffect)
+}
+
+/// One thing to show, update or take away.
+public enum PresentationEffect: Hashable, Sendable {
+    /// Show the alert and ring.
+    case alert(AlarmRecord)
+    /// End an alarm's alert (silence it, take the notification away).
+    case endAlert(UUID, AlertOutcome)
+    /// Show or update a countdown (running or paused).
+    case countdown(AlarmRecord)
+    /// Take a countdown away.
+    case endCountdown(UUID)
+    /// Tell the person that an alarm's alerts were missed.
+    case missed(AlarmRecord, count: Int)
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// Everything the agent keeps about one alarm: who owns it, what it is, and where it is in time.
+public struct AlarmRecord: Hashable, Sendable, Identifiable {
+    /// The alarm's identifier.
+    public var id: UUID
+    /// The app (or person) that owns it.
+    public var owner: String
+    /// Its configuration.
+    public var definition: AlarmDefinition
+    /// Its state and the instants that go with it.
+    public var phase: Phase
+    /// The instant the next occurrence of a clock-time schedule is looked for after; the last
+    /// occurrence that alerted, or the instant the alarm was scheduled.
+    public var anchor: Date
+
+    /// Creates a record.
+    public init(id: UUID, owner: String, definition: AlarmDefinition, phase: Phase, anchor: Date) {
+        self.id = id
+        self.owner = owner
+        self.definition = definition
+        self.phase = phase
+        self.anchor = anchor
+    }
+
+    /// The alarm as AlarmKit shows it.
+    public var alarm: Alarm {
+        Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: state)
+    }
+
+    /// The alarm's AlarmKit state.
+    public var state: Alarm.State {
+        switch phase {
+        case .scheduled: .scheduled
+        case .countdown: .countdown
+        case .paused: .paused
+        case .alerting: .alerting
+        }
+    }
+}
+
+extension AlarmRecord {
+    /// The state of an alarm with the instants that state needs.
+    public enum Phase: Hashable, Sendable {
+        /// Waiting to alert at `alertAt` (its countdown, if any, begins `preAlert` earlier).
+        case scheduled(alertAt: Date)
+        /// A countdown running to its end.
+        case countdown(RunningCountdown)
+        /// A countdown held with the time it had left.
+        case paused(PausedCountdown)
+        /// Ringing.
+        case alerting(Ringing)
+    }
+
+    /// Which countdown runs: the one before the alert, or the one after it (snooze, repeat).
+    public enum CountdownPhase: String, Codable, Hashable, Sendable {
+        /// Before the alert: a timer's duration, or a scheduled alarm's pre-alert.
+        case preAlert
+        /// After the alert: a snooze or a repeat.
+        case postAlert
+    }
+
+    /// A countdown that is running.
+    public struct RunningCountdown: Hashable, Sendable {
+        /// Which countdown it is.
+        public var kind: CountdownPhase
+        /// When it ends.
+        public var endsAt: ElapsedDeadline
+        /// Its whole length, for progress.
+        public var duration: TimeInterval
+
+        /// Creates a running countdown.
+        public init(kind: CountdownPhase, endsAt: ElapsedDeadline, duration: TimeInterval) {
+            self.kind = kind
+            self.endsAt = endsAt
+            self.duration = duration
+        }
+    }
+
+    /// A countdown that is paused.
+    public struct PausedCountdown: Hashable, Sendable {
+        /// Which countdown it is.
+        public var kind: CountdownPhase
+        /// The time it had left when paused.
+        public var remaining: TimeInterval
+        /// Its whole length, for progress.
+        public var duration: TimeInterval
+
+        /// Creates a paused countdown.
+        public init(kind: CountdownPhase, remaining: TimeInterval, duration: TimeInterval) {
+            self.kind = kind
+            self.remaining = remaining
+            self.duration = duration
+        }
+    }
+
+    /// An alert that is ringing.
+    public struct Ringing: Hashable, Sendable {
+        /// The instant it was due.
+        public var scheduledAt: Date
+        /// The instant it began to ring.
+        public var startedAt: Date
+        /// When an unanswered ring ends as timed out; `nil` rings until answered.
+        public var timesOutAt: ElapsedDeadline?
+
+        /// Creates a ringing alert.
+        public init(scheduledAt: Date, startedAt: Date, timesOutAt: ElapsedDeadline?) {
+            self.scheduledAt = scheduledAt
+            self.startedAt = startedAt
+            self.timesOutAt = timesOutAt
+        }
+    }
+
+    /// The deadline the engine must wake up for, if the alarm's state has one.
+    public var deadline: Deadline? {
+        switch phase {
+        case .scheduled(let alertAt):
+            .wall(alertAt.addingTimeInterval(-(definition.countdownDuration?.preAlert ?? 0)))
+        case .countdown(let countdown):
+            .elapsed(countdown.endsAt)
+        case .paused:
+            nil
+        case .alerting(let ringing):
+            ringing.timesOutAt.map(Deadline.elapsed)
+        }
+    }
+
+    /// The next instant the alarm alerts, when known: its scheduled instant, or the end of its
+    /// running countdown.
+    public func fireDate(from reading: ClockReading) -> Date? {
+        switch phase {
+        case .scheduled(let alertAt): alertAt
+        case .countdown(let countdown): countdown.endsAt.wallInstant(from: reading)
+        case .paused, .alerting: nil
+        }
+    }
+
+    /// The time left of a running or paused countdown.
+    public func remaining(from reading: ClockReading) -> TimeInterval? {
+        switch phase {
+        case .countdown(let countdown): max(0, countdown.endsAt.remaining(from: reading))
+        case .paused(let paused): paused.remaining
+        case .scheduled, .alerting: nil
+        }
+    }
+}
+
+/// A moment the engine must wake up at, on the wall clock or the boot clock.
+public enum Deadline: Hashable, Sendable {
+    /// A wall-clock instant.
+    case wall(Date)
+    /// A boot-clock moment.
+    case elapsed(ElapsedDeadline)
+
+    /// Whether the deadline has come, as seen from the reading.
+    public func isDue(at reading: ClockReading) -> Bool {
+        switch self {
+        case .wall(let date): date <= reading.now
+        case .elapsed(let deadline): deadline.remaining(from: reading) <= 0
+        }
+    }
+}

@@ -1,0 +1,339 @@
+import Foundation
+
+/// AlarmKit's alarm life cycle as a value type: an event and a clock reading give the alarm's next
+/// record and the actions to carry out. It stores nothing and presents nothing itself.
+///
+/// Transitions: `cancel` from any state; `pause` only in `countdown`; `resume` only in `paused`;
+/// `stop` only in `alerting` (a one-shot alarm is removed, a repeating one scheduled for its next
+/// day); `countdown` only in `alerting`, into the `postAlert` countdown. Any other throws
+/// `AlarmRequestError.operationNotAllowed` and changes nothing.
+public struct AlarmStateMachine: Sendable {
+    /// The settings that shape transitions.
+    public var policy: AlarmPolicy
+
+    /// Creates a state machine with a policy.
+    public init(policy: AlarmPolicy = AlarmPolicy()) {
+        self.policy = policy
+    }
+
+    /// Something that happens to an alarm.
+    public enum Event: Hashable, Sendable {
+        /// Remove it.
+        case cancel
+        /// End its alert.
+        case stop
+        /// Pause its countdown.
+        case pause
+        /// Resume its paused countdown.
+        case resume
+        /// Snooze or repeat its alert into the `postAlert` countdown.
+        case countdown
+        /// Its deadline came.
+        case deadlineReached
+        /// The wall clock was set: check its deadline again.
+        case clockChanged
+        /// The machine resumed from suspend: check its deadline again.
+        case resumedFromSuspend
+        /// The time zone changed: compute a clock-time schedule again.
+        case timeZoneChanged
+
+        /// The request this event stands for, if a person or app asked for it.
+        var operation: AlarmOperation? {
+            switch self {
+            case .cancel: .cancel
+            case .stop: .stop
+            case .pause: .pause
+            case .resume: .resume
+            case .countdown: .countdown
+            case .deadlineReached, .clockChanged, .resumedFromSuspend, .timeZoneChanged: nil
+            }
+        }
+    }
+
+    /// A change to the alert history.
+    public enum HistoryChange: Hashable, Sendable {
+        /// An alert began to ring.
+        case alertStarted(AlertHistoryEntry)
+        /// The ringing alert of an alarm ended.
+        case alertEnded(alarmID: UUID, outcome: AlertOutcome, at: Date)
+        /// Alerts were missed (one entry, with their count).
+        case missed(AlertHistoryEntry)
+    }
+
+    /// Something the engine must do because of a transition.
+    public enum Action: Hashable, Sendable {
+        /// Store the alarm's new record.
+        case store(AlarmRecord)
+        /// Remove the alarm from the store.
+        case delete(UUID)
+        /// Record a change to the alert history.
+        case recordHistory(HistoryChange)
+        /// Wake up at this deadline for the alarm.
+        case arm(UUID, Deadline)
+        /// The alarm has no deadline any more.
+        case disarm(UUID)
+        /// Show the alert and ring.
+        case presentAlert(AlarmRecord)
+        /// End the alarm's alert, for this reason.
+        case endAlert(UUID, AlertOutcome)
+        /// Show (or update) the alarm's countdown or paused view.
+        case presentCountdown(AlarmRecord)
+        /// Remove the alarm's countdown view.
+        case endCountdown(UUID)
+        /// Tell the person alerts were missed.
+        case announceMissed(AlarmRecord, count: Int)
+
+        /// Whether the action changes what is stored.
+        public var isDurable: Bool {
+            switch self {
+            case .store, .delete, .recordHistory: true
+            default: false
+            }
+        }
+    }
+
+    /// The outcome of an event: the alarm's next record (`nil` once removed) and the actions.
+    public struct Transition: Hashable, Sendable {
+        /// The record after the event; `nil` when the alarm is gone.
+        public var record: AlarmRecord?
+        /// What to carry out, in order.
+        public var actions: [Action]
+    }
+
+    // MARK: - Scheduling
+
+    /// Schedules a new alarm (or the replacement of one, once the old is cancelled).
+    public func schedule(
+        id: UUID, owner: String, definition: AlarmDefinition, at reading: ClockReading
+    ) throws(AlarmRequestError) -> Transition {
+        try definition.validate(now: reading.now)
+        let calendar = AlertCalendar(timeZone: reading.timeZone)
+        let phase: AlarmRecord.Phase
+        if let schedule = definition.schedule {
+            guard let alertAt = calendar.nextAlert(of: schedule, after: reading.now) else {
+                throw .invalidConfiguration(field: "schedule", reason: "it never alerts")
+            }
+            phase = .scheduled(alertAt: alertAt)
+        } else {
+            // A timer: validation guarantees a preAlert duration.
+            let duration = definition.countdownDuration?.preAlert ?? 0
+            phase = .countdown(.init(kind: .preAlert, endsAt: reading.elapsedDeadline(after: duration), duration: duration))
+        }
+        let record = AlarmRecord(id: id, owner: owner, definition: definition, phase: phase, anchor: reading.now)
+        return Transition(record: record, actions: [.store(record)] + presentAndArm(record))
+    }
+
+    // MARK: - Events
+
+    /// Applies an event to an alarm.
+    public func handle(
+        _ event: Event, to record: AlarmRecord, at reading: ClockReading
+    ) throws(AlarmRequestError) -> Transition {
+        switch (event, record.phase) {
+        case (.cancel, _):
+            return cancel(record, at: reading)
+
+        case (.pause, .countdown(let countdown)):
+            var next = record
+            next.phase = .paused(.init(
+                kind: countdown.kind, remaining: max(0, countdown.endsAt.remaining(from: reading)),
+                duration: countdown.duration))
+            return Transition(record: next, actions: [.store(next), .disarm(record.id), .presentCountdown(next)])
+
+        case (.resume, .paused(let paused)):
+            var next = record
+            next.phase = .countdown(.init(
+                kind: paused.kind, endsAt: reading.elapsedDeadline(after: paused.remaining),
+                duration: paused.duration))
+            return Transition(record: next, actions: [.store(next)] + presentAndArm(next))
+
+        case (.stop, .alerting):
+            return endAlert(record, outcome: .stopped, at: reading)
+
+        case (.countdown, .alerting):
+            guard let postAlert = record.definition.countdownDuration?.postAlert else {
+                throw .noPostAlertDuration(record.id)
+            }
+            var next = record
+            next.phase = .countdown(.init(
+                kind: .postAlert, endsAt: reading.elapsedDeadline(after: postAlert), duration: postAlert))
+            return Transition(
+                record: next,
+                actions: [
+                    .recordHistory(.alertEnded(alarmID: record.id, outcome: .snoozed, at: reading.now)),
+                    .store(next), .endAlert(record.id, .snoozed),
+                ] + presentAndArm(next))
+
+        case (.deadlineReached, _), (.clockChanged, _), (.resumedFromSuspend, _):
+            return deadlineCheck(record, at: reading)
+
+        case (.timeZoneChanged, _):
+            return timeZoneChanged(record, at: reading)
+
+        case (_, _):
+            throw .operationNotAllowed(event.operation ?? .schedule, state: record.state)
+        }
+    }
+
+    // MARK: - Transitions
+
+    private func cancel(_ record: AlarmRecord, at reading: ClockReading) -> Transition {
+        var actions: [Action] = [.delete(record.id), .disarm(record.id)]
+        switch record.phase {
+        case .alerting:
+            actions.insert(.recordHistory(.alertEnded(alarmID: record.id, outcome: .cancelled, at: reading.now)), at: 0)
+            actions.append(.endAlert(record.id, .cancelled))
+        case .countdown, .paused:
+            actions.append(.endCountdown(record.id))
+        case .scheduled:
+            break
+        }
+        return Transition(record: nil, actions: actions)
+    }
+
+    /// Runs whatever a passed deadline calls for; re-arms a deadline still ahead.
+    private func deadlineCheck(_ record: AlarmRecord, at reading: ClockReading) -> Transition {
+        guard let deadline = record.deadline else { return Transition(record: record, actions: []) }
+        guard deadline.isDue(at: reading) else {
+            return Transition(record: record, actions: [.arm(record.id, deadline)])
+        }
+        switch record.phase {
+        case .scheduled(let alertAt):
+            if let preAlert = record.definition.countdownDuration?.preAlert, reading.now < alertAt {
+                var next = record
+                next.phase = .countdown(.init(
+                    kind: .preAlert, endsAt: reading.elapsedDeadline(after: alertAt.timeIntervalSince(reading.now)),
+                    duration: preAlert))
+                return Transition(record: next, actions: [.store(next)] + presentAndArm(next))
+            }
+            return alertDue(record, scheduledAt: alertAt, occurrence: true, at: reading)
+        case .countdown(let countdown):
+            let due = countdown.endsAt.wallInstant(from: reading)
+            // The end of a pre-alert countdown is the alarm's scheduled occurrence.
+            let occurrence = countdown.kind == .preAlert && record.definition.schedule != nil
+            return alertDue(record, scheduledAt: due, occurrence: occurrence, at: reading)
+        case .alerting:
+            return endAlert(record, outcome: .timedOut, at: reading)
+        case .paused:
+            return Transition(record: record, actions: [])
+        }
+    }
+
+    /// An alert's instant came, perhaps late: ring, or apply the missed-alert policy.
+    private func alertDue(
+        _ record: AlarmRecord, scheduledAt: Date, occurrence: Bool, at reading: ClockReading
+    ) -> Transition {
+        var actions: [Action] = []
+        if case .countdown = record.phase { actions.append(.endCountdown(record.id)) }
+        var next = record
+        var dueAt = scheduledAt
+        if occurrence { next.anchor = scheduledAt }
+
+        if reading.now.timeIntervalSince(scheduledAt) > policy.graceWindow {
+            // Late beyond the grace window. A repeating alarm may have missed several days; the
+            // latest of them may still be within the window.
+            var missed = [scheduledAt]
+            if occurrence, record.definition.repeats, let schedule = record.definition.schedule {
+                let calendar = AlertCalendar(timeZone: reading.timeZone)
+                missed += calendar.alerts(of: schedule, after: scheduledAt, through: reading.now, limit: 100_000)
+            }
+            let latest = missed.last!
+            let ringsLatest = reading.now.timeIntervalSince(latest) <= policy.graceWindow
+            let missedCount = ringsLatest ? missed.count - 1 : missed.count
+            let entry = AlertHistoryEntry(
+                alarmID: record.id, title: record.definition.title, scheduledAt: scheduledAt,
+                alertedAt: nil, endedAt: nil, outcome: .missed, count: missedCount)
+            actions.append(.recordHistory(.missed(entry)))
+            actions.append(.announceMissed(record, count: missedCount))
+            if ringsLatest {
+                dueAt = latest
+                next.anchor = latest
+            } else {
+                if occurrence { next.anchor = latest }
+                return actions.withFollowUp(afterAlertOf: next, at: reading, calendar: calendarIfRepeating(record, reading))
+            }
+        }
+
+        next.phase = .alerting(.init(
+            scheduledAt: dueAt, startedAt: reading.now,
+            timesOutAt: policy.ringTimeout.map { reading.elapsedDeadline(after: $0) }))
+        actions.append(.recordHistory(.alertStarted(AlertHistoryEntry(
+            alarmID: record.id, title: record.definition.title, scheduledAt: dueAt,
+            alertedAt: reading.now, endedAt: nil, outcome: nil))))
+        actions.append(.store(next))
+        actions.append(.presentAlert(next))
+        actions.append(next.deadline.map { .arm(record.id, $0) } ?? .disarm(record.id))
+        return Transition(record: next, actions: actions)
+    }
+
+    /// Ends a ringing alert: a one-shot alarm is removed, a repeating one scheduled for its next day.
+    private func endAlert(_ record: AlarmRecord, outcome: AlertOutcome, at reading: ClockReading) -> Transition {
+        let actions: [Action] = [
+            .recordHistory(.alertEnded(alarmID: record.id, outcome: outcome, at: reading.now)),
+            .endAlert(record.id, outcome),
+        ]
+        return actions.withFollowUp(afterAlertOf: record, at: reading, calendar: calendarIfRepeating(record, reading))
+    }
+
+    private func calendarIfRepeating(_ record: AlarmRecord, _ reading: ClockReading) -> AlertCalendar? {
+        record.definition.repeats ? AlertCalendar(timeZone: reading.timeZone) : nil
+    }
+
+    /// Computes a clock-time schedule again in the new zone; instants and countdowns stay.
+    private func timeZoneChanged(_ record: AlarmRecord, at reading: ClockReading) -> Transition {
+        guard case .relative = record.definition.schedule, let schedule = record.definition.schedule else {
+            return deadlineCheck(record, at: reading)
+        }
+        let calendar = AlertCalendar(timeZone: reading.timeZone)
+        let from = max(record.anchor, reading.now)
+        switch record.phase {
+        case .scheduled(let alertAt):
+            guard let recomputed = calendar.nextAlert(of: schedule, after: from), recomputed != alertAt else {
+                return deadlineCheck(record, at: reading)
+            }
+            var next = record
+            next.phase = .scheduled(alertAt: recomputed)
+            let check = deadlineCheck(next, at: reading)
+            return Transition(record: check.record, actions: [.store(next)] + check.actions)
+        case .countdown(let countdown) where countdown.kind == .preAlert:
+            guard let recomputed = calendar.nextAlert(of: schedule, after: from) else {
+                return deadlineCheck(record, at: reading)
+            }
+            var next = record
+            next.phase = .scheduled(alertAt: recomputed)
+            let check = deadlineCheck(next, at: reading)
+            var actions: [Action] = [.store(next)]
+            if case .scheduled = check.record?.phase { actions.append(.endCountdown(record.id)) }
+            return Transition(record: check.record, actions: actions + check.actions)
+        default:
+            return deadlineCheck(record, at: reading)
+        }
+    }
+
+    /// The actions that show a record's countdown and arm its deadline.
+    private func presentAndArm(_ record: AlarmRecord) -> [Action] {
+        var actions: [Action] = []
+        if case .countdown = record.phase { actions.append(.presentCountdown(record)) }
+        if case .paused = record.phase { actions.append(.presentCountdown(record)) }
+        actions.append(record.deadline.map { .arm(record.id, $0) } ?? .disarm(record.id))
+        return actions
+    }
+}
+
+extension [AlarmStateMachine.Action] {
+    /// Completes the actions after an alert ended or was missed: schedule a repeating alarm's next
+    /// occurrence (`calendar` given), or remove a one-shot alarm.
+    fileprivate func withFollowUp(
+        afterAlertOf record: AlarmRecord, at reading: ClockReading, calendar: AlertCalendar?
+    ) -> AlarmStateMachine.Transition {
+        if let calendar, let schedule = record.definition.schedule,
+            let next = calendar.nextAlert(of: schedule, after: Swift.max(record.anchor, reading.now))
+        {
+            var scheduled = record
+            scheduled.phase = .scheduled(alertAt: next)
+            let deadline = scheduled.deadline!
+            return .init(record: scheduled, actions: self + [.store(scheduled), .arm(record.id, deadline)])
+        }
+        return .init(record: nil, actions: self + [.delete(record.id), .disarm(record.id)])
+    }
+}

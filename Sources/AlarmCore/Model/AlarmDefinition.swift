@@ -1,0 +1,180 @@
+import Foundation
+
+/// An alarm's configuration without its metadata type: what the agent stores and sends.
+///
+/// `AlarmManager.AlarmConfiguration` is generic over the app's metadata type; the agent keeps the
+/// metadata as the JSON the app encoded and never looks inside it.
+public struct AlarmDefinition: Codable, Hashable, Sendable {
+    /// When the alarm alerts; `nil` for a timer.
+    public var schedule: Alarm.Schedule?
+    /// The countdown before the alert and after it.
+    public var countdownDuration: Alarm.CountdownDuration?
+    /// What a person sees.
+    public var presentation: AlarmPresentation
+    /// The tint colour.
+    public var tintColor: Color
+    /// The app's metadata, as the JSON it encoded.
+    public var metadata: Data?
+    /// The sound.
+    public var sound: AlertConfiguration.AlertSound
+
+    /// Creates a definition from its parts.
+    public init(
+        schedule: Alarm.Schedule?,
+        countdownDuration: Alarm.CountdownDuration?,
+        presentation: AlarmPresentation,
+        tintColor: Color = .accentColor,
+        metadata: Data? = nil,
+        sound: AlertConfiguration.AlertSound = .default
+    ) {
+        self.schedule = schedule
+        self.countdownDuration = countdownDuration
+        self.presentation = presentation
+        self.tintColor = tintColor
+        self.metadata = metadata
+        self.sound = sound
+    }
+
+    /// Creates a definition from an app's configuration, encoding its metadata as JSON.
+    public init<Metadata>(_ configuration: AlarmManager.AlarmConfiguration<Metadata>) throws {
+        self.init(
+            schedule: configuration.schedule,
+            countdownDuration: configuration.countdownDuration,
+            presentation: configuration.attributes.presentation,
+            tintColor: configuration.attributes.tintColor,
+            metadata: try configuration.attributes.metadata.map { try JSONEncoder().encode($0) },
+            sound: configuration.sound)
+    }
+
+    /// The alert's title, as a plain string.
+    public var title: String { presentation.alert.title.key }
+
+    /// Whether the alarm alerts more than once by itself (a weekly clock-time alarm).
+    public var repeats: Bool {
+        if case .relative(let relative) = schedule, case .weekly = relative.repeats { return true }
+        return false
+    }
+
+    /// Whether this is a timer: a countdown with no schedule.
+    public var isTimer: Bool { schedule == nil }
+}
+
+extension AlarmDefinition {
+    /// The longest title or button label accepted, in characters.
+    public static let maximumTextLength = 1_000
+    /// The longest sound name or path accepted, in bytes.
+    public static let maximumSoundNameLength = 4_096
+    /// The largest metadata accepted, in bytes.
+    public static let maximumMetadataSize = 64 * 1024
+    /// The longest countdown accepted: a year.
+    public static let maximumDuration: TimeInterval = 366 * 86_400
+
+    /// Checks every field, throwing for the first that is not valid.
+    ///
+    /// `now` is the instant of the request: a `.fixed` instant must not have passed.
+    public func validate(now: Date) throws(AlarmRequestError) {
+        if schedule == nil && countdownDuration?.preAlert == nil {
+            throw .invalidConfiguration(
+                field: "schedule", reason: "an alarm needs a schedule or a countdown preAlert duration")
+        }
+        switch schedule {
+        case .fixed(let date):
+            guard date.timeIntervalSince1970.isFinite else {
+                throw .invalidConfiguration(field: "schedule.fixed", reason: "not a valid instant")
+            }
+            guard date > now else {
+                throw .invalidConfiguration(
+                    field: "schedule.fixed", reason: "\(date.formatted(.iso8601)) has already passed")
+            }
+            guard date.timeIntervalSince(now) <= 100 * 366 * 86_400 else {
+                throw .invalidConfiguration(field: "schedule.fixed", reason: "more than 100 years away")
+            }
+        case .relative(let relative):
+            guard (0...23).contains(relative.time.hour) else {
+                throw .invalidConfiguration(
+                    field: "schedule.hour", reason: "\(relative.time.hour) is not an hour (0 to 23)")
+            }
+            guard (0...59).contains(relative.time.minute) else {
+                throw .invalidConfiguration(
+                    field: "schedule.minute", reason: "\(relative.time.minute) is not a minute (0 to 59)")
+            }
+            if case .weekly(let days) = relative.repeats, days.isEmpty {
+                throw .invalidConfiguration(field: "schedule.weekdays", reason: "a weekly alarm needs at least one day")
+            }
+        case nil:
+            break
+        }
+        try Self.validate(duration: countdownDuration?.preAlert, field: "countdownDuration.preAlert")
+        try Self.validate(duration: countdownDuration?.postAlert, field: "countdownDuration.postAlert")
+
+        let alert = presentation.alert
+        try Self.validate(text: alert.title, field: "presentation.alert.title", allowEmpty: true)
+        try Self.validate(button: alert.stopButton, field: "presentation.alert.stopButton")
+        if let secondary = alert.secondaryButton {
+            try Self.validate(button: secondary, field: "presentation.alert.secondaryButton")
+            guard let behavior = alert.secondaryButtonBehavior else {
+                throw .invalidConfiguration(
+                    field: "presentation.alert.secondaryButtonBehavior",
+                    reason: "a secondary button needs a behavior (countdown or custom)")
+            }
+            if behavior == .countdown && countdownDuration?.postAlert == nil {
+                throw .invalidConfiguration(
+                    field: "countdownDuration.postAlert",
+                    reason: "a secondary button that counts down needs a postAlert duration")
+            }
+        }
+        if let countdown = presentation.countdown {
+            try Self.validate(text: countdown.title, field: "presentation.countdown.title", allowEmpty: true)
+            if let pause = countdown.pauseButton {
+                try Self.validate(button: pause, field: "presentation.countdown.pauseButton")
+            }
+        }
+        if let paused = presentation.paused {
+            try Self.validate(text: paused.title, field: "presentation.paused.title", allowEmpty: true)
+            try Self.validate(button: paused.resumeButton, field: "presentation.paused.resumeButton")
+        }
+        if let metadata, metadata.count > Self.maximumMetadataSize {
+            throw .invalidConfiguration(
+                field: "metadata", reason: "\(metadata.count) bytes is more than \(Self.maximumMetadataSize)")
+        }
+        if case .named(let name) = sound {
+            guard !name.isEmpty else {
+                throw .invalidConfiguration(field: "sound", reason: "the sound name is empty")
+            }
+            guard name.utf8.count <= Self.maximumSoundNameLength, !name.contains("\0") else {
+                throw .invalidConfiguration(field: "sound", reason: "not a usable file path or sound name")
+            }
+        }
+    }
+
+    private static func validate(duration: TimeInterval?, field: String) throws(AlarmRequestError) {
+        guard let duration else { return }
+        guard duration.isFinite, duration > 0 else {
+            throw .invalidConfiguration(field: field, reason: "\(duration) is not a positive number of seconds")
+        }
+        guard duration <= maximumDuration else {
+            throw .invalidConfiguration(field: field, reason: "\(duration) seconds is longer than a year")
+        }
+    }
+
+    private static func validate(
+        text: LocalizedStringResource, field: String, allowEmpty: Bool
+    ) throws(AlarmRequestError) {
+        if !allowEmpty && text.key.isEmpty {
+            throw .invalidConfiguration(field: field, reason: "must not be empty")
+        }
+        guard text.key.count <= maximumTextLength else {
+            throw .invalidConfiguration(field: field, reason: "longer than \(maximumTextLength) characters")
+        }
+        guard !text.key.contains("\0") else {
+            throw .invalidConfiguration(field: field, reason: "contains a NUL character")
+        }
+    }
+
+    private static func validate(button: AlarmButton, field: String) throws(AlarmRequestError) {
+        try validate(text: button.text, field: field + ".text", allowEmpty: false)
+        guard button.systemImageName.count <= maximumTextLength else {
+            throw .invalidConfiguration(field: field + ".systemImageName", reason: "too long")
+        }
+    }
+}

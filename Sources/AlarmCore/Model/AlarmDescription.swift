@@ -1,0 +1,108 @@
+import Foundation
+
+/// The stable JSON form of an alarm that the CLI prints and scripts read (DESIGN.md's contract).
+///
+/// Keys: `id`, `state`, `kind`, `title`, `schedule` (`{"fixed": ISO-8601}` or
+/// `{"hour": 7, "minute": 30, "weekdays": [...]}`, weekdays only when it repeats), `countdown`
+/// (`preAlert`, `postAlert` seconds), `fireDate` (the next alert instant, when known), `remaining`
+/// (seconds left of a running or paused countdown), `sound` (`"default"` or the name). Instants are
+/// ISO-8601 in UTC. Keys with no value are left out. Fields are only ever added.
+public struct AlarmDescription: Codable, Hashable, Sendable {
+    /// The alarm's id, lowercase.
+    public var id: String
+    /// `scheduled`, `countdown`, `paused` or `alerting`.
+    public var state: String
+    /// `alarm` (it has a schedule) or `timer`.
+    public var kind: String
+    /// The alert's title.
+    public var title: String
+    /// The schedule, if any.
+    public var schedule: ScheduleDescription?
+    /// The countdown durations, if any.
+    public var countdown: CountdownDescription?
+    /// The next alert instant, ISO-8601, when known.
+    public var fireDate: String?
+    /// Seconds left of a running or paused countdown.
+    public var remaining: Double?
+    /// `default`, or the sound's file path or theme name.
+    public var sound: String
+
+    /// A schedule in JSON.
+    public struct ScheduleDescription: Codable, Hashable, Sendable {
+        /// The instant of a fixed schedule.
+        public var fixed: String?
+        /// The hour of a clock-time schedule.
+        public var hour: Int?
+        /// The minute of a clock-time schedule.
+        public var minute: Int?
+        /// The days of a weekly schedule, lowercase English names, Monday first.
+        public var weekdays: [String]?
+    }
+
+    /// Countdown durations in JSON.
+    public struct CountdownDescription: Codable, Hashable, Sendable {
+        /// Seconds before the alert.
+        public var preAlert: Double?
+        /// Seconds after the alert (snooze, repeat).
+        public var postAlert: Double?
+    }
+
+    /// Describes a record as seen from a clock reading.
+    public init(_ record: AlarmRecord, at reading: ClockReading) {
+        let definition = record.definition
+        id = record.id.uuidString.lowercased()
+        state = record.state.rawValue
+        kind = definition.isTimer ? "timer" : "alarm"
+        title = definition.title
+        switch definition.schedule {
+        case .fixed(let date):
+            schedule = ScheduleDescription(fixed: Self.iso8601(date))
+        case .relative(let relative):
+            let days = relative.repeats.weekdays
+            schedule = ScheduleDescription(
+                hour: relative.time.hour, minute: relative.time.minute,
+                weekdays: days.isEmpty ? nil : Self.mondayFirst(days))
+        case nil:
+            schedule = nil
+        }
+        countdown = definition.countdownDuration.map {
+            CountdownDescription(preAlert: $0.preAlert, postAlert: $0.postAlert)
+        }
+        fireDate = record.fireDate(from: reading).map(Self.iso8601)
+        remaining = record.remaining(from: reading).map { ($0 * 1000).rounded() / 1000 }
+        switch definition.sound {
+        case .default: sound = "default"
+        case .named(let name): sound = name
+        }
+    }
+
+    /// The JSON text: keys sorted, no extra spaces, `/` not escaped.
+    public func json() -> String {
+        String(decoding: try! Self.encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The JSON text of a list of alarms, as `list --json` prints it.
+    public static func json(_ descriptions: [AlarmDescription]) -> String {
+        String(decoding: try! encoder.encode(descriptions), as: UTF8.self)
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// An instant as ISO-8601 in UTC, with fractional seconds only when it has them.
+    static func iso8601(_ date: Date) -> String {
+        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+        var style = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!)
+        if !whole { style = style.time(includingFractionalSeconds: true) }
+        return date.formatted(style)
+    }
+
+    /// Weekday names in a week that starts on Monday, as people write them.
+    static func mondayFirst(_ days: [Locale.Weekday]) -> [String] {
+        let order: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+        return order.filter(days.contains).map(\.englishName)
+    }
+}

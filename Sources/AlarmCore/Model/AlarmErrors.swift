@@ -1,0 +1,63 @@
+import Foundation
+
+extension AlarmManager {
+    /// Errors AlarmKit's `AlarmManager` defines.
+    public enum AlarmError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The app has as many alarms as it may have.
+        case maximumLimitReached
+
+        /// A sentence for a person.
+        public var description: String {
+            switch self {
+            case .maximumLimitReached: "this app has reached the maximum number of alarms"
+            }
+        }
+    }
+}
+
+/// An operation a person or app asks of an alarm.
+public enum AlarmOperation: String, Codable, Hashable, Sendable, CaseIterable {
+    /// Schedule or replace it.
+    case schedule
+    /// Remove it, whatever its state.
+    case cancel
+    /// End its alert.
+    case stop
+    /// Pause its countdown.
+    case pause
+    /// Resume its paused countdown.
+    case resume
+    /// Snooze or repeat it: start the `postAlert` countdown from the alert.
+    case countdown
+}
+
+/// Why the agent refused a request about an alarm.
+public enum AlarmRequestError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No alarm has this identifier (or the caller may not see it).
+    case alarmNotFound(UUID)
+    /// The operation is not one the alarm's state allows.
+    case operationNotAllowed(AlarmOperation, state: Alarm.State)
+    /// A field of the configuration is not valid.
+    case invalidConfiguration(field: String, reason: String)
+    /// `countdown` (snooze, repeat) asked of an alarm with no `postAlert` duration.
+    case noPostAlertDuration(UUID)
+
+    /// A sentence for a person, naming the alarm, operation, state or field.
+    public var description: String {
+        switch self {
+        case .alarmNotFound(let id):
+            "no alarm with id \(id.uuidString.lowercased())"
+        case .operationNotAllowed(let operation, let state):
+            "cannot \(operation.rawValue) an alarm that is \(state.rawValue)"
+                + (AlarmRequestError.allowedStates[operation].map { " (only when \($0))" } ?? "")
+        case .invalidConfiguration(let field, let reason):
+            "invalid \(field): \(reason)"
+        case .noPostAlertDuration(let id):
+            "alarm \(id.uuidString.lowercased()) has no postAlert duration to snooze or repeat with"
+        }
+    }
+
+    private static let allowedStates: [AlarmOperation: String] = [
+        .stop: "alerting", .pause: "counting down", .resume: "paused", .countdown: "alerting",
+    ]
+}

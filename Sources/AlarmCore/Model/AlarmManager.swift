@@ -1,0 +1,68 @@
+import Foundation
+
+/// The entry point apps use to schedule and control alarms, as AlarmKit's `AlarmManager`.
+///
+/// `AlarmCore` declares the type and the values it carries; the `AlarmKit` library adds the
+/// client that talks to the agent.
+public final class AlarmManager: Sendable {
+    /// Creates a manager; apps use the shared instance from `AlarmKit`.
+    package init() {}
+}
+
+extension AlarmManager {
+    /// Everything needed to schedule an alarm, as AlarmKit's `AlarmManager.AlarmConfiguration`.
+    public struct AlarmConfiguration<Metadata: AlarmMetadata>: Sendable {
+        /// The countdown before the alert and after it.
+        public var countdownDuration: Alarm.CountdownDuration?
+        /// When the alarm alerts; `nil` for a timer.
+        public var schedule: Alarm.Schedule?
+        /// Presentation, metadata and tint.
+        public var attributes: AlarmAttributes<Metadata>
+        /// The sound the alert plays.
+        public var sound: AlertConfiguration.AlertSound
+
+        /// Creates a configuration from its parts.
+        public init(
+            countdownDuration: Alarm.CountdownDuration? = nil,
+            schedule: Alarm.Schedule? = nil,
+            attributes: AlarmAttributes<Metadata>,
+            sound: AlertConfiguration.AlertSound = .default
+        ) {
+            self.countdownDuration = countdownDuration
+            self.schedule = schedule
+            self.attributes = attributes
+            self.sound = sound
+        }
+
+        /// A configuration for an alarm that alerts on a schedule.
+        public static func alarm(
+            schedule: Alarm.Schedule? = nil,
+            attributes: AlarmAttributes<Metadata>,
+            sound: AlertConfiguration.AlertSound = .default
+        ) -> Self {
+            Self(countdownDuration: nil, schedule: schedule, attributes: attributes, sound: sound)
+        }
+
+        /// A configuration for a timer that alerts after `duration` seconds.
+        public static func timer(
+            duration: TimeInterval,
+            attributes: AlarmAttributes<Metadata>,
+            sound: AlertConfiguration.AlertSound = .default
+        ) -> Self {
+            Self(
+                countdownDuration: .init(preAlert: duration, postAlert: nil),
+                schedule: nil, attributes: attributes, sound: sound)
+        }
+    }
+}
+
+/// The sound settings of an alert, standing in for ActivityKit's `AlertConfiguration`.
+public enum AlertConfiguration {
+    /// The sound an alert plays.
+    public enum AlertSound: Hashable, Sendable, Codable {
+        /// The sound theme's `alarm-clock-elapsed`, or Reveille's own alarm sound.
+        case `default`
+        /// A sound file's path, or a freedesktop sound-theme name.
+        case named(String)
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// What a person sees of an alarm while it alerts, counts down and is paused, as in AlarmKit.
+public struct AlarmPresentation: Codable, Hashable, Sendable {
+    /// The alert: title, Stop, and an optional secondary button.
+    public var alert: Alert
+    /// The countdown shown while a timer, pre-alert or snooze runs; `nil` shows none.
+    public var countdown: Countdown?
+    /// What is shown while the countdown is paused; `nil` shows none.
+    public var paused: Paused?
+
+    /// Creates a presentation with only an alert.
+    public init(alert: Alert) {
+        self.init(alert: alert, countdown: nil, paused: nil)
+    }
+
+    /// Creates a presentation with an alert, a countdown and a paused view.
+    public init(alert: Alert, countdown: Countdown?, paused: Paused?) {
+        self.alert = alert
+        self.countdown = countdown
+        self.paused = paused
+    }
+
+    /// Creates a presentation with an alert and a countdown.
+    public init(alert: Alert, countdown: Countdown?) {
+        self.init(alert: alert, countdown: countdown, paused: nil)
+    }
+
+    /// The alert a person sees while the alarm rings.
+    public struct Alert: Codable, Hashable, Sendable {
+        /// The title; the notification's summary.
+        public var title: LocalizedStringResource
+        /// The button that stops the alarm.
+        public var stopButton: AlarmButton
+        /// The second button: snooze or repeat (`.countdown`), or open the app (`.custom`).
+        public var secondaryButton: AlarmButton?
+        /// What the secondary button does.
+        public var secondaryButtonBehavior: SecondaryButtonBehavior?
+
+        /// Creates an alert.
+        public init(
+            title: LocalizedStringResource,
+            stopButton: AlarmButton = .stopButton,
+            secondaryButton: AlarmButton? = nil,
+            secondaryButtonBehavior: SecondaryButtonBehavior? = nil
+        ) {
+            self.title = title
+            self.stopButton = stopButton
+            self.secondaryButton = secondaryButton
+            self.secondaryButtonBehavior = secondaryButtonBehavior
+        }
+
+        /// What the secondary button of an alert does.
+        public enum SecondaryButtonBehavior: String, Codable, Hashable, Sendable {
+            /// Starts the `postAlert` countdown (snooze, repeat); the alarm alerts again at its end.
+            case countdown
+            /// Runs the app's own secondary intent (on Linux: activates the app's action).
+            case custom
+        }
+    }
+
+    /// The countdown a person sees while a timer, a pre-alert or a snooze runs.
+    public struct Countdown: Codable, Hashable, Sendable {
+        /// The title shown above the time left.
+        public var title: LocalizedStringResource
+        /// The button that pauses the countdown.
+        public var pauseButton: AlarmButton?
+
+        /// Creates a countdown presentation.
+        public init(title: LocalizedStringResource, pauseButton: AlarmButton? = nil) {
+            self.title = title
+            self.pauseButton = pauseButton
+        }
+    }
+
+    /// What a person sees while a countdown is paused.
+    public struct Paused: Codable, Hashable, Sendable {
+        /// The title shown with the time left.
+        public var title: LocalizedStringResource
+        /// The button that resumes the countdown.
+        public var resumeButton: AlarmButton
+
+        /// Creates a paused presentation.
+        public init(title: LocalizedStringResource, resumeButton: AlarmButton) {
+            self.title = title
+            self.resumeButton = resumeButton
+        }
+    }
+}
+
+/// A button on an alarm's alert or countdown: a label, its colour and an icon name.
+public struct AlarmButton: Codable, Hashable, Sendable {
+    /// The label.
+    public var text: LocalizedStringResource
+    /// The label's colour, where the desktop can show one.
+    public var textColor: Color
+    /// An icon name (SF Symbols names on Apple's systems; a freedesktop icon name here).
+    public var systemImageName: String
+
+    /// Creates a button.
+    public init(text: LocalizedStringResource, textColor: Color, systemImageName: String) {
+        self.text = text
+        self.textColor = textColor
+        self.systemImageName = systemImageName
+    }
+}
+
+extension AlarmButton {
+    /// "Stop", which ends the alert.
+    public static let stopButton = AlarmButton(text: "Stop", textColor: .white, systemImageName: "stop.circle")
+    /// "Snooze", which starts the `postAlert` countdown.
+    public static let snoozeButton = AlarmButton(text: "Snooze", textColor: .white, systemImageName: "zzz")
+    /// "Repeat", which restarts a timer for its `postAlert` duration.
+    public static let repeatButton = AlarmButton(
+        text: "Repeat", textColor: .white, systemImageName: "repeat.circle")
+    /// "Open", which opens the app that scheduled the alarm.
+    public static let openAppButton = AlarmButton(
+        text: "Open", textColor: .white, systemImageName: "arrow.right.circle.fill")
+    /// "Pause", which pauses a countdown.
+    public static let pauseButton = AlarmButton(text: "Pause", textColor: .white, systemImageName: "pause.fill")
+    /// "Resume", which resumes a paused countdown.
+    public static let resumeButton = AlarmButton(text: "Resume", textColor: .white, systemImageName: "play.fill")
+}
+
+/// A colour for an alarm's tint and button labels, standing in for SwiftUI's `Color`.
+///
+/// Stored and sent as sRGB components; the common named colours match SwiftUI's light-mode values.
+public struct Color: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// Red, 0 to 1.
+    public var red: Double
+    /// Green, 0 to 1.
+    public var green: Double
+    /// Blue, 0 to 1.
+    public var blue: Double
+    /// Opacity, 0 to 1.
+    public var opacity: Double
+
+    /// Creates a colour from sRGB components.
+    public init(red: Double, green: Double, blue: Double, opacity: Double = 1) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.opacity = opacity
+    }
+
+    /// The colour as `#rrggbb` (or `#rrggbbaa` when not opaque).
+    public var description: String {
+        func byte(_ value: Double) -> String {
+            let clamped = Int((min(max(value, 0), 1) * 255).rounded())
+            let text = String(clamped, radix: 16)
+            return clamped < 16 ? "0" + text : text
+        }
+        let rgb = "#" + byte(red) + byte(green) + byte(blue)
+        return opacity < 1 ? rgb + byte(opacity) : rgb
+    }
+
+    private init(_ red: Int, _ green: Int, _ blue: Int) {
+        self.init(red: Double(red) / 255, green: Double(green) / 255, blue: Double(blue) / 255)
+    }
+
+    /// Red.
+    public static let red = Color(255, 59, 48)
+    /// Orange.
+    public static let orange = Color(255, 149, 0)
+    /// Yellow.
+    public static let yellow = Color(255, 204, 0)
+    /// Green.
+    public static let green = Color(52, 199, 89)
+    /// Mint.
+    public static let mint = Color(0, 199, 190)
+    /// Teal.
+    public static let teal = Color(48, 176, 199)
+    /// Cyan.
+    public static let cyan = Color(50, 173, 230)
+    /// Blue.
+    public static let blue = Color(0, 122, 255)
+    /// Indigo.
+    public static let indigo = Color(88, 86, 214)
+    /// Purple.
+    public static let purple = Color(175, 82, 222)
+    /// Pink.
+    public static let pink = Color(255, 45, 85)
+    /// Brown.
+    public static let brown = Color(162, 132, 94)
+    /// Gray.
+    public static let gray = Color(142, 142, 147)
+    /// White.
+    public static let white = Color(255, 255, 255)
+    /// Black.
+    public static let black = Color(0, 0, 0)
+    /// Fully transparent.
+    public static let clear = Color(red: 0, green: 0, blue: 0, opacity: 0)
+    /// The desktop's accent colour; Reveille uses blue.
+    public static let accentColor = Color.blue
+}

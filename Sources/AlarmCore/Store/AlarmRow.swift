@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+/// How an `AlarmRecord` maps to a row of the `alarm` table.
+///
+/// The configuration is stored as JSON; the state and its instants have columns of their own.
+enum AlarmRow {
+    static func upsert(_ record: AlarmRecord, in db: Database, encoder: JSONEncoder) throws {
+        var columns: [String: (any DatabaseValueConvertible)?] = [
+            "id": record.id.storeKey,
+            "owner": record.owner,
+            "definition": try encoder.encode(record.definition),
+            "state": record.state.rawValue,
+            "anchor": record.anchor.timeIntervalSince1970,
+            "alertAt": nil, "countdownKind": nil, "countdownDuration": nil, "remaining": nil,
+            "scheduledAt": nil, "startedAt": nil,
+            "deadlineBootID": nil, "deadlineUptimeNs": nil, "deadlineWall": nil,
+        ]
+        func setDeadline(_ deadline: ElapsedDeadline?) {
+            guard let deadline else { return }
+            columns["deadlineBootID"] = deadline.bootID
+            columns["deadlineUptimeNs"] = deadline.uptime.nanoseconds
+            columns["deadlineWall"] = deadline.wallEstimate.timeIntervalSince1970
+        }
+        switch record.phase {
+        case .scheduled(let alertAt):
+            columns["alertAt"] = alertAt.timeIntervalSince1970
+        case .countdown(let countdown):
+            columns["countdownKind"] = countdown.kind.rawValue
+            columns["countdownDuration"] = countdown.duration
+            setDeadline(countdown.endsAt)
+        case .paused(let paused):
+            columns["countdownKind"] = paused.kind.rawValue
+            columns["countdownDuration"] = paused.duration
+            columns["remaining"] = paused.remaining
+        case .alerting(let ringing):
+            columns["scheduledAt"] = ringing.scheduledAt.timeIntervalSince1970
+            columns["startedAt"] = ringing.startedAt.timeIntervalSince1970
+            setDeadline(ringing.timesOutAt)
+        }
+        let names = columns.keys.sorted()
+        let sql = "INSERT OR REPLACE INTO alarm (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+        try db.execute(sql: sql, arguments: StatementArguments(names.map { columns[$0]! }))
+    }
+
+    static func record(from row: Row, definition: AlarmDefinition) throws -> AlarmRecord {
+        let idText: String = row["id"]
+        guard let id = UUID(uuidString: idText) else { throw StoreError.unreadableRow("bad id \(idText)") }
+        let stateText: String = row["state"]
+        guard let state = Alarm.State(rawValue: stateText) else {
+            throw StoreError.unreadableRow("alarm \(idText) has unknown state \(stateText)")
+        }
+        func date(_ column: String) throws -> Date {
+            guard let seconds: Double = row[column] else {
+                throw StoreError.unreadableRow("alarm \(idText) in state \(stateText) lacks \(column)")
+            }
+            return Date(timeIntervalSince1970: seconds)
+        }
+        func deadline() -> ElapsedDeadline? {
+            guard let bootID: String = row["deadlineBootID"], let uptime: Int64 = row["deadlineUptimeNs"],
+                let wall: Double = row["deadlineWall"]
+            else { return nil }
+            return ElapsedDeadline(bootID: bootID, uptime: .nanoseconds(uptime), wallEstimate: Date(timeIntervalSince1970: wall))
+        }
+        func kind() throws -> AlarmRecord.CountdownPhase {
+            guard let text: String = row["countdownKind"], let kind = AlarmRecord.CountdownPhase(rawValue: text) else {
+                throw StoreError.unreadableRow("alarm \(idText) lacks its countdown kind")
+            }
+            return kind
+        }
+        let phase: AlarmRecord.Phase
+        switch state {
+        case .scheduled:
+            phase = .scheduled(alertAt: try date("alertAt"))
+        case .countdown:
+            guard let endsAt = deadline(), let duration: Double = row["countdownDuration"] else {
+                throw StoreError.unreadableRow("alarm \(idText) lacks its countdown end")
+            }
+            phase = .countdown(.init(kind: try kind(), endsAt: endsAt, duration: duration))
+        case .paused:
+            guard let remaining: Double = row["remaining"], let duration: Double = row["countdownDuration"] else {
+                throw StoreError.unreadableRow("alarm \(idText) lacks its paused time")
+            }
+            phase = .paused(.init(kind: try kind(), remaining: remaining, duration: duration))
+        case .alerting:
+            phase = .alerting(.init(scheduledAt: try date("scheduledAt"), startedAt: try date("startedAt"), timesOutAt: deadline()))
+        }
+        return AlarmRecord(id: id, owner: row["owner"], definition: definition, phase: phase, anchor: try date("anchor"))
+    }
+}
+
+/// How alert history maps to the `history` table.
+enum HistoryRow {
+    static func apply(_ change: AlarmStateMachine.HistoryChange, in db: Database) throws {
+        switch change {
+        case .alertStarted(let entry), .missed(let entry):
+            try db.execute(
+                sql: """
+                    INSERT INTO history (alarmID, title, scheduledAt, alertedAt, endedAt, outcome, count)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    entry.alarmID.storeKey, entry.title, entry.scheduledAt.timeIntervalSince1970,
+                    entry.alertedAt?.timeIntervalSince1970, entry.endedAt?.timeIntervalSince1970,
+                    entry.outcome?.rawValue, entry.count,
+                ])
+        case .alertEnded(let alarmID, let outcome, let at):
+            try db.execute(
+                sql: "UPDATE history SET outcome = ?, endedAt = ? WHERE alarmID = ? AND outcome IS NULL",
+                arguments: [outcome.rawValue, at.timeIntervalSince1970, alarmID.storeKey])
+        }
+    }
+
+    static func entry(from row: Row) throws -> AlertHistoryEntry {
+        let idText: String = row["alarmID"]
+        guard let id = UUID(uuidString: idText) else { throw StoreError.unreadableRow("bad history id \(idText)") }
+        let alerted: Double? = row["alertedAt"]
+        let ended: Double? = row["endedAt"]
+        let outcome: String? = row["outcome"]
+        return AlertHistoryEntry(
+            alarmID: id, title: row["title"], scheduledAt: Date(timeIntervalSince1970: row["scheduledAt"]),
+            alertedAt: alerted.map(Date.init(timeIntervalSince1970:)),
+            endedAt: ended.map(Date.init(timeIntervalSince1970:)),
+            outcome: outcome.flatMap(AlertOutcome.init(rawValue:)), count: row["count"])
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The durable store of alarms and alert history: one SQLite database, through GRDB.
+///
+/// Every change is one transaction, committed (WAL, `synchronous = FULL`) before the call returns,
+/// so what the engine acknowledges survives `kill -9` and power loss alike. A database that cannot
+/// be opened or fails its integrity check is moved aside with a timestamp and a new one is created.
+public final class AlarmStore: Sendable {
+    /// The database file.
+    public let databaseURL: URL
+    /// Set when the previous database could not be used and was moved aside: its new path.
+    public let recoveredFrom: URL?
+    private let queue: DatabaseQueue
+    private let faultInjector: FaultInjector?
+
+    /// A hook the tests use to stop a transaction between two writes (with a crash, or an error).
+    ///
+    /// It is called with the number of statements written so far in the current transaction.
+    public typealias FaultInjector = @Sendable (_ statementsWritten: Int) throws -> Void
+
+    /// The name of the database file inside the store's folder.
+    public static let fileName = "alarms.sqlite"
+
+    /// Opens (or creates) the store in `directory`, creating the folder with mode 0700 and the
+    /// database with mode 0600.
+    ///
+    /// A database that does not open or fails `PRAGMA quick_check` is moved aside as
+    /// `alarms.sqlite.corrupt-<timestamp>` (with its `-wal` and `-shm`), logged as an error, and
+    /// replaced by a new, empty one. Throws only when no database can be created at all.
+    public init(directory: URL, logger: Logger = Logger(label: "reveille.store"), faultInjector: FaultInjector? = nil) throws {
+        try Self.makePrivateDirectory(directory)
+        let url = directory.appendingPathComponent(Self.fileName)
+        self.databaseURL = url
+        self.faultInjector = faultInjector
+        do {
+            self.queue = try Self.open(url)
+            self.recoveredFrom = nil
+        } catch {
+            let aside = Self.asideURL(for: url)
+            logger.critical(
+                "The alarm database could not be used; moving it aside and starting a new one",
+                metadata: ["path": "\(url.path)", "movedTo": "\(aside.path)", "error": "\(error)"])
+            for suffix in ["", "-wal", "-shm"] {
+                let from = URL(fileURLWithPath: url.path + suffix)
+                if FileManager.default.fileExists(atPath: from.path) {
+                    try FileManager.default.moveItem(at: from, to: URL(fileURLWithPath: aside.path + suffix))
+                }
+            }
+            self.queue = try Self.open(url)
+            self.recoveredFrom = aside
+        }
+    }
+
+    /// The default folder: `$XDG_DATA_HOME/reveille`, or `~/.local/share/reveille`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            return URL(fileURLWithPath: dataHome).appendingPathComponent("reveille")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/reveille")
+    }
+
+    // MARK: - Reading
+
+    /// Every stored alarm.
+    ///
+    /// The definitions are decoded together, as one JSON array: `JSONDecoder`'s set-up costs more
+    /// than a small object's decoding, and start-up with 10,000 alarms must stay well under 300 ms.
+    public func loadAlarms() throws -> [AlarmRecord] {
+        try queue.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM alarm")
+            var array = Data("[".utf8)
+            array.reserveCapacity(rows.count * 512)
+            for (index, row) in rows.enumerated() {
+                if index > 0 { array.append(UInt8(ascii: ",")) }
+                let definition: Data = row["definition"]
+                array.append(definition)
+            }
+            array.append(UInt8(ascii: "]"))
+            let definitions = try JSONDecoder().decode([AlarmDefinition].self, from: array)
+            return try zip(rows, definitions).map { row, definition in
+                try AlarmRow.record(from: row, definition: definition)
+            }
+        }
+    }
+
+    /// The alert history, newest first, at most `limit` entries.
+    public func history(limit: Int = 1_000) throws -> [AlertHistoryEntry] {
+        try queue.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM history ORDER BY scheduledAt DESC, rowid DESC LIMIT ?", arguments: [limit]
+            ).map(HistoryRow.entry(from:))
+        }
+    }
+
+    // MARK: - Writing
+
+    /// The writes of one transition (or of several, applied together).
+    public struct Changes: Sendable {
+        /// Records to insert or replace.
+        public var upserts: [AlarmRecord] = []
+        /// Alarms to remove.
+        public var deletions: [UUID] = []
+        /// History changes, in order.
+        public var history: [AlarmStateMachine.HistoryChange] = []
+
+        /// Creates an empty set of changes.
+        public init() {}
+
+        /// Whether there is nothing to write.
+        public var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty && history.isEmpty }
+
+        /// Adds the durable actions among `actions`, in order.
+        public mutating func add(_ actions: [AlarmStateMachine.Action]) {
+            for action in actions {
+                switch action {
+                case .store(let record):
+                    deletions.removeAll { $0 == record.id }
+                    upserts.removeAll { $0.id == record.id }
+                    upserts.append(record)
+                case .delete(let id):
+                    upserts.removeAll { $0.id == id }
+                    deletions.append(id)
+                case .recordHistory(let change):
+                    history.append(change)
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    /// Writes the changes in one transaction; when this returns, they are on disk.
+    public func apply(_ changes: Changes) throws {
+        guard !changes.isEmpty else { return }
+        try queue.write { db in
+            var written = 0
+            let encoder = JSONEncoder()
+            for id in changes.deletions {
+                try db.execute(sql: "DELETE FROM alarm WHERE id = ?", arguments: [id.storeKey])
+                try self.wrote(&written)
+            }
+            for record in changes.upserts {
+                try AlarmRow.upsert(record, in: db, encoder: encoder)
+                try self.wrote(&written)
+            }
+            for change in changes.history {
+                try HistoryRow.apply(change, in: db)
+                try self.wrote(&written)
+            }
+        }
+    }
+
+    private func wrote(_ count: inout Int) throws {
+        count += 1
+        try faultInjector?(count)
+    }
+
+    // MARK: - Opening
+
+    private static func open(_ url: URL) throws -> DatabaseQueue {
+        if !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            else { throw StoreError.cannotCreate(url.path) }
+        }
+        // Before SQLite opens it: the -wal and -shm it creates take the database file's mode.
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path + suffix)
+        }
+        var configuration = Configuration()
+        configuration.label = "reveille.store"
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        try queue.writeWithoutTransaction { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else { throw StoreError.cannotUseWAL(mode ?? "none") }
+            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            guard check == ["ok"] else { throw StoreError.integrityCheckFailed(check.joined(separator: "; ")) }
+        }
+        try StoreSchema.migrator.migrate(queue)
+        return queue
+    }
+
+    private static func makePrivateDirectory(_ directory: URL) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+    }
+
+    /// `alarms.sqlite.corrupt-<timestamp>`, or with `-2`, `-3`… added when an earlier copy moved
+    /// aside in the same second has that name, so no damaged copy is ever overwritten or refused.
+    private static func asideURL(for url: URL) -> URL {
+        let base = url.path + ".corrupt-" + timestamp()
+        var candidate = base
+        var number = 1
+        while ["", "-wal", "-shm"].contains(where: { FileManager.default.fileExists(atPath: candidate + $0) }) {
+            number += 1
+            candidate = "\(base)-\(number)"
+        }
+        return URL(fileURLWithPath: candidate)
+    }
+
+    private static func timestamp() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: Date())
+    }
+}
+
+/// Why the store could not do what was asked.
+public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The database file could not be created.
+    case cannotCreate(String)
+    /// SQLite would not switch the database to write-ahead logging.
+    case cannotUseWAL(String)
+    /// `PRAGMA quick_check` found damage.
+    case integrityCheckFailed(String)
+    /// A stored row could not be read back.
+    case unreadableRow(String)
+
+    /// A sentence for the log.
+    public var description: String {
+        switch self {
+        case .cannotCreate(let path): "cannot create the database file \(path)"
+        case .cannotUseWAL(let mode): "the database refused write-ahead logging (journal mode \(mode))"
+        case .integrityCheckFailed(let report): "the database failed its integrity check: \(report)"
+        case .unreadableRow(let reason): "a stored alarm could not be read: \(reason)"
+        }
+    }
+}
+
+extension UUID {
+    /// The form ids take in the store: lowercase with dashes.
+    var storeKey: String { uuidString.lowercased() }
+}

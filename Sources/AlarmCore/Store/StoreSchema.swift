@@ -1,0 +1,44 @@
+import GRDB
+
+/// The database schema, as a list of migrations from the first one on.
+///
+/// Migrations only ever append; a released migration is never edited.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: alarms and history") { db in
+            try db.execute(sql: """
+                CREATE TABLE alarm (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    owner TEXT NOT NULL,
+                    definition BLOB NOT NULL,
+                    state TEXT NOT NULL,
+                    anchor REAL NOT NULL,
+                    alertAt REAL,
+                    countdownKind TEXT,
+                    countdownDuration REAL,
+                    remaining REAL,
+                    scheduledAt REAL,
+                    startedAt REAL,
+                    deadlineBootID TEXT,
+                    deadlineUptimeNs INTEGER,
+                    deadlineWall REAL
+                );
+                CREATE INDEX alarm_owner ON alarm(owner);
+                CREATE TABLE history (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    alarmID TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    scheduledAt REAL NOT NULL,
+                    alertedAt REAL,
+                    endedAt REAL,
+                    outcome TEXT,
+                    count INTEGER NOT NULL DEFAULT 1
+                );
+                CREATE INDEX history_open ON history(alarmID) WHERE outcome IS NULL;
+                CREATE INDEX history_scheduled ON history(scheduledAt);
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,170 @@
+import AlarmCore
+import Foundation
+import Synchronization
+
+/// A clock that moves only when a test moves it, so days of schedule run in milliseconds.
+///
+/// It keeps a wall clock, a boot clock and a time zone. `advance(by:)` moves both clocks
+/// forward, deadline by deadline, and after waking a waiter waits until the engine has settled
+/// (is waiting again) before going on, so a test sees each alert happen at its own instant.
+public final class VirtualClock: AlarmClock {
+    private struct State {
+        var now: Date
+        var uptime: Duration
+        var bootID: String
+        var timeZone: TimeZone
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiterID = 0
+        var settledWatchers: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private struct Waiter {
+        var wakeUp: WakeUp
+        var continuation: CheckedContinuation<WakeReason, any Error>
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a clock at an instant, in a time zone.
+    public init(now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, uptime: Duration = .seconds(1_000), bootID: String = "boot-1") {
+        state = Mutex(State(now: now, uptime: uptime, bootID: bootID, timeZone: timeZone))
+    }
+
+    /// Reads the clocks.
+    public func read() -> ClockReading {
+        state.withLock { ClockReading(now: $0.now, uptime: $0.uptime, bootID: $0.bootID, timeZone: $0.timeZone) }
+    }
+
+    /// Waits until the wake-up is due in virtual time.
+    public func wait(for wakeUp: WakeUp) async throws -> WakeReason {
+        let id = state.withLock { state -> Int in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if Task.isCancelled { return true }
+                    if Self.isDue(wakeUp, in: state) { return true }
+                    state.waiters[id] = Waiter(wakeUp: wakeUp, continuation: continuation)
+                    let watchers = state.settledWatchers
+                    state.settledWatchers.removeAll()
+                    for watcher in watchers { watcher.resume() }
+                    return false
+                }
+                if resumeNow {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume(returning: .deadline) }
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The current wall-clock instant.
+    public var now: Date { state.withLock { $0.now } }
+
+    /// Moves both clocks forward by `seconds`, waking each waiter at its deadline in order.
+    ///
+    /// Expects an engine waiting on the clock (or about to): it waits for that first.
+    public func advance(by seconds: TimeInterval) async {
+        // The engine re-arms after each request on a task of its own: let it get to its wait first.
+        await settled()
+        let target = state.withLock { $0.uptime } + .seconds(seconds)
+        while true {
+            let woken: [Waiter] = state.withLock { state in
+                // The earliest deadline among waiters, as a boot-clock moment.
+                let next = state.waiters.values.compactMap { Self.dueUptime($0.wakeUp, in: state) }.min()
+                let step = min(next ?? target, target)
+                if step > state.uptime {
+                    let delta = step - state.uptime
+                    state.uptime = step
+                    state.now = state.now.addingTimeInterval(delta.timeInterval)
+                }
+                let due = state.waiters.filter { Self.isDue($0.value.wakeUp, in: state) }
+                for key in due.keys { state.waiters[key] = nil }
+                return Array(due.values)
+            }
+            if woken.isEmpty {
+                if state.withLock({ $0.uptime >= target }) { return }
+                continue
+            }
+            for waiter in woken { waiter.continuation.resume(returning: .deadline) }
+            await settled()
+        }
+    }
+
+    /// Moves both clocks forward until the wall clock reads `date`.
+    public func advance(to date: Date) async {
+        await advance(by: date.timeIntervalSince(now))
+    }
+
+    /// Sets the wall clock to an instant, as `date -s` would; the boot clock does not move.
+    /// Waiters wake with `.clockChanged`, as a `TFD_TIMER_CANCEL_ON_SET` timer does.
+    public func setWallClock(to date: Date) async {
+        await settled()
+        let woken = state.withLock { state -> [Waiter] in
+            state.now = date
+            let all = Array(state.waiters.values)
+            state.waiters.removeAll()
+            return all
+        }
+        for waiter in woken { waiter.continuation.resume(returning: .clockChanged) }
+        if !woken.isEmpty { await settled() }
+    }
+
+    /// Simulates a suspend of `seconds`: both clocks move (the boot clock counts suspend), and no
+    /// waiter wakes until the caller reports the resume to the engine.
+    public func suspend(for seconds: TimeInterval) {
+        state.withLock { state in
+            state.uptime += .seconds(seconds)
+            state.now = state.now.addingTimeInterval(seconds)
+        }
+    }
+
+    /// Simulates a reboot after `seconds`: a new boot id, the boot clock from zero, the wall clock on.
+    public func reboot(after seconds: TimeInterval, bootID: String) {
+        state.withLock { state in
+            state.now = state.now.addingTimeInterval(seconds)
+            state.uptime = .seconds(5)
+            state.bootID = bootID
+        }
+    }
+
+    /// Changes the time zone; the caller reports it to the engine.
+    public func setTimeZone(_ timeZone: TimeZone) {
+        state.withLock { $0.timeZone = timeZone }
+    }
+
+    /// Waits until some task waits on the clock with a deadline that is not yet due: the engine has
+    /// finished with what woke it.
+    public func settled() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if !state.waiters.isEmpty { return true }
+                state.settledWatchers.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func isDue(_ wakeUp: WakeUp, in state: State) -> Bool {
+        if let wall = wakeUp.wall, wall <= state.now { return true }
+        if let elapsed = wakeUp.elapsed, elapsed.bootID == state.bootID, elapsed.uptime <= state.uptime { return true }
+        return false
+    }
+
+    /// The boot-clock moment a wake-up comes due at, reading wall deadlines through the current offset.
+    private static func dueUptime(_ wakeUp: WakeUp, in state: State) -> Duration? {
+        var moments: [Duration] = []
+        if let wall = wakeUp.wall {
+            moments.append(state.uptime + .seconds(max(0, wall.timeIntervalSince(state.now))))
+        }
+        if let elapsed = wakeUp.elapsed, elapsed.bootID == state.bootID {
+            moments.append(max(elapsed.uptime, state.uptime))
+        }
+        return moments.min()
+    }
+}
