@@ -3,15 +3,16 @@ import GRDB
 
 /// How an `AlarmRecord` maps to a row of the `alarm` table.
 ///
-/// The configuration is stored as JSON; the state and its instants have columns of their own.
+/// The configuration is stored in `DefinitionCoding`'s binary form; the state and its instants have
+/// columns of their own.
 enum AlarmRow {
-    static func upsert(_ record: AlarmRecord, in db: Database, encoder: JSONEncoder) throws {
+    static func upsert(_ record: AlarmRecord, in db: Database) throws {
         var columns: [String: (any DatabaseValueConvertible)?] = [
             "id": record.id.storeKey,
             "owner": record.owner,
-            "definition": try encoder.encode(record.definition),
+            "definition": DefinitionCoding.encode(record.definition),
             "state": record.state.rawValue,
-            "anchor": record.anchor.timeIntervalSince1970,
+            "anchor": record.anchor.timeIntervalSinceReferenceDate,
             "alertAt": nil, "countdownKind": nil, "countdownDuration": nil, "remaining": nil,
             "scheduledAt": nil, "startedAt": nil,
             "deadlineBootID": nil, "deadlineUptimeNs": nil, "deadlineWall": nil,
@@ -20,11 +21,11 @@ enum AlarmRow {
             guard let deadline else { return }
             columns["deadlineBootID"] = deadline.bootID
             columns["deadlineUptimeNs"] = deadline.uptime.nanoseconds
-            columns["deadlineWall"] = deadline.wallEstimate.timeIntervalSince1970
+            columns["deadlineWall"] = deadline.wallEstimate.timeIntervalSinceReferenceDate
         }
         switch record.phase {
         case .scheduled(let alertAt):
-            columns["alertAt"] = alertAt.timeIntervalSince1970
+            columns["alertAt"] = alertAt.timeIntervalSinceReferenceDate
         case .countdown(let countdown):
             columns["countdownKind"] = countdown.kind.rawValue
             columns["countdownDuration"] = countdown.duration
@@ -34,8 +35,8 @@ enum AlarmRow {
             columns["countdownDuration"] = paused.duration
             columns["remaining"] = paused.remaining
         case .alerting(let ringing):
-            columns["scheduledAt"] = ringing.scheduledAt.timeIntervalSince1970
-            columns["startedAt"] = ringing.startedAt.timeIntervalSince1970
+            columns["scheduledAt"] = ringing.scheduledAt.timeIntervalSinceReferenceDate
+            columns["startedAt"] = ringing.startedAt.timeIntervalSinceReferenceDate
             setDeadline(ringing.timesOutAt)
         }
         let names = columns.keys.sorted()
@@ -43,9 +44,10 @@ enum AlarmRow {
         try db.execute(sql: sql, arguments: StatementArguments(names.map { columns[$0]! }))
     }
 
-    static func record(from row: Row, definition: AlarmDefinition) throws -> AlarmRecord {
+    static func record(from row: Row) throws -> AlarmRecord {
         let idText: String = row["id"]
         guard let id = UUID(uuidString: idText) else { throw StoreError.unreadableRow("bad id \(idText)") }
+        let definition = try DefinitionCoding.decode(row["definition"])
         let stateText: String = row["state"]
         guard let state = Alarm.State(rawValue: stateText) else {
             throw StoreError.unreadableRow("alarm \(idText) has unknown state \(stateText)")
@@ -54,13 +56,13 @@ enum AlarmRow {
             guard let seconds: Double = row[column] else {
                 throw StoreError.unreadableRow("alarm \(idText) in state \(stateText) lacks \(column)")
             }
-            return Date(timeIntervalSince1970: seconds)
+            return Date(timeIntervalSinceReferenceDate: seconds)
         }
         func deadline() -> ElapsedDeadline? {
             guard let bootID: String = row["deadlineBootID"], let uptime: Int64 = row["deadlineUptimeNs"],
                 let wall: Double = row["deadlineWall"]
             else { return nil }
-            return ElapsedDeadline(bootID: bootID, uptime: .nanoseconds(uptime), wallEstimate: Date(timeIntervalSince1970: wall))
+            return ElapsedDeadline(bootID: bootID, uptime: .nanoseconds(uptime), wallEstimate: Date(timeIntervalSinceReferenceDate: wall))
         }
         func kind() throws -> AlarmRecord.CountdownPhase {
             guard let text: String = row["countdownKind"], let kind = AlarmRecord.CountdownPhase(rawValue: text) else {
@@ -100,14 +102,14 @@ enum HistoryRow {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    entry.alarmID.storeKey, entry.title, entry.scheduledAt.timeIntervalSince1970,
-                    entry.alertedAt?.timeIntervalSince1970, entry.endedAt?.timeIntervalSince1970,
+                    entry.alarmID.storeKey, entry.title, entry.scheduledAt.timeIntervalSinceReferenceDate,
+                    entry.alertedAt?.timeIntervalSinceReferenceDate, entry.endedAt?.timeIntervalSinceReferenceDate,
                     entry.outcome?.rawValue, entry.count,
                 ])
         case .alertEnded(let alarmID, let outcome, let at):
             try db.execute(
                 sql: "UPDATE history SET outcome = ?, endedAt = ? WHERE alarmID = ? AND outcome IS NULL",
-                arguments: [outcome.rawValue, at.timeIntervalSince1970, alarmID.storeKey])
+                arguments: [outcome.rawValue, at.timeIntervalSinceReferenceDate, alarmID.storeKey])
         }
     }
 
@@ -118,9 +120,9 @@ enum HistoryRow {
         let ended: Double? = row["endedAt"]
         let outcome: String? = row["outcome"]
         return AlertHistoryEntry(
-            alarmID: id, title: row["title"], scheduledAt: Date(timeIntervalSince1970: row["scheduledAt"]),
-            alertedAt: alerted.map(Date.init(timeIntervalSince1970:)),
-            endedAt: ended.map(Date.init(timeIntervalSince1970:)),
+            alarmID: id, title: row["title"], scheduledAt: Date(timeIntervalSinceReferenceDate: row["scheduledAt"]),
+            alertedAt: alerted.map(Date.init(timeIntervalSinceReferenceDate:)),
+            endedAt: ended.map(Date.init(timeIntervalSinceReferenceDate:)),
             outcome: outcome.flatMap(AlertOutcome.init(rawValue:)), count: row["count"])
     }
 }

@@ -26,9 +26,11 @@ public final class AlarmStore: Sendable {
     /// Opens (or creates) the store in `directory`, creating the folder with mode 0700 and the
     /// database with mode 0600.
     ///
-    /// A database that does not open or fails `PRAGMA quick_check` is moved aside as
-    /// `alarms.sqlite.corrupt-<timestamp>` (with its `-wal` and `-shm`), logged as an error, and
-    /// replaced by a new, empty one. Throws only when no database can be created at all.
+    /// A file that is not a database, or a database SQLite reports as corrupt or that fails
+    /// `PRAGMA quick_check`, is moved aside as `alarms.sqlite.corrupt-<timestamp>` (with its `-wal`
+    /// and `-shm`), logged as critical, and replaced by a new, empty one. Any other failure (no
+    /// permission, a full disk, a lock held too long) throws: those alarms are not damaged, and
+    /// setting them aside would hide them from the person.
     public init(directory: URL, logger: Logger = Logger(label: "reveille.store"), faultInjector: FaultInjector? = nil) throws {
         try Self.makePrivateDirectory(directory)
         let url = directory.appendingPathComponent(Self.fileName)
@@ -37,7 +39,7 @@ public final class AlarmStore: Sendable {
         do {
             self.queue = try Self.open(url)
             self.recoveredFrom = nil
-        } catch {
+        } catch where Self.isDamage(error) {
             let aside = Self.asideURL(for: url)
             logger.critical(
                 "The alarm database could not be used; moving it aside and starting a new one",
@@ -65,24 +67,9 @@ public final class AlarmStore: Sendable {
     // MARK: - Reading
 
     /// Every stored alarm.
-    ///
-    /// The definitions are decoded together, as one JSON array: `JSONDecoder`'s set-up costs more
-    /// than a small object's decoding, and start-up with 10,000 alarms must stay well under 300 ms.
     public func loadAlarms() throws -> [AlarmRecord] {
         try queue.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM alarm")
-            var array = Data("[".utf8)
-            array.reserveCapacity(rows.count * 512)
-            for (index, row) in rows.enumerated() {
-                if index > 0 { array.append(UInt8(ascii: ",")) }
-                let definition: Data = row["definition"]
-                array.append(definition)
-            }
-            array.append(UInt8(ascii: "]"))
-            let definitions = try JSONDecoder().decode([AlarmDefinition].self, from: array)
-            return try zip(rows, definitions).map { row, definition in
-                try AlarmRow.record(from: row, definition: definition)
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM alarm").map(AlarmRow.record(from:))
         }
     }
 
@@ -137,13 +124,12 @@ public final class AlarmStore: Sendable {
         guard !changes.isEmpty else { return }
         try queue.write { db in
             var written = 0
-            let encoder = JSONEncoder()
             for id in changes.deletions {
                 try db.execute(sql: "DELETE FROM alarm WHERE id = ?", arguments: [id.storeKey])
                 try self.wrote(&written)
             }
             for record in changes.upserts {
-                try AlarmRow.upsert(record, in: db, encoder: encoder)
+                try AlarmRow.upsert(record, in: db)
                 try self.wrote(&written)
             }
             for change in changes.history {
@@ -184,6 +170,13 @@ public final class AlarmStore: Sendable {
         }
         try StoreSchema.migrator.migrate(queue)
         return queue
+    }
+
+    /// Whether an error opening the database means the file itself is damaged.
+    private static func isDamage(_ error: any Error) -> Bool {
+        if case StoreError.integrityCheckFailed = error { return true }
+        guard let error = error as? DatabaseError else { return false }
+        return [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode.primaryResultCode)
     }
 
     private static func makePrivateDirectory(_ directory: URL) throws {

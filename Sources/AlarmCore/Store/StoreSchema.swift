@@ -2,7 +2,9 @@ import GRDB
 
 /// The database schema, as a list of migrations from the first one on.
 ///
-/// Migrations only ever append; a released migration is never edited.
+/// Migrations only ever append; a released migration is never edited. Instants are stored as
+/// seconds since 2001-01-01 00:00 UTC (Foundation's reference date, `Date`'s own representation), so
+/// they read back exactly; boot-clock moments as integer nanoseconds.
 enum StoreSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
