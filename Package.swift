@@ -7,12 +7,17 @@ let package = Package(
     name: "Reveille",
     products: [
         .library(name: "AlarmCore", targets: ["AlarmCore"]),
+        .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "AlarmKit", targets: ["AlarmKit"]),
+        .executable(name: "reveilled", targets: ["reveilled"]),
+        .executable(name: "reveille", targets: ["reveille"]),
         .executable(name: "reveille-bench", targets: ["reveille-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -20,6 +25,44 @@ let package = Package(
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLinux"
+        ),
+        .target(
+            name: "DBus",
+            dependencies: ["CDBus"]
+        ),
+        .target(
+            name: "AlarmKit",
+            dependencies: ["AlarmCore", "DBus"]
+        ),
+        .target(
+            name: "AlarmAgent",
+            dependencies: [
+                "AlarmCore", "AlarmKit", "DBus", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "reveilled",
+            dependencies: [
+                "AlarmAgent", "AlarmCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "reveille",
+            dependencies: [
+                "AlarmKit", "CLinux",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
@@ -31,6 +74,8 @@ let package = Package(
             dependencies: ["AlarmCore", "TestSupport"],
             path: "Benchmarks/reveille-bench"
         ),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
+        .testTarget(name: "SandboxTests", dependencies: ["TestSupport"]),
         .testTarget(
             name: "AlarmCoreTests",
             dependencies: [
@@ -38,6 +83,11 @@ let package = Package(
                 "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "AgentTests",
+            dependencies: ["AlarmKit", "AlarmAgent", "DBus", "TestSupport"],
+            exclude: ["Scripts"]
         ),
     ],
     swiftLanguageModes: [.v6]

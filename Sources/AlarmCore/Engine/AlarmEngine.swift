@@ -17,7 +17,8 @@ public enum AlarmCaller: Hashable, Sendable {
         }
     }
 
-    func mayAccess(_ record: AlarmRecord) -> Bool {
+    /// Whether this caller may see and change the alarm.
+    public func mayAccess(_ record: AlarmRecord) -> Bool {
         switch self {
         case .user: true
         case .app(let id): record.owner == id

@@ -17,6 +17,11 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
     public var metadata: Data?
     /// The sound.
     public var sound: AlertConfiguration.AlertSound
+    /// The app's own action run when the alert is stopped (AlarmKit's `stopIntent`): on Linux, an
+    /// `org.freedesktop.Application` action of the app that scheduled the alarm.
+    public var stopIntent: String?
+    /// The app's own action run by the secondary button when its behaviour is `.custom`.
+    public var secondaryIntent: String?
 
     /// Creates a definition from its parts.
     public init(
@@ -44,6 +49,8 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
             tintColor: configuration.attributes.tintColor,
             metadata: try configuration.attributes.metadata.map { try JSONEncoder().encode($0) },
             sound: configuration.sound)
+        stopIntent = configuration.stopIntent?.applicationAction
+        secondaryIntent = configuration.secondaryIntent?.applicationAction
     }
 
     /// The alert's title, as a plain string.
@@ -132,6 +139,11 @@ extension AlarmDefinition {
         if let paused = presentation.paused {
             try Self.validate(text: paused.title, field: "presentation.paused.title", allowEmpty: true)
             try Self.validate(button: paused.resumeButton, field: "presentation.paused.resumeButton")
+        }
+        for (intent, field) in [(stopIntent, "stopIntent"), (secondaryIntent, "secondaryIntent")] {
+            if let intent, !ApplicationActionName.isValid(intent) {
+                throw .invalidConfiguration(field: field, reason: "\"\(intent)\" is not an action name (letters, digits, - and _)")
+            }
         }
         if let metadata, metadata.count > Self.maximumMetadataSize {
             throw .invalidConfiguration(

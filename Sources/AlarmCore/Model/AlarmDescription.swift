@@ -37,6 +37,14 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
         public var minute: Int?
         /// The days of a weekly schedule, lowercase English names, Monday first.
         public var weekdays: [String]?
+
+        /// Creates a schedule description.
+        public init(fixed: String? = nil, hour: Int? = nil, minute: Int? = nil, weekdays: [String]? = nil) {
+            self.fixed = fixed
+            self.hour = hour
+            self.minute = minute
+            self.weekdays = weekdays
+        }
     }
 
     /// Countdown durations in JSON.
@@ -45,6 +53,12 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
         public var preAlert: Double?
         /// Seconds after the alert (snooze, repeat).
         public var postAlert: Double?
+
+        /// Creates a countdown description.
+        public init(preAlert: Double?, postAlert: Double?) {
+            self.preAlert = preAlert
+            self.postAlert = postAlert
+        }
     }
 
     /// Describes a record as seen from a clock reading.
@@ -93,7 +107,7 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     }
 
     /// An instant as ISO-8601 in UTC, with fractional seconds only when it has them.
-    static func iso8601(_ date: Date) -> String {
+    public static func iso8601(_ date: Date) -> String {
         let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
         var style = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!)
         if !whole { style = style.time(includingFractionalSeconds: true) }

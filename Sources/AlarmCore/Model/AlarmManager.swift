@@ -20,17 +20,25 @@ extension AlarmManager {
         public var attributes: AlarmAttributes<Metadata>
         /// The sound the alert plays.
         public var sound: AlertConfiguration.AlertSound
+        /// The app's action run when the alert is stopped.
+        public var stopIntent: (any LiveActivityIntent)?
+        /// The app's action run by a `.custom` secondary button.
+        public var secondaryIntent: (any LiveActivityIntent)?
 
         /// Creates a configuration from its parts.
         public init(
             countdownDuration: Alarm.CountdownDuration? = nil,
             schedule: Alarm.Schedule? = nil,
             attributes: AlarmAttributes<Metadata>,
+            stopIntent: (any LiveActivityIntent)? = nil,
+            secondaryIntent: (any LiveActivityIntent)? = nil,
             sound: AlertConfiguration.AlertSound = .default
         ) {
             self.countdownDuration = countdownDuration
             self.schedule = schedule
             self.attributes = attributes
+            self.stopIntent = stopIntent
+            self.secondaryIntent = secondaryIntent
             self.sound = sound
         }
 
@@ -38,20 +46,26 @@ extension AlarmManager {
         public static func alarm(
             schedule: Alarm.Schedule? = nil,
             attributes: AlarmAttributes<Metadata>,
+            stopIntent: (any LiveActivityIntent)? = nil,
+            secondaryIntent: (any LiveActivityIntent)? = nil,
             sound: AlertConfiguration.AlertSound = .default
         ) -> Self {
-            Self(countdownDuration: nil, schedule: schedule, attributes: attributes, sound: sound)
+            Self(
+                countdownDuration: nil, schedule: schedule, attributes: attributes, stopIntent: stopIntent,
+                secondaryIntent: secondaryIntent, sound: sound)
         }
 
         /// A configuration for a timer that alerts after `duration` seconds.
         public static func timer(
             duration: TimeInterval,
             attributes: AlarmAttributes<Metadata>,
+            stopIntent: (any LiveActivityIntent)? = nil,
+            secondaryIntent: (any LiveActivityIntent)? = nil,
             sound: AlertConfiguration.AlertSound = .default
         ) -> Self {
             Self(
-                countdownDuration: .init(preAlert: duration, postAlert: nil),
-                schedule: nil, attributes: attributes, sound: sound)
+                countdownDuration: .init(preAlert: duration, postAlert: nil), schedule: nil, attributes: attributes,
+                stopIntent: stopIntent, secondaryIntent: secondaryIntent, sound: sound)
         }
     }
 }

@@ -154,6 +154,16 @@ public struct Color: Codable, Hashable, Sendable, CustomStringConvertible {
         return opacity < 1 ? rgb + byte(opacity) : rgb
     }
 
+    /// Reads `#rrggbb` or `#rrggbbaa`; `nil` for anything else.
+    public init?(hex text: String) {
+        guard text.hasPrefix("#"), text.count == 7 || text.count == 9, text.dropFirst().allSatisfy(\.isHexDigit) else {
+            return nil
+        }
+        let digits = Array(text.dropFirst())
+        func byte(_ index: Int) -> Double { Double(Int(String(digits[index..<index + 2]), radix: 16)!) / 255 }
+        self.init(red: byte(0), green: byte(2), blue: byte(4), opacity: digits.count == 8 ? byte(6) : 1)
+    }
+
     private init(_ red: Int, _ green: Int, _ blue: Int) {
         self.init(red: Double(red) / 255, green: Double(green) / 255, blue: Double(blue) / 255)
     }

@@ -82,6 +82,33 @@ public final class AlarmStore: Sendable {
         }
     }
 
+    // MARK: - Authorizations
+
+    /// Every app the person has answered about, by app id.
+    public func authorizations() throws -> [AppAuthorization] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM authorization ORDER BY app").compactMap { row in
+                let state: String = row["state"]
+                return AlarmManager.AuthorizationState(rawValue: state).map {
+                    AppAuthorization(app: row["app"], state: $0, decidedAt: Date(timeIntervalSinceReferenceDate: row["decidedAt"]))
+                }
+            }
+        }
+    }
+
+    /// Stores the person's answer about an app; `.notDetermined` forgets it.
+    public func setAuthorization(_ state: AlarmManager.AuthorizationState, for app: String, at date: Date) throws {
+        try queue.write { db in
+            if state == .notDetermined {
+                try db.execute(sql: "DELETE FROM authorization WHERE app = ?", arguments: [app])
+            } else {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO authorization (app, state, decidedAt) VALUES (?, ?, ?)",
+                    arguments: [app, state.rawValue, date.timeIntervalSinceReferenceDate])
+            }
+        }
+    }
+
     // MARK: - Writing
 
     /// The writes of one transition (or of several, applied together).

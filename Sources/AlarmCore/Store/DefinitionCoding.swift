@@ -57,6 +57,8 @@ enum DefinitionCoding {
             writer.byte(1)
             writer.string(name)
         }
+        writer.optional(definition.stopIntent) { $0.string($1) }
+        writer.optional(definition.secondaryIntent) { $0.string($1) }
         return writer.bytes
     }
 
@@ -110,8 +112,10 @@ enum DefinitionCoding {
         let tint = try reader.color()
         let metadata = try reader.optional { try $0.data() }
         let sound: AlertConfiguration.AlertSound = try reader.byte() == 0 ? .default : .named(try reader.string())
+        let stopIntent = try reader.optional { try $0.string() }
+        let secondaryIntent = try reader.optional { try $0.string() }
         guard reader.isAtEnd else { throw StoreError.unreadableRow("definition has trailing bytes") }
-        return AlarmDefinition(
+        var definition = AlarmDefinition(
             schedule: schedule, countdownDuration: countdown,
             presentation: AlarmPresentation(
                 alert: .init(
@@ -119,6 +123,9 @@ enum DefinitionCoding {
                     secondaryButtonBehavior: behavior),
                 countdown: countdownView, paused: pausedView),
             tintColor: tint, metadata: metadata, sound: sound)
+        definition.stopIntent = stopIntent
+        definition.secondaryIntent = secondaryIntent
+        return definition
     }
 }
 

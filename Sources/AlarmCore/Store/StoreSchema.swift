@@ -41,6 +41,15 @@ enum StoreSchema {
                 CREATE INDEX history_scheduled ON history(scheduledAt);
                 """)
         }
+        migrator.registerMigration("v2: app authorizations") { db in
+            try db.execute(sql: """
+                CREATE TABLE authorization (
+                    app TEXT PRIMARY KEY NOT NULL,
+                    state TEXT NOT NULL,
+                    decidedAt REAL NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,119 @@
+import AlarmCore
+import AlarmKit
+import DBus
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The settings the agent runs with.
+public struct AgentConfiguration: Sendable {
+    /// The store's folder.
+    public var storeDirectory: URL
+    /// The engine's policy: grace window, ring time-out, alarms per owner.
+    public var policy: AlarmPolicy
+    /// The bus to serve on; `nil` is the session bus.
+    public var busAddress: String?
+    /// Executables whose processes act as the person (the `reveille` beside the agent).
+    public var trustedExecutables: Set<String>
+    /// The version `reveille status` shows.
+    public var version: String
+
+    /// Creates a configuration.
+    public init(storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String) {
+        self.storeDirectory = storeDirectory
+        self.policy = policy
+        self.busAddress = busAddress
+        self.trustedExecutables = trustedExecutables
+        self.version = version
+    }
+}
+
+/// Why the agent could not start.
+public enum AgentStartError: Error, CustomStringConvertible {
+    /// Another agent already runs for this store or owns the bus name.
+    case alreadyRunning(String)
+
+    /// A sentence for the person.
+    public var description: String {
+        switch self {
+        case .alreadyRunning(let detail): "another reveilled is already running (\(detail))"
+        }
+    }
+}
+
+/// The agent: the store, the engine, the wake-ups and the D-Bus service, wired together.
+public final class AlarmAgent: Sendable {
+    /// The engine, for the presenter and tests.
+    public let engine: AlarmEngine
+    /// The bus connection.
+    public let connection: DBusConnection
+    let service: AlarmService
+    let lock: AgentLock
+    let logger: Logger
+
+    /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
+    /// service, and then takes the bus name, so a client that sees the name finds everything ready.
+    public init(configuration: AgentConfiguration, presenter: (any AlarmPresenter)?, logger: Logger) async throws {
+        self.logger = logger
+        lock = try AgentLock(directory: configuration.storeDirectory)
+        let store = try AlarmStore(directory: configuration.storeDirectory, logger: logger)
+        if let aside = store.recoveredFrom {
+            logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
+        }
+        let clock = SystemClock()
+        engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: presenter, logger: logger)
+        try await engine.start()
+        connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
+        let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
+        let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
+        service = AlarmService(
+            connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
+            status: .init(version: configuration.version, storePath: store.databaseURL.path), logger: logger)
+    }
+
+    /// Serves until the task is cancelled or the bus goes away.
+    ///
+    /// Returns normally when cancelled (SIGTERM); throws when the bus was lost, so that systemd
+    /// restarts the agent.
+    public func run() async throws {
+        let serving = Task { try await service.run() }
+        defer { serving.cancel() }
+        switch try await connection.requestName(AlarmService.busName, flags: [.doNotQueue]) {
+        case .primaryOwner, .alreadyOwner:
+            logger.info("Serving", metadata: ["name": "\(AlarmService.busName)", "unique": "\(connection.uniqueName)"])
+        case .exists, .inQueue:
+            throw AgentStartError.alreadyRunning("\(AlarmService.busName) has an owner on this bus")
+        }
+        for await _ in connection.disconnected {
+            throw DBusError(name: DBusError.failed, message: "the session bus went away")
+        }
+    }
+
+    /// Stops waking up and closes the bus connection; everything is already stored.
+    public func shutdown() async {
+        await engine.shutdown()
+        connection.close()
+    }
+}
+
+/// An exclusive lock on the store's folder (`flock` on `agent.lock`), so two agents never share
+/// one store, whatever bus they are on.
+final class AgentLock: Sendable {
+    private let descriptor: Int32
+
+    init(directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = directory.appendingPathComponent("agent.lock").path
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw AgentStartError.alreadyRunning("the store \(directory.path) is in use")
+        }
+    }
+
+    deinit { close(descriptor) }
+}

@@ -1,0 +1,91 @@
+import AlarmCore
+import DBus
+import Foundation
+import Logging
+
+/// Keeps each app's authorization, asks the person once when an app is not decided, and stores
+/// the answer: AlarmKit's `requestAuthorization` on Linux.
+public actor AuthorizationCenter {
+    private let store: AlarmStore
+    private let connection: DBusConnection
+    private let logger: Logger
+    private var states: [String: AppAuthorization] = [:]
+    private var pendingPrompts: [String: Task<AlarmManager.AuthorizationState, Never>] = [:]
+    private var listeners: [UUID: AsyncStream<AppAuthorization>.Continuation] = [:]
+
+    /// Creates the center over the store's stored answers.
+    public init(store: AlarmStore, connection: DBusConnection, logger: Logger) throws {
+        self.store = store
+        self.connection = connection
+        self.logger = logger
+        for answer in try store.authorizations() { states[answer.app] = answer }
+    }
+
+    /// The stored state of an app.
+    public func state(of app: String) -> AlarmManager.AuthorizationState {
+        states[app]?.state ?? .notDetermined
+    }
+
+    /// Every stored answer.
+    public func all() -> [AppAuthorization] {
+        states.values.sorted { $0.app < $1.app }
+    }
+
+    /// The app's state, asking the person first when it is not decided. Concurrent requests for
+    /// one app share one question.
+    public func request(for identity: CallerIdentity) async -> AlarmManager.AuthorizationState {
+        let app = identity.appID
+        if let decided = states[app]?.state { return decided }
+        if let pending = pendingPrompts[app] { return await pending.value }
+        let question = NotificationQuestion(
+            summary: "Allow “\(Self.displayName(identity))” to set alarms?",
+            body: "\(app) wants to schedule alarms and timers that ring even during do-not-disturb.",
+            yes: ("allow", "Allow"), no: ("deny", "Don’t Allow"))
+        let connection = self.connection
+        let logger = self.logger
+        let task = Task<AlarmManager.AuthorizationState, Never> {
+            do {
+                switch try await question.ask(on: connection) {
+                case .yes: return .authorized
+                case .no: return .denied
+                case .dismissed: return .notDetermined
+                }
+            } catch {
+                logger.warning("Could not ask about an app's alarms", metadata: ["app": "\(app)", "error": "\(error)"])
+                return .notDetermined
+            }
+        }
+        pendingPrompts[app] = task
+        let answer = await task.value
+        pendingPrompts[app] = nil
+        if answer != .notDetermined {
+            try? set(answer, for: app)
+        }
+        return answer
+    }
+
+    /// Stores an answer for an app (`.notDetermined` forgets it) and tells listeners.
+    public func set(_ state: AlarmManager.AuthorizationState, for app: String) throws {
+        let answer = AppAuthorization(app: app, state: state, decidedAt: Date())
+        try store.setAuthorization(state, for: app, at: answer.decidedAt)
+        states[app] = state == .notDetermined ? nil : answer
+        logger.info("Authorization changed", metadata: ["app": "\(app)", "state": "\(state.rawValue)"])
+        for listener in listeners.values { listener.yield(answer) }
+    }
+
+    /// A stream of changes to any app's state.
+    public func changes() -> AsyncStream<AppAuthorization> {
+        let (stream, continuation) = AsyncStream.makeStream(of: AppAuthorization.self)
+        let key = UUID()
+        listeners[key] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeListener(key) } }
+        return stream
+    }
+
+    private func removeListener(_ key: UUID) { listeners[key] = nil }
+
+    /// A name for the app a person recognises: the app id, or the executable's file name.
+    static func displayName(_ identity: CallerIdentity) -> String {
+        identity.source == .executable ? URL(fileURLWithPath: identity.appID).lastPathComponent : identity.appID
+    }
+}

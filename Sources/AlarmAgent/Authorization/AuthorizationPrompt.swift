@@ -1,0 +1,97 @@
+import DBus
+import Foundation
+
+/// Asks the person a yes-or-no question with a notification and waits for the answer.
+///
+/// The question is posted with `org.freedesktop.Notifications.Notify`, with two actions. Only
+/// `ActionInvoked` and `NotificationClosed` signals from the server that answered the `Notify` call
+/// (its unique bus name) count, so no other client can answer for the person.
+public struct NotificationQuestion: Sendable {
+    /// The notification's summary.
+    public var summary: String
+    /// The notification's body (plain text; markup characters are escaped).
+    public var body: String
+    /// The action key and label that mean yes.
+    public var yes: (key: String, label: String)
+    /// The action key and label that mean no.
+    public var no: (key: String, label: String)
+
+    /// Creates a question.
+    public init(summary: String, body: String, yes: (key: String, label: String), no: (key: String, label: String)) {
+        self.summary = summary
+        self.body = body
+        self.yes = yes
+        self.no = no
+    }
+
+    /// The answer: yes, no, or none (the notification was dismissed or timed out).
+    public enum Answer: Hashable, Sendable {
+        /// The yes action.
+        case yes
+        /// The no action.
+        case no
+        /// Closed without an answer.
+        case dismissed
+    }
+
+    /// Posts the question and waits for the answer; throws when no notification server answers.
+    public func ask(on connection: DBusConnection) async throws -> Answer {
+        // Subscribe before posting so the answer cannot slip past.
+        let signals = connection.signals(MatchRule(path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications"))
+        let call = try DBusMessage.methodCall(
+            destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications", method: "Notify",
+            arguments: [
+                .string("Reveille"), .uint32(0), .string("alarm-clock"), .string(summary), .string(Markup.escape(body)),
+                .strings([yes.key, yes.label, no.key, no.label]),
+                .dictionary([
+                    "urgency": .byte(1), "desktop-entry": .string("io.github.reveille.Reveille"),
+                    "category": .string("x-reveille.authorization"), "resident": .boolean(true),
+                ]),
+                .int32(0),
+            ])
+        let reply = try await connection.call(call)
+        guard let server = reply.sender, case .uint32(let id)? = reply.arguments.first else {
+            throw DBusError(name: DBusError.failed, message: "the notification server gave no notification id")
+        }
+        for await signal in signals where signal.sender == server {
+            guard case .uint32(id)? = signal.arguments.first else { continue }
+            switch signal.member {
+            case "ActionInvoked":
+                let key = signal.arguments.dropFirst().first?.stringValue
+                if key == yes.key || key == no.key {
+                    // Take the question away ourselves: some servers leave it on screen.
+                    _ = try? await connection.call(
+                        destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                        interface: "org.freedesktop.Notifications", method: "CloseNotification", arguments: [.uint32(id)])
+                    return key == yes.key ? .yes : .no
+                }
+            case "NotificationClosed":
+                return .dismissed
+            default:
+                continue
+            }
+        }
+        return .dismissed
+    }
+}
+
+/// Escaping for notification bodies, which servers may render as a small subset of HTML.
+public enum Markup {
+    /// The text with `&`, `<`, `>`, `"` and `'` replaced by entities.
+    public static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}

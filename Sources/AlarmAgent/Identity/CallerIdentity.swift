@@ -1,0 +1,133 @@
+import Foundation
+
+/// Who is calling the agent, worked out from what the bus and the kernel say, never from what the
+/// caller says about itself.
+///
+/// The bus's `GetConnectionCredentials` gives the caller's process and user ids; then, in order:
+/// its Flatpak app id (`/proc/PID/root/.flatpak-info`), its systemd app scope or service
+/// (`/proc/PID/cgroup`, `app-…-<id>-….scope` / `app-…-<id>@….service`), or its executable
+/// (`/proc/PID/exe`).
+public struct CallerIdentity: Hashable, Sendable {
+    /// How the app was identified.
+    public enum Source: String, Hashable, Sendable {
+        /// A Flatpak app id.
+        case flatpak
+        /// A systemd user app scope or service.
+        case systemdScope
+        /// An executable's path.
+        case executable
+    }
+
+    /// The app's identity: a Flatpak or desktop app id, or an executable path.
+    public var appID: String
+    /// How it was found.
+    public var source: Source
+    /// The caller's process id, when the bus gave one.
+    public var processID: UInt32?
+    /// The caller's user id, when the bus gave one.
+    public var userID: UInt32?
+    /// The caller's executable, when it could be read.
+    public var executable: String?
+
+    /// Creates an identity.
+    public init(appID: String, source: Source, processID: UInt32?, userID: UInt32?, executable: String?) {
+        self.appID = appID
+        self.source = source
+        self.processID = processID
+        self.userID = userID
+        self.executable = executable
+    }
+}
+
+/// Reads `/proc` to identify a process. `procRoot` is `/proc`, or a test folder shaped like it.
+public struct ProcessIdentifier: Sendable {
+    /// The root of the process file system.
+    public var procRoot: String
+
+    /// Creates an identifier over `/proc` (or a folder shaped like it).
+    public init(procRoot: String = "/proc") {
+        self.procRoot = procRoot
+    }
+
+    /// Identifies a process by its id, with the user id the bus reported.
+    public func identify(processID: UInt32, userID: UInt32?) -> CallerIdentity? {
+        let base = "\(procRoot)/\(processID)"
+        let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: base + "/exe")
+        if let info = try? String(contentsOfFile: base + "/root/.flatpak-info", encoding: .utf8),
+            let name = Self.flatpakAppID(info)
+        {
+            return CallerIdentity(appID: name, source: .flatpak, processID: processID, userID: userID, executable: executable)
+        }
+        if let cgroup = try? String(contentsOfFile: base + "/cgroup", encoding: .utf8), let name = Self.systemdAppID(cgroup) {
+            return CallerIdentity(appID: name, source: .systemdScope, processID: processID, userID: userID, executable: executable)
+        }
+        guard let executable else { return nil }
+        return CallerIdentity(
+            appID: Self.withoutDeletedSuffix(executable), source: .executable, processID: processID, userID: userID,
+            executable: executable)
+    }
+
+    /// The `name=` of the `[Application]` group of a `.flatpak-info` file.
+    static func flatpakAppID(_ info: String) -> String? {
+        var inApplication = false
+        for line in info.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line.hasPrefix("[") { inApplication = line == "[Application]"; continue }
+            if inApplication, line.hasPrefix("name=") {
+                let name = String(line.dropFirst("name=".count))
+                return name.isEmpty ? nil : name
+            }
+        }
+        return nil
+    }
+
+    /// The app id in a systemd user unit name on the process's cgroup path, following the
+    /// desktop-environment convention `app[-<launcher>]-<app id>[-<random>].scope` or
+    /// `app[-<launcher>]-<app id>[@<random>].service`.
+    static func systemdAppID(_ cgroup: String) -> String? {
+        // cgroup v2: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Clocks-1234.scope"
+        guard let line = cgroup.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("0::") }) else { return nil }
+        guard let unit = line.split(separator: "/").last.map(String.init), unit.hasPrefix("app-") else { return nil }
+        var name: Substring
+        if unit.hasSuffix(".scope") {
+            name = unit.dropFirst("app-".count).dropLast(".scope".count)
+            // A scope ends in a random or numeric part after the last dash.
+            if let dash = name.lastIndex(of: "-") { name = name[..<dash] }
+        } else if unit.hasSuffix(".service") {
+            name = unit.dropFirst("app-".count).dropLast(".service".count)
+            if let at = name.firstIndex(of: "@") { name = name[..<at] }
+        } else {
+            return nil
+        }
+        // An optional launcher prefix ("gnome-", "flatpak-", "KDE-") comes before an id with dots.
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+        if let index = parts.firstIndex(where: { $0.contains(".") }) {
+            let id = parts[index...].joined(separator: "-")
+            return Self.unescapeSystemd(id)
+        }
+        return nil
+    }
+
+    /// Undoes systemd's `\xNN` escaping in unit names.
+    static func unescapeSystemd(_ text: String) -> String {
+        guard text.contains("\\x") else { return text }
+        var bytes: [UInt8] = []
+        var scalars = Array(text.utf8)[...]
+        while let byte = scalars.first {
+            if byte == UInt8(ascii: "\\"), scalars.count >= 4, scalars.dropFirst().first == UInt8(ascii: "x"),
+                let value = UInt8(String(decoding: scalars.dropFirst(2).prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                scalars = scalars.dropFirst(4)
+            } else {
+                bytes.append(byte)
+                scalars = scalars.dropFirst()
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An executable path without the ` (deleted)` the kernel adds when the file was replaced.
+    static func withoutDeletedSuffix(_ path: String) -> String {
+        path.hasSuffix(" (deleted)") ? String(path.dropLast(" (deleted)".count)) : path
+    }
+}

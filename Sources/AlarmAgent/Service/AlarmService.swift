@@ -1,0 +1,232 @@
+import AlarmCore
+import AlarmKit
+import DBus
+import Foundation
+import Logging
+import Synchronization
+
+/// The agent's D-Bus API: the manager object with its methods and properties, and one object per
+/// alarm, kept in step with the engine.
+///
+/// Every call is attributed to its caller from the bus (`CallerResolver`): apps see and change only
+/// their own alarms and must be authorized to schedule; the person's own `reveille` sees all.
+/// Alarm objects answer only callers that may see them, and their `PropertiesChanged` and the
+/// `ObjectManager` signals go, unicast, only to those callers.
+public final class AlarmService: Sendable {
+    /// The well-known bus name.
+    public static let busName = "io.github.reveille.Alarms1"
+    /// The manager object's path.
+    public static let managerPath = "/io/github/reveille/Alarms1"
+    /// The manager interface.
+    public static let managerInterface = "io.github.reveille.Alarms1.Manager"
+    /// The interface of each alarm object.
+    public static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
+
+    /// The object path of an alarm: its UUID with `-` escaped to `_`.
+    public static func path(of id: UUID) -> String {
+        managerPath + "/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    let connection: DBusConnection
+    let engine: AlarmEngine
+    let clock: any AlarmClock
+    let resolver: CallerResolver
+    let authorization: AuthorizationCenter
+    let status: AgentStatus
+    let logger: Logger
+    /// The alarm objects exported now, with the record each was last announced with.
+    private let exported = Mutex<[UUID: AlarmRecord]>([:])
+
+    /// What `Version`, `StorePath` and `reveille status` report.
+    public struct AgentStatus: Sendable {
+        /// The agent's version.
+        public var version: String
+        /// The store's database file.
+        public var storePath: String
+    }
+
+    /// Creates the service; `start()` exports it.
+    public init(
+        connection: DBusConnection, engine: AlarmEngine, clock: any AlarmClock, resolver: CallerResolver,
+        authorization: AuthorizationCenter, status: AgentStatus, logger: Logger
+    ) {
+        self.connection = connection
+        self.engine = engine
+        self.clock = clock
+        self.resolver = resolver
+        self.authorization = authorization
+        self.status = status
+        self.logger = logger
+    }
+
+    /// Exports the manager and the alarm objects, and keeps them in step with the engine until the
+    /// task is cancelled.
+    public func run() async throws {
+        try connection.export(path: Self.managerPath, interfaces: [Self.managerDescription(self)])
+        connection.exportObjectManager(at: Self.managerPath, visibility: ObjectVisibility { [weak self] caller, path in
+            guard let self, let id = Self.id(ofPath: path), let resolved = try? await self.resolver.resolve(caller) else { return false }
+            return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
+        })
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followAlarms() }
+            group.addTask { await self.followAuthorizations() }
+            group.addTask { await self.followDepartures() }
+        }
+    }
+
+    // MARK: - Following the engine
+
+    private func followAlarms() async {
+        for await records in await engine.updates(visibleTo: .user) {
+            let current = Set(records.map(\.id))
+            let gone = exported.withLock { $0.filter { !current.contains($0.key) } }
+            for (id, old) in gone where (try? await engine.alarm(id: id, caller: .user)) == nil {
+                exported.withLock { $0[id] = nil }
+                connection.unexport(path: Self.path(of: id))
+                for name in recipients(of: old) {
+                    try? connection.emitSignal(
+                        path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
+                        arguments: [.objectPath(Self.path(of: id)), .strings([Self.alarmInterface])], destination: name)
+                }
+            }
+            for record in records {
+                let changed = exported.withLock { map -> Bool in
+                    guard let old = map[record.id], old != record else { return false }
+                    map[record.id] = record
+                    return true
+                }
+                if changed { notifyChanged(record) } else { await exportIfNeeded(record) }
+            }
+        }
+    }
+
+    /// Exports an alarm's object and announces it, unless it is exported already. `Schedule` calls
+    /// this before it answers, so the object exists when the caller hears of the alarm.
+    func exportIfNeeded(_ record: AlarmRecord) async {
+        let isNew = exported.withLock { map -> Bool in
+            guard map[record.id] == nil else { return false }
+            map[record.id] = record
+            return true
+        }
+        guard isNew else { return }
+        do {
+            try connection.export(path: Self.path(of: record.id), interfaces: [Self.alarmDescription(self, id: record.id)])
+            await announce(record)
+        } catch {
+            logger.error("Could not export an alarm object", metadata: ["id": "\(record.id)", "error": "\(error)"])
+        }
+    }
+
+    /// The known callers that may see an alarm: its signals go to them alone, unicast.
+    private func recipients(of record: AlarmRecord) -> [String] {
+        resolver.knownCallers.filter { $0.value.caller.mayAccess(record) }.map(\.key).sorted()
+    }
+
+    /// Sends `PropertiesChanged` for an alarm to every known caller that may see it.
+    private func notifyChanged(_ record: AlarmRecord) {
+        let properties = Self.properties(of: record, at: clock.read())
+        for name in recipients(of: record) {
+            try? connection.emitPropertiesChanged(
+                path: Self.path(of: record.id), interface: Self.alarmInterface, changed: properties, destination: name)
+        }
+    }
+
+    /// Sends the object manager's `InterfacesAdded` for a new alarm object to every known caller
+    /// that may see it.
+    private func announce(_ record: AlarmRecord) async {
+        let path = Self.path(of: record.id)
+        for name in recipients(of: record) {
+            guard let interfaces = await connection.interfacesAndProperties(of: path, readAs: name) else { return }
+            try? connection.emitSignal(
+                path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesAdded",
+                arguments: [.objectPath(path), interfaces], destination: name)
+        }
+    }
+
+    /// The alarm id in an alarm object's path.
+    static func id(ofPath path: String) -> UUID? {
+        let prefix = managerPath + "/alarm/"
+        guard path.hasPrefix(prefix) else { return nil }
+        return UUID(uuidString: path.dropFirst(prefix.count).replacingOccurrences(of: "_", with: "-"))
+    }
+
+    private func followAuthorizations() async {
+        for await answer in await authorization.changes() {
+            for (name, resolved) in resolver.knownCallers where resolved.caller == .app(answer.app) {
+                try? connection.emitSignal(
+                    path: Self.managerPath, interface: Self.managerInterface, name: "AuthorizationChanged",
+                    arguments: [.string(answer.state.rawValue)], destination: name)
+                try? connection.emitPropertiesChanged(
+                    path: Self.managerPath, interface: Self.managerInterface,
+                    changed: ["AuthorizationState": .string(answer.state.rawValue)], destination: name)
+            }
+        }
+    }
+
+    private func followDepartures() async {
+        let rule = MatchRule(
+            sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameOwnerChanged")
+        for await signal in connection.signals(rule) {
+            guard case let arguments = signal.arguments, arguments.count == 3,
+                let name = arguments[0].stringValue, name.hasPrefix(":"), arguments[2].stringValue == ""
+            else { continue }
+            resolver.forget(name)
+        }
+    }
+
+    // MARK: - Properties of an alarm object
+
+    static func properties(of record: AlarmRecord, at reading: ClockReading) -> [String: DBusValue] {
+        let description = AlarmWire.encode(record, at: reading)
+        return [
+            "Id": .string(record.id.uuidString.lowercased()),
+            "State": .string(record.state.rawValue),
+            "Kind": .string(record.definition.isTimer ? "timer" : "alarm"),
+            "Title": .string(record.definition.title),
+            "Owner": .string(record.owner),
+            "Schedule": record.definition.schedule.map(AlarmWire.encode) ?? .dictionary([:]),
+            "Countdown": record.definition.countdownDuration.map(AlarmWire.encode) ?? .dictionary([:]),
+            "FireDate": .double(record.fireDate(from: reading)?.timeIntervalSince1970 ?? 0),
+            "Remaining": .double(record.remaining(from: reading) ?? 0),
+            "Alarm": description,
+        ]
+    }
+
+    // MARK: - Calls
+
+    func caller(of call: DBusMethodCall) async throws -> CallerResolver.Resolved {
+        try await resolver.resolve(call.sender)
+    }
+
+    static func id(_ value: DBusValue?) throws -> UUID {
+        let text = value?.stringValue ?? ""
+        guard let id = UUID(uuidString: text) else { throw AgentError.badID(text) }
+        return id
+    }
+
+    /// Runs a handler, turning every error into the agent's named D-Bus errors.
+    func handle(_ body: () async throws -> [DBusValue]) async throws -> [DBusValue] {
+        do {
+            return try await body()
+        } catch {
+            throw AgentError.dbusError(for: error)
+        }
+    }
+
+    /// The user, or an app that is authorized (asking the person first when undecided).
+    func authorizedCaller(of call: DBusMethodCall) async throws -> CallerResolver.Resolved {
+        let resolved = try await caller(of: call)
+        guard case .app(let app) = resolved.caller else { return resolved }
+        switch await authorization.request(for: resolved.identity) {
+        case .authorized:
+            return resolved
+        case .denied:
+            throw DBusError(name: AgentError.notAuthorized, message: "the person has not allowed \(app) to set alarms")
+        case .notDetermined:
+            throw DBusError(
+                name: AgentError.notAuthorized,
+                message: "the person did not answer whether \(app) may set alarms (reveille auth allow \(app))")
+        }
+    }
+}

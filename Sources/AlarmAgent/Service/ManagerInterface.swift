@@ -1,0 +1,186 @@
+import AlarmCore
+import AlarmKit
+import DBus
+import Foundation
+
+extension AlarmService {
+    /// The manager interface: its methods, properties and signals, with their handlers.
+    ///
+    /// Without a service (to write the introspection XML) the handlers refuse every call.
+    static func managerDescription(_ service: AlarmService?) -> DBusInterface {
+        DBusInterface(
+            name: Self.managerInterface,
+            methods: [
+                DBusMethod(
+                    name: "Schedule", inArguments: [.init(name: "id", signature: "s"), .init(name: "configuration", signature: "a{sv}")],
+                    outArguments: [.init(name: "alarm", signature: "a{sv}")]
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        let id = try Self.id(call.arguments.first)
+                        let resolved = try await s.authorizedCaller(of: call)
+                        let definition = try AlarmWire.decodeConfiguration(call.arguments[1])
+                        let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller)
+                        await s.exportIfNeeded(record)
+                        return [AlarmWire.encode(record, at: s.clock.read())]
+                    }
+                },
+                control("Cancel", service) { try await $0.engine.cancel(id: $1, caller: $2) },
+                control("Stop", service) { try await $0.engine.stop(id: $1, caller: $2) },
+                control("Pause", service) { try await $0.engine.pause(id: $1, caller: $2) },
+                control("Resume", service) { try await $0.engine.resume(id: $1, caller: $2) },
+                control("Countdown", service) { try await $0.engine.countdown(id: $1, caller: $2) },
+                DBusMethod(name: "List", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        let caller = try await s.caller(of: call).caller
+                        let reading = s.clock.read()
+                        let alarms = await s.engine.alarms(visibleTo: caller).map { AlarmWire.encode($0, at: reading) }
+                        return [.array(elementSignature: "a{sv}", alarms)]
+                    }
+                },
+                DBusMethod(
+                    name: "Get", inArguments: [.init(name: "id", signature: "s")], outArguments: [.init(name: "alarm", signature: "a{sv}")]
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        let id = try Self.id(call.arguments.first)
+                        let caller = try await s.caller(of: call).caller
+                        return [AlarmWire.encode(try await s.engine.alarm(id: id, caller: caller), at: s.clock.read())]
+                    }
+                },
+                DBusMethod(name: "RequestAuthorization", inArguments: [], outArguments: [.init(name: "state", signature: "s")]) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        let resolved = try await s.caller(of: call)
+                        guard case .app = resolved.caller else { return [.string(AlarmManager.AuthorizationState.authorized.rawValue)] }
+                        return [.string(await s.authorization.request(for: resolved.identity).rawValue)]
+                    }
+                },
+                DBusMethod(
+                    name: "History", inArguments: [.init(name: "limit", signature: "u")],
+                    outArguments: [.init(name: "entries", signature: "aa{sv}")]
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        try await s.requireUser(call)
+                        let limit = Int(min(call.arguments.first?.integerValue ?? 100, 100_000))
+                        let entries = try await s.engine.history(limit: limit).map(Self.encode)
+                        return [.array(elementSignature: "a{sv}", entries)]
+                    }
+                },
+                DBusMethod(
+                    name: "ListAuthorizations", inArguments: [], outArguments: [.init(name: "apps", signature: "a(ssd)")]
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        try await s.requireUser(call)
+                        let answers = await s.authorization.all().map {
+                            DBusValue.structure([.string($0.app), .string($0.state.rawValue), .double($0.decidedAt.timeIntervalSince1970)])
+                        }
+                        return [.array(elementSignature: "(ssd)", answers)]
+                    }
+                },
+                DBusMethod(
+                    name: "SetAuthorization",
+                    inArguments: [.init(name: "app", signature: "s"), .init(name: "state", signature: "s")], outArguments: []
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        try await s.requireUser(call)
+                        let app = call.arguments[0].stringValue ?? ""
+                        let text = call.arguments[1].stringValue ?? ""
+                        guard !app.isEmpty, app.utf8.count <= 4096 else {
+                            throw DBusError(name: AgentError.invalidArguments, message: "the app name is empty or too long")
+                        }
+                        guard let state = AlarmManager.AuthorizationState(rawValue: text) else {
+                            throw DBusError(
+                                name: AgentError.invalidArguments,
+                                message: "\"\(text.prefix(40))\" is not authorized, denied or notDetermined")
+                        }
+                        try await s.authorization.set(state, for: app)
+                        return []
+                    }
+                },
+            ],
+            properties: [
+                DBusProperty(name: "Version", signature: "s", access: .read) { _ in .string(try required(service).status.version) },
+                DBusProperty(name: "StorePath", signature: "s", access: .read) { _ in .string(try required(service).status.storePath) },
+                DBusProperty(name: "AuthorizationState", signature: "s", access: .read) { call in
+                    let s = try required(service)
+                    let resolved = try await s.caller(of: call)
+                    guard case .app(let app) = resolved.caller else { return .string(AlarmManager.AuthorizationState.authorized.rawValue) }
+                    return .string(await s.authorization.state(of: app).rawValue)
+                },
+                DBusProperty(name: "AlarmCount", signature: "u", access: .read) { call in
+                    let s = try required(service)
+                    let caller = try await s.caller(of: call).caller
+                    return .uint32(UInt32(await s.engine.alarms(visibleTo: caller).count))
+                },
+            ],
+            signals: [DBusSignal(name: "AuthorizationChanged", arguments: [.init(name: "state", signature: "s")])])
+    }
+
+    /// A method taking an alarm id and returning nothing.
+    private static func control(
+        _ name: String, _ service: AlarmService?, _ body: @escaping @Sendable (AlarmService, UUID, AlarmCaller) async throws -> Void
+    ) -> DBusMethod {
+        DBusMethod(name: name, inArguments: [.init(name: "id", signature: "s")], outArguments: []) { call in
+            let s = try required(service)
+            return try await s.handle {
+                let id = try Self.id(call.arguments.first)
+                try await body(s, id, try await s.caller(of: call).caller)
+                return []
+            }
+        }
+    }
+
+    /// The service, or the refusal handlers give when there is none.
+    static func required(_ service: AlarmService?) throws -> AlarmService {
+        guard let service else { throw DBusError(name: DBusError.failed, message: "the agent is not serving") }
+        return service
+    }
+
+    func requireUser(_ call: DBusMethodCall) async throws {
+        guard try await caller(of: call).caller == .user else {
+            throw DBusError(name: AgentError.notAuthorized, message: "only the person's own reveille command may do this")
+        }
+    }
+
+    static func encode(_ entry: AlertHistoryEntry) -> DBusValue {
+        var entries: [String: DBusValue] = [
+            "alarmID": .string(entry.alarmID.uuidString.lowercased()),
+            "title": .string(entry.title),
+            "scheduledAt": .double(entry.scheduledAt.timeIntervalSince1970),
+            "count": .int32(Int32(clamping: entry.count)),
+        ]
+        if let alertedAt = entry.alertedAt { entries["alertedAt"] = .double(alertedAt.timeIntervalSince1970) }
+        if let endedAt = entry.endedAt { entries["endedAt"] = .double(endedAt.timeIntervalSince1970) }
+        if let outcome = entry.outcome { entries["outcome"] = .string(outcome.rawValue) }
+        return .dictionary(entries)
+    }
+
+    /// The interface of one alarm object; every property answers only callers that may see it.
+    static func alarmDescription(_ service: AlarmService?, id: UUID) -> DBusInterface {
+        func property(_ name: String, _ signature: String) -> DBusProperty {
+            DBusProperty(name: name, signature: signature, access: .read) { call in
+                    let s = try required(service)
+                let caller = try await s.caller(of: call).caller
+                do {
+                    let record = try await s.engine.alarm(id: id, caller: caller)
+                    return Self.properties(of: record, at: s.clock.read())[name]!
+                } catch {
+                    throw AgentError.dbusError(for: error)
+                }
+            }
+        }
+        return DBusInterface(
+            name: Self.alarmInterface, methods: [],
+            properties: [
+                property("Id", "s"), property("State", "s"), property("Kind", "s"), property("Title", "s"),
+                property("Owner", "s"), property("Schedule", "a{sv}"), property("Countdown", "a{sv}"),
+                property("FireDate", "d"), property("Remaining", "d"), property("Alarm", "a{sv}"),
+            ],
+            signals: [])
+    }
+}

@@ -1,0 +1,135 @@
+import AlarmCore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The real clocks: the wall clock (`CLOCK_REALTIME`), the boot clock (`CLOCK_BOOTTIME`) and the
+/// system time zone, with waits on kernel timers, never a polling loop.
+///
+/// A wait arms one `CLOCK_REALTIME` timer, absolute, with `TFD_TIMER_CANCEL_ON_SET` (armed even
+/// with no wall deadline, far in the future, so a clock set is always seen), and, for an elapsed
+/// deadline, one absolute `CLOCK_BOOTTIME` timer, which counts through suspend.
+public final class SystemClock: AlarmClock {
+    private let zone: Mutex<TimeZone>
+
+    /// Creates the system clock, reading the time zone now.
+    public init() {
+        zone = Mutex(TimeZone.current)
+    }
+
+    /// Reads the system time zone again (after `/etc/localtime` or timedate1 changed).
+    public func refreshTimeZone() {
+        let current = Self.systemTimeZone()
+        zone.withLock { $0 = current }
+    }
+
+    /// The system's time zone: `TZ`, or where `/etc/localtime` points.
+    static func systemTimeZone() -> TimeZone {
+        if let name = ProcessInfo.processInfo.environment["TZ"], let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
+            return zone
+        }
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
+            let range = target.range(of: "zoneinfo/"),
+            let zone = TimeZone(identifier: String(target[range.upperBound...]))
+        {
+            return zone
+        }
+        if let name = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8),
+            let zone = TimeZone(identifier: name.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            return zone
+        }
+        return TimeZone.current
+    }
+
+    /// Reads both clocks and the time zone.
+    public func read() -> ClockReading {
+        let wall = KernelClock.read(.realtime)
+        let boot = KernelClock.read(.boottime)
+        return ClockReading(
+            now: Date(timeIntervalSince1970: TimeInterval(wall.seconds) + TimeInterval(wall.nanoseconds) / 1e9),
+            uptime: .seconds(boot.seconds) + .nanoseconds(boot.nanoseconds),
+            bootID: KernelClock.bootID,
+            timeZone: zone.withLock { $0 })
+    }
+
+    /// Waits on kernel timers until the wake-up is due or the wall clock is set.
+    public func wait(for wakeUp: WakeUp) async throws -> WakeReason {
+        let wall = try TimerFD(clock: .realtime)
+        // With no wall deadline, a timer far ahead still reports clock sets.
+        let wallSeconds = wakeUp.wall?.timeIntervalSince1970 ?? 1e11
+        let whole = wallSeconds.rounded(.down)
+        try wall.arm(atSeconds: Int64(whole), nanoseconds: Int64((wallSeconds - whole) * 1e9), cancelOnSet: true)
+        var timers = [wall]
+        if let elapsed = wakeUp.elapsed {
+            let boot = try TimerFD(clock: .boottime)
+            let deadline = elapsed.bootID == KernelClock.bootID
+                ? elapsed.uptime
+                : read().uptime + .seconds(elapsed.wallEstimate.timeIntervalSinceNow)
+            let (seconds, attoseconds) = deadline.components
+            try boot.arm(atSeconds: seconds, nanoseconds: attoseconds / 1_000_000_000, cancelOnSet: false)
+            timers.append(boot)
+        }
+        let waiter = TimerWaiter(timers: timers)
+        return try await withTaskCancellationHandler {
+            try await waiter.wait()
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+}
+
+/// Waits for the first of several timers to become readable, on dispatch read sources.
+private final class TimerWaiter: Sendable {
+    private let timers: [TimerFD]
+    private let queue = DispatchQueue(label: "reveille.clock")
+    private struct State {
+        var continuation: CheckedContinuation<WakeReason, any Error>?
+        var sources: [any DispatchSourceRead] = []
+        var finished = false
+    }
+    private let state = Mutex(State())
+
+    init(timers: [TimerFD]) { self.timers = timers }
+
+    func wait() async throws -> WakeReason {
+        try await withCheckedThrowingContinuation { continuation in
+            let cancelled = state.withLock { state -> Bool in
+                if state.finished { return true }
+                state.continuation = continuation
+                for (index, timer) in timers.enumerated() {
+                    let source = DispatchSource.makeReadSource(fileDescriptor: timer.descriptor, queue: queue)
+                    source.setEventHandler { [weak self] in self?.readable(index) }
+                    // The descriptor stays open until dispatch has let go of it.
+                    source.setCancelHandler { withExtendedLifetime(timer) {} }
+                    state.sources.append(source)
+                    source.resume()
+                }
+                return false
+            }
+            if cancelled { continuation.resume(throwing: CancellationError()) }
+        }
+    }
+
+    private func readable(_ index: Int) {
+        let reason: WakeReason
+        switch timers[index].read() {
+        case .notYet: return
+        case .expired: reason = .deadline
+        case .clockWasSet: reason = .clockChanged
+        }
+        finish(.success(reason))
+    }
+
+    func cancel() { finish(.failure(CancellationError())) }
+
+    private func finish(_ result: Result<WakeReason, any Error>) {
+        let (continuation, sources) = state.withLock { state in
+            state.finished = true
+            defer { state.continuation = nil; state.sources = [] }
+            return (state.continuation, state.sources)
+        }
+        for source in sources { source.cancel() }
+        continuation?.resume(with: result)
+    }
+}

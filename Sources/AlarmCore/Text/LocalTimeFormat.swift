@@ -1,0 +1,40 @@
+import Foundation
+
+/// Writes an alert instant as a local wall time for the CLI: `Sat 07:30` or `2026-12-01 07:30`.
+///
+/// The instant is shown in the reading's time zone, on the 24-hour clock, to the minute (seconds
+/// are dropped, not rounded, so the minute shown is the one the alert falls in). Within the next
+/// six local days, today included, the day is an English weekday abbreviation, which is unambiguous
+/// within that span; otherwise, and for instants before today, the date is `YYYY-MM-DD`. The text
+/// does not depend on the process's locale or time zone.
+public enum LocalTimeFormat {
+    /// The largest distance from 1970, in seconds, shown; beyond it the text is `-`.
+    static let limit: TimeInterval = 100_000_000_000_000
+
+    /// The instant as local time in `reading.timeZone`, relative to the day of `reading.now`.
+    public static func string(for date: Date, at reading: ClockReading) -> String {
+        guard let (day, secondOfDay) = localDay(of: date, in: reading.timeZone),
+            let (today, _) = localDay(of: reading.now, in: reading.timeZone)
+        else { return "-" }
+        let time = "\(GregorianDate.padded(secondOfDay / 3_600, 2)):\(GregorianDate.padded(secondOfDay % 3_600 / 60, 2))"
+        if (0...6).contains(day - today) {
+            let name = CivilDate(daysSinceEpoch: day).weekday.englishName
+            return name.prefix(1).uppercased() + name.dropFirst().prefix(2) + " " + time
+        }
+        return GregorianDate(daysSinceEpoch: day).iso + " " + time
+    }
+
+    /// The local day (days since 1970-01-01) of an instant and the second of that day.
+    static func localDay(of date: Date, in timeZone: TimeZone) -> (day: Int64, second: Int64)? {
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, abs(interval) < limit else { return nil }
+        let local = Int64(interval.rounded(.down)) + Int64(timeZone.secondsFromGMT(for: date))
+        var day = local / 86_400
+        var second = local % 86_400
+        if second < 0 {
+            day -= 1
+            second += 86_400
+        }
+        return (day, second)
+    }
+}

@@ -1,0 +1,224 @@
+import AlarmCore
+import DBus
+import Foundation
+
+/// A client of the Reveille agent's D-Bus API (`io.github.reveille.Alarms1`): every method the
+/// agent offers, as Swift calls. `AlarmManager` is built on it; the `reveille` command uses it
+/// directly for what AlarmKit does not cover (history, authorizations, status).
+public final class AgentClient: Sendable {
+    /// The agent's well-known bus name.
+    public static let busName = "io.github.reveille.Alarms1"
+    /// The manager object's path.
+    public static let managerPath = "/io/github/reveille/Alarms1"
+    /// The manager interface.
+    public static let managerInterface = "io.github.reveille.Alarms1.Manager"
+    /// The alarm objects' interface.
+    public static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
+
+    /// The bus connection.
+    public let connection: DBusConnection
+
+    /// Creates a client on a connection.
+    public init(connection: DBusConnection) {
+        self.connection = connection
+    }
+
+    /// Connects to the session bus (or the given address).
+    public static func connect(address: String? = nil) throws -> AgentClient {
+        AgentClient(connection: try address.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session())
+    }
+
+    // MARK: - Alarms
+
+    /// Schedules (or replaces) an alarm; returns it as the agent stored it.
+    public func schedule(id: UUID, definition: AlarmDefinition, timeout: Duration = .seconds(600)) async throws -> AlarmWire.RemoteAlarm {
+        let reply = try await call("Schedule", [.string(id.uuidString.lowercased()), AlarmWire.encode(definition)], timeout: timeout)
+        return try AlarmWire.decodeAlarm(try Self.first(reply))
+    }
+
+    /// Removes an alarm.
+    public func cancel(id: UUID) async throws { _ = try await call("Cancel", [.string(id.uuidString.lowercased())]) }
+    /// Stops an alerting alarm.
+    public func stop(id: UUID) async throws { _ = try await call("Stop", [.string(id.uuidString.lowercased())]) }
+    /// Pauses a countdown.
+    public func pause(id: UUID) async throws { _ = try await call("Pause", [.string(id.uuidString.lowercased())]) }
+    /// Resumes a paused countdown.
+    public func resume(id: UUID) async throws { _ = try await call("Resume", [.string(id.uuidString.lowercased())]) }
+    /// Snoozes or repeats an alerting alarm.
+    public func countdown(id: UUID) async throws { _ = try await call("Countdown", [.string(id.uuidString.lowercased())]) }
+
+    /// The alarms the caller may see.
+    public func list() async throws -> [AlarmWire.RemoteAlarm] {
+        let reply = try await call("List", [])
+        return try (try Self.first(reply).arrayValue ?? []).map(AlarmWire.decodeAlarm)
+    }
+
+    /// One alarm.
+    public func get(id: UUID) async throws -> AlarmWire.RemoteAlarm {
+        try AlarmWire.decodeAlarm(try Self.first(try await call("Get", [.string(id.uuidString.lowercased())])))
+    }
+
+    // MARK: - Authorization
+
+    /// Asks the agent (and through it, the person) whether this app may set alarms.
+    public func requestAuthorization(timeout: Duration = .seconds(600)) async throws -> AlarmManager.AuthorizationState {
+        let reply = try await call("RequestAuthorization", [], timeout: timeout)
+        return AlarmManager.AuthorizationState(rawValue: try Self.first(reply).stringValue ?? "") ?? .notDetermined
+    }
+
+    /// This app's authorization as the agent stores it.
+    public func authorizationState() async throws -> AlarmManager.AuthorizationState {
+        AlarmManager.AuthorizationState(rawValue: try await property("AuthorizationState").stringValue ?? "") ?? .notDetermined
+    }
+
+    /// Every app's stored answer (the person's own command only).
+    public func authorizations() async throws -> [AppAuthorization] {
+        try (try Self.first(try await call("ListAuthorizations", [])).arrayValue ?? []).map { value in
+            guard case .structure(let fields) = value, fields.count == 3, let app = fields[0].stringValue,
+                let state = fields[1].stringValue.flatMap(AlarmManager.AuthorizationState.init(rawValue:)),
+                let decided = fields[2].doubleValue
+            else { throw AlarmWireError.malformed("an authorization is not (ssd)") }
+            return AppAuthorization(app: app, state: state, decidedAt: Date(timeIntervalSince1970: decided))
+        }
+    }
+
+    /// Stores the person's answer for an app (the person's own command only).
+    public func setAuthorization(_ state: AlarmManager.AuthorizationState, for app: String) async throws {
+        _ = try await call("SetAuthorization", [.string(app), .string(state.rawValue)])
+    }
+
+    // MARK: - History and status
+
+    /// The alert history, newest first (the person's own command only).
+    public func history(limit: Int = 1_000) async throws -> [AlertHistoryEntry] {
+        let reply = try await call("History", [.uint32(UInt32(clamping: limit))])
+        return try (try Self.first(reply).arrayValue ?? []).map { value in
+            guard let entry = value.dictionaryValue, let id = entry["alarmID"]?.stringValue.flatMap(UUID.init(uuidString:)),
+                let scheduled = entry["scheduledAt"]?.doubleValue
+            else { throw AlarmWireError.malformed("a history entry lacks its alarm or instant") }
+            return AlertHistoryEntry(
+                alarmID: id, title: entry["title"]?.stringValue ?? "",
+                scheduledAt: Date(timeIntervalSince1970: scheduled),
+                alertedAt: entry["alertedAt"]?.doubleValue.map(Date.init(timeIntervalSince1970:)),
+                endedAt: entry["endedAt"]?.doubleValue.map(Date.init(timeIntervalSince1970:)),
+                outcome: entry["outcome"]?.stringValue.flatMap(AlertOutcome.init(rawValue:)),
+                count: Int(entry["count"]?.integerValue ?? 1))
+        }
+    }
+
+    /// A property of the manager object.
+    public func property(_ name: String) async throws -> DBusValue {
+        let reply = try await connection.call(
+            destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
+            arguments: [.string(Self.managerInterface), .string(name)])
+        return try Self.first(reply).unwrapped
+    }
+
+    /// Whether the agent owns its bus name now.
+    public func isAgentRunning() async -> Bool {
+        let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            method: "NameHasOwner", arguments: [.string(Self.busName)])
+        return reply?.first?.boolValue ?? false
+    }
+
+    // MARK: - Updates
+
+    /// The caller's whole list of alarms: now, then after every change the agent signals.
+    ///
+    /// The agent sends `PropertiesChanged` for each alarm the caller may see, and the object
+    /// manager's `InterfacesAdded` and `InterfacesRemoved`; each is followed by one `List`.
+    public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
+        let signals = connection.signals(MatchRule(sender: Self.busName))
+        let (stream, continuation) = AsyncStream.makeStream(of: [AlarmWire.RemoteAlarm].self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            if let first = try? await list() { continuation.yield(first) }
+            for await signal in signals {
+                guard signal.member == "PropertiesChanged" || signal.member == "InterfacesAdded"
+                    || signal.member == "InterfacesRemoved"
+                else { continue }
+                guard signal.path?.hasPrefix(Self.managerPath) == true else { continue }
+                if let alarms = try? await list() { continuation.yield(alarms) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// This app's authorization: now, then after every change.
+    public func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> {
+        let signals = connection.signals(MatchRule(sender: Self.busName, interface: Self.managerInterface, member: "AuthorizationChanged"))
+        let (stream, continuation) = AsyncStream.makeStream(of: AlarmManager.AuthorizationState.self)
+        let task = Task {
+            if let state = try? await authorizationState() { continuation.yield(state) }
+            for await signal in signals {
+                if let text = signal.arguments.first?.stringValue, let state = AlarmManager.AuthorizationState(rawValue: text) {
+                    continuation.yield(state)
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    // MARK: - Calls
+
+    private func call(_ method: String, _ arguments: [DBusValue], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+        do {
+            return try await connection.call(
+                destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: method,
+                arguments: arguments, timeout: timeout)
+        } catch let error as DBusError {
+            throw AgentClientError(error)
+        }
+    }
+
+    private static func first(_ values: [DBusValue]) throws -> DBusValue {
+        guard let value = values.first else { throw AlarmWireError.malformed("an empty reply") }
+        return value
+    }
+}
+
+/// An error from the agent, sorted by what the caller can do about it.
+public struct AgentClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure.
+    public enum Kind: Hashable, Sendable {
+        /// No alarm with that id (for this caller).
+        case notFound
+        /// The agent refused: the state, the configuration, the limit, or authorization.
+        case refused
+        /// The agent is not running and could not be started, or did not answer.
+        case unavailable
+        /// Something else went wrong.
+        case failed
+    }
+
+    /// What kind of failure.
+    public var kind: Kind
+    /// The D-Bus error name.
+    public var name: String
+    /// The agent's message, naming the bad part.
+    public var message: String
+
+    /// Sorts a D-Bus error.
+    public init(_ error: DBusError) {
+        name = error.name
+        message = error.message
+        switch error.name {
+        case "io.github.reveille.Alarms1.Error.NotFound":
+            kind = .notFound
+        case let name where name.hasPrefix("io.github.reveille.Alarms1.Error."):
+            kind = name.hasSuffix(".StorageFailed") ? .failed : .refused
+        case DBusError.serviceUnknown, DBusError.noReply, "org.freedesktop.DBus.Error.Spawn.ChildExited",
+            "org.freedesktop.DBus.Error.Spawn.Failed", "org.freedesktop.DBus.Error.Disconnected", DBusError.nameHasNoOwner:
+            kind = .unavailable
+        default:
+            kind = .failed
+        }
+    }
+
+    /// The agent's message.
+    public var description: String { message }
+}

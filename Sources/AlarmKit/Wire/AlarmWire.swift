@@ -1,0 +1,411 @@
+import AlarmCore
+import DBus
+import Foundation
+
+/// How alarms and their configurations travel over D-Bus: `a{sv}` dictionaries with the keys the
+/// interface XML documents.
+///
+/// Configuration keys: `schedule` (`a{sv}`: `fixed` seconds since 1970 as `d`, or `hour`, `minute`
+/// integers and `weekdays` `as`), `countdown` (`a{sv}`: `preAlert`, `postAlert` seconds), `title`,
+/// `presentation` (`a{sv}`: `alert`, `countdown`, `paused`, each an `a{sv}` with `title` and
+/// buttons; a button is `a{sv}` with `text`, `textColor` `#rrggbb`, `systemImageName`),
+/// `tintColor`, `metadata` (`ay`), `sound` (`default`, a path or a theme name), `stopIntent` and
+/// `secondaryIntent` (the names of the app's own actions). Without `presentation`, the alert
+/// shows `title` with Stop, and Snooze (Repeat for a timer) when there is a `postAlert` duration.
+public enum AlarmWire {
+    // MARK: - Configurations
+
+    /// The `a{sv}` form of a definition, as `Schedule` takes it.
+    public static func encode(_ definition: AlarmDefinition) -> DBusValue {
+        var entries: [String: DBusValue] = [
+            "presentation": encode(definition.presentation),
+            "tintColor": .string(definition.tintColor.description),
+            "sound": .string(soundName(definition.sound)),
+        ]
+        if let schedule = definition.schedule { entries["schedule"] = encode(schedule) }
+        if let countdown = definition.countdownDuration { entries["countdown"] = encode(countdown) }
+        if let metadata = definition.metadata { entries["metadata"] = .array(elementSignature: "y", metadata.map(DBusValue.byte)) }
+        if let stop = definition.stopIntent { entries["stopIntent"] = .string(stop) }
+        if let secondary = definition.secondaryIntent { entries["secondaryIntent"] = .string(secondary) }
+        return .dictionary(entries)
+    }
+
+    /// Reads a configuration sent to `Schedule`; throws `invalidConfiguration` naming the bad key.
+    public static func decodeConfiguration(_ value: DBusValue) throws(AlarmRequestError) -> AlarmDefinition {
+        var reader = try DictionaryReader(value, field: "configuration")
+        let schedule = try reader.optional("schedule") { value, field throws(AlarmRequestError) in try decodeSchedule(value, field: field) }
+        let countdown = try reader.optional("countdown") { value, field throws(AlarmRequestError) in try decodeCountdown(value, field: field) }
+        let title = try reader.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) }
+        var presentation = try reader.optional("presentation") { value, field throws(AlarmRequestError) in
+            try decodePresentation(value, field: field)
+        }
+        if presentation == nil {
+            presentation = defaultPresentation(
+                title: title ?? (schedule == nil ? "Timer" : "Alarm"), isTimer: schedule == nil,
+                snoozes: countdown?.postAlert != nil)
+        } else if let title {
+            presentation?.alert.title = LocalizedStringResource(title)
+        }
+        let tint = try reader.optional("tintColor") { value, field throws(AlarmRequestError) in try color(value, field: field) }
+        let metadata = try reader.optional("metadata") { value, field throws(AlarmRequestError) in try bytes(value, field: field) }
+        let sound = try reader.optional("sound") { value, field throws(AlarmRequestError) in
+            let name = try string(value, field: field)
+            return name == "default" ? AlertConfiguration.AlertSound.default : .named(name)
+        }
+        let stopIntent = try reader.optional("stopIntent") { value, field throws(AlarmRequestError) in try string(value, field: field) }
+        let secondaryIntent = try reader.optional("secondaryIntent") { value, field throws(AlarmRequestError) in
+            try string(value, field: field)
+        }
+        try reader.finish()
+        var definition = AlarmDefinition(
+            schedule: schedule, countdownDuration: countdown, presentation: presentation!,
+            tintColor: tint ?? .accentColor, metadata: metadata, sound: sound ?? .default)
+        definition.stopIntent = stopIntent
+        definition.secondaryIntent = secondaryIntent
+        return definition
+    }
+
+    /// The presentation an alarm gets when the configuration gives only a title.
+    public static func defaultPresentation(title: String, isTimer: Bool, snoozes: Bool) -> AlarmPresentation {
+        let alert = snoozes
+            ? AlarmPresentation.Alert(
+                title: LocalizedStringResource(title), stopButton: .stopButton,
+                secondaryButton: isTimer ? .repeatButton : .snoozeButton, secondaryButtonBehavior: .countdown)
+            : AlarmPresentation.Alert(title: LocalizedStringResource(title), stopButton: .stopButton)
+        return AlarmPresentation(
+            alert: alert, countdown: .init(title: LocalizedStringResource(title), pauseButton: .pauseButton),
+            paused: .init(title: LocalizedStringResource(title), resumeButton: .resumeButton))
+    }
+
+    // MARK: - Alarms
+
+    /// The `a{sv}` form of an alarm as the agent sends it: its configuration, plus `id`, `state`,
+    /// `kind`, `title`, `owner`, and `fireDate` and `remaining` when known.
+    public static func encode(_ record: AlarmRecord, at reading: ClockReading) -> DBusValue {
+        guard case .array(let signature, var entries) = encode(record.definition) else { fatalError("a{sv} expected") }
+        var extra: [String: DBusValue] = [
+            "id": .string(record.id.uuidString.lowercased()),
+            "state": .string(record.state.rawValue),
+            "kind": .string(record.definition.isTimer ? "timer" : "alarm"),
+            "title": .string(record.definition.title),
+            "owner": .string(record.owner),
+        ]
+        if let fireDate = record.fireDate(from: reading) { extra["fireDate"] = .double(fireDate.timeIntervalSince1970) }
+        if let remaining = record.remaining(from: reading) { extra["remaining"] = .double(remaining) }
+        switch record.phase {
+        case .alerting(let ringing):
+            extra["alertScheduledAt"] = .double(ringing.scheduledAt.timeIntervalSince1970)
+            extra["alertStartedAt"] = .double(ringing.startedAt.timeIntervalSince1970)
+        case .countdown(let countdown):
+            extra["countdownTotal"] = .double(countdown.duration)
+        case .paused(let paused):
+            extra["countdownTotal"] = .double(paused.duration)
+        case .scheduled:
+            break
+        }
+        guard case .array(_, let more) = DBusValue.dictionary(extra) else { fatalError("a{sv} expected") }
+        entries += more
+        entries.sort { ($0.dictEntryKey ?? "") < ($1.dictEntryKey ?? "") }
+        return .array(elementSignature: signature, entries)
+    }
+
+    /// An alarm as the agent described it.
+    public struct RemoteAlarm: Hashable, Sendable {
+        /// The alarm as AlarmKit shows it.
+        public var alarm: Alarm
+        /// Its configuration.
+        public var definition: AlarmDefinition
+        /// Its owner.
+        public var owner: String
+        /// Its next alert instant, when known.
+        public var fireDate: Date?
+        /// Seconds left of a running or paused countdown.
+        public var remaining: TimeInterval?
+        /// The whole length of a running or paused countdown.
+        public var countdownTotal: TimeInterval?
+        /// When a ringing alert was due.
+        public var alertScheduledAt: Date?
+        /// When a ringing alert began.
+        public var alertStartedAt: Date?
+
+        /// The alarm as a record, its instants read against `reading` (a countdown ends
+        /// `remaining` seconds after it).
+        public func record(at reading: ClockReading) -> AlarmRecord {
+            let phase: AlarmRecord.Phase
+            switch alarm.state {
+            case .scheduled:
+                phase = .scheduled(alertAt: fireDate ?? reading.now)
+            case .countdown:
+                phase = .countdown(.init(
+                    kind: definition.isTimer ? .preAlert : .postAlert,
+                    endsAt: reading.elapsedDeadline(after: remaining ?? 0), duration: countdownTotal ?? remaining ?? 0))
+            case .paused:
+                phase = .paused(.init(
+                    kind: definition.isTimer ? .preAlert : .postAlert, remaining: remaining ?? 0,
+                    duration: countdownTotal ?? remaining ?? 0))
+            case .alerting:
+                phase = .alerting(.init(
+                    scheduledAt: alertScheduledAt ?? reading.now, startedAt: alertStartedAt ?? reading.now, timesOutAt: nil))
+            }
+            return AlarmRecord(id: alarm.id, owner: owner, definition: definition, phase: phase, anchor: reading.now)
+        }
+    }
+
+    /// Reads an alarm sent by the agent.
+    public static func decodeAlarm(_ value: DBusValue) throws -> RemoteAlarm {
+        guard var entries = value.dictionaryValue else { throw AlarmWireError.malformed("an alarm is not an a{sv}") }
+        guard let idText = entries.removeValue(forKey: "id")?.stringValue, let id = UUID(uuidString: idText) else {
+            throw AlarmWireError.malformed("an alarm has no id")
+        }
+        guard let stateText = entries.removeValue(forKey: "state")?.stringValue, let state = Alarm.State(rawValue: stateText) else {
+            throw AlarmWireError.malformed("alarm \(idText) has no state")
+        }
+        let owner = entries.removeValue(forKey: "owner")?.stringValue ?? ""
+        let fireDate = entries.removeValue(forKey: "fireDate")?.doubleValue.map(Date.init(timeIntervalSince1970:))
+        let remaining = entries.removeValue(forKey: "remaining")?.doubleValue
+        let total = entries.removeValue(forKey: "countdownTotal")?.doubleValue
+        let scheduledAt = entries.removeValue(forKey: "alertScheduledAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
+        let startedAt = entries.removeValue(forKey: "alertStartedAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
+        entries["kind"] = nil
+        // The rest is the configuration; the title is inside the presentation already.
+        entries["title"] = nil
+        let definition: AlarmDefinition
+        do {
+            definition = try decodeConfiguration(.dictionary(entries.mapValues(\.unwrapped)))
+        } catch {
+            throw AlarmWireError.malformed("alarm \(idText): \(error)")
+        }
+        let alarm = Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: state)
+        return RemoteAlarm(
+            alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
+            countdownTotal: total, alertScheduledAt: scheduledAt, alertStartedAt: startedAt)
+    }
+
+    // MARK: - Parts
+
+    /// The `a{sv}` form of a schedule.
+    public static func encode(_ schedule: Alarm.Schedule) -> DBusValue {
+        switch schedule {
+        case .fixed(let date):
+            return .dictionary(["fixed": .double(date.timeIntervalSince1970)])
+        case .relative(let relative):
+            var entries: [String: DBusValue] = [
+                "hour": .int32(Int32(relative.time.hour)), "minute": .int32(Int32(relative.time.minute)),
+            ]
+            if case .weekly(let days) = relative.repeats {
+                entries["weekdays"] = .strings(days.map(\.englishName))
+            }
+            return .dictionary(entries)
+        }
+    }
+
+    static func decodeSchedule(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Alarm.Schedule {
+        var reader = try DictionaryReader(value, field: field)
+        if let fixed = try reader.optional("fixed", { value, field throws(AlarmRequestError) in try seconds(value, field: field) }) {
+            try reader.finish()
+            return .fixed(Date(timeIntervalSince1970: fixed))
+        }
+        guard let hour = try reader.optional("hour", { value, field throws(AlarmRequestError) in try integer(value, field: field) }) else {
+            throw .invalidConfiguration(field: field, reason: "needs either fixed, or hour and minute")
+        }
+        let minute = try reader.optional("minute") { value, field throws(AlarmRequestError) in try integer(value, field: field) } ?? 0
+        let weekdays = try reader.optional("weekdays") { value, field throws(AlarmRequestError) in try decodeWeekdays(value, field: field) }
+        try reader.finish()
+        return .relative(.init(time: .init(hour: hour, minute: minute), repeats: weekdays.map { .weekly($0) } ?? .never))
+    }
+
+    static func decodeWeekdays(_ value: DBusValue, field: String) throws(AlarmRequestError) -> [Locale.Weekday] {
+        guard case .array("s", let names) = value.unwrapped else {
+            throw .invalidConfiguration(field: field, reason: "must be an array of day names (as)")
+        }
+        var days: [Locale.Weekday] = []
+        for name in names {
+            let text = name.stringValue ?? ""
+            guard let day = Locale.Weekday.sundayFirst.first(where: { $0.englishName == text.lowercased() || $0.rawValue == text.lowercased() })
+            else { throw .invalidConfiguration(field: field, reason: "\"\(text)\" is not a day (monday … sunday)") }
+            if !days.contains(day) { days.append(day) }
+        }
+        return days
+    }
+
+    /// The `a{sv}` form of countdown durations.
+    public static func encode(_ countdown: Alarm.CountdownDuration) -> DBusValue {
+        var entries: [String: DBusValue] = [:]
+        if let preAlert = countdown.preAlert { entries["preAlert"] = .double(preAlert) }
+        if let postAlert = countdown.postAlert { entries["postAlert"] = .double(postAlert) }
+        return .dictionary(entries)
+    }
+
+    static func decodeCountdown(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Alarm.CountdownDuration {
+        var reader = try DictionaryReader(value, field: field)
+        let preAlert = try reader.optional("preAlert") { value, field throws(AlarmRequestError) in try seconds(value, field: field) }
+        let postAlert = try reader.optional("postAlert") { value, field throws(AlarmRequestError) in try seconds(value, field: field) }
+        try reader.finish()
+        return Alarm.CountdownDuration(preAlert: preAlert, postAlert: postAlert)
+    }
+
+    static func encode(_ presentation: AlarmPresentation) -> DBusValue {
+        var alert: [String: DBusValue] = [
+            "title": .string(presentation.alert.title.key), "stopButton": encode(presentation.alert.stopButton),
+        ]
+        if let secondary = presentation.alert.secondaryButton { alert["secondaryButton"] = encode(secondary) }
+        if let behavior = presentation.alert.secondaryButtonBehavior { alert["secondaryButtonBehavior"] = .string(behavior.rawValue) }
+        var entries: [String: DBusValue] = ["alert": .dictionary(alert)]
+        if let countdown = presentation.countdown {
+            var view: [String: DBusValue] = ["title": .string(countdown.title.key)]
+            if let pause = countdown.pauseButton { view["pauseButton"] = encode(pause) }
+            entries["countdown"] = .dictionary(view)
+        }
+        if let paused = presentation.paused {
+            entries["paused"] = .dictionary(["title": .string(paused.title.key), "resumeButton": encode(paused.resumeButton)])
+        }
+        return .dictionary(entries)
+    }
+
+    static func decodePresentation(_ value: DBusValue, field: String) throws(AlarmRequestError) -> AlarmPresentation {
+        var reader = try DictionaryReader(value, field: field)
+        guard let alert = try reader.optional("alert", { value, field throws(AlarmRequestError) -> AlarmPresentation.Alert in
+            var alert = try DictionaryReader(value, field: field)
+            let title = try alert.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) } ?? ""
+            let stop = try alert.optional("stopButton") { value, field throws(AlarmRequestError) in try button(value, field: field) }
+            let secondary = try alert.optional("secondaryButton") { value, field throws(AlarmRequestError) in try button(value, field: field) }
+            let behavior = try alert.optional("secondaryButtonBehavior") { value, field throws(AlarmRequestError) in
+                let text = try string(value, field: field)
+                guard let behavior = AlarmPresentation.Alert.SecondaryButtonBehavior(rawValue: text) else {
+                    throw .invalidConfiguration(field: field, reason: "\"\(text)\" is neither countdown nor custom")
+                }
+                return behavior
+            }
+            try alert.finish()
+            return .init(
+                title: LocalizedStringResource(title), stopButton: stop ?? .stopButton, secondaryButton: secondary,
+                secondaryButtonBehavior: behavior)
+        }) else { throw .invalidConfiguration(field: field + ".alert", reason: "is required") }
+        let countdown = try reader.optional("countdown") { value, field throws(AlarmRequestError) -> AlarmPresentation.Countdown in
+            var view = try DictionaryReader(value, field: field)
+            let title = try view.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) } ?? ""
+            let pause = try view.optional("pauseButton") { value, field throws(AlarmRequestError) in try button(value, field: field) }
+            try view.finish()
+            return .init(title: LocalizedStringResource(title), pauseButton: pause)
+        }
+        let paused = try reader.optional("paused") { value, field throws(AlarmRequestError) -> AlarmPresentation.Paused in
+            var view = try DictionaryReader(value, field: field)
+            let title = try view.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) } ?? ""
+            let resume = try view.optional("resumeButton") { value, field throws(AlarmRequestError) in try button(value, field: field) }
+            try view.finish()
+            return .init(title: LocalizedStringResource(title), resumeButton: resume ?? .resumeButton)
+        }
+        try reader.finish()
+        return AlarmPresentation(alert: alert, countdown: countdown, paused: paused)
+    }
+
+    static func encode(_ button: AlarmButton) -> DBusValue {
+        .dictionary([
+            "text": .string(button.text.key), "textColor": .string(button.textColor.description),
+            "systemImageName": .string(button.systemImageName),
+        ])
+    }
+
+    static func button(_ value: DBusValue, field: String) throws(AlarmRequestError) -> AlarmButton {
+        var reader = try DictionaryReader(value, field: field)
+        let text = try reader.optional("text") { value, field throws(AlarmRequestError) in try string(value, field: field) }
+        let textColor = try reader.optional("textColor") { value, field throws(AlarmRequestError) in try color(value, field: field) }
+        let image = try reader.optional("systemImageName") { value, field throws(AlarmRequestError) in try string(value, field: field) }
+        try reader.finish()
+        guard let text else { throw .invalidConfiguration(field: field + ".text", reason: "is required") }
+        return AlarmButton(text: LocalizedStringResource(text), textColor: textColor ?? .white, systemImageName: image ?? "")
+    }
+
+    static func soundName(_ sound: AlertConfiguration.AlertSound) -> String {
+        switch sound {
+        case .default: "default"
+        case .named(let name): name
+        }
+    }
+
+    // MARK: - Scalars
+
+    static func string(_ value: DBusValue, field: String) throws(AlarmRequestError) -> String {
+        guard case .string(let text) = value.unwrapped else {
+            throw .invalidConfiguration(field: field, reason: "must be a string (s), not \(value.unwrapped.signature)")
+        }
+        return text
+    }
+
+    static func integer(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Int {
+        guard let number = value.integerValue, let small = Int(exactly: number) else {
+            throw .invalidConfiguration(field: field, reason: "must be an integer, not \(value.unwrapped.signature)")
+        }
+        return small
+    }
+
+    static func seconds(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Double {
+        if let number = value.doubleValue { return number }
+        if let number = value.integerValue { return Double(number) }
+        throw .invalidConfiguration(field: field, reason: "must be a number of seconds (d), not \(value.unwrapped.signature)")
+    }
+
+    static func bytes(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Data {
+        guard case .array("y", let elements) = value.unwrapped else {
+            throw .invalidConfiguration(field: field, reason: "must be bytes (ay), not \(value.unwrapped.signature)")
+        }
+        return Data(elements.compactMap { if case .byte(let byte) = $0 { byte } else { nil } })
+    }
+
+    static func color(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Color {
+        let text = try string(value, field: field)
+        guard let color = Color(hex: text) else {
+            throw .invalidConfiguration(field: field, reason: "\"\(text)\" is not a colour (#rrggbb or #rrggbbaa)")
+        }
+        return color
+    }
+}
+
+/// Why an answer from the agent could not be read.
+public enum AlarmWireError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The answer does not have the documented shape.
+    case malformed(String)
+
+    /// A sentence for a person.
+    public var description: String {
+        switch self {
+        case .malformed(let reason): "the agent sent something unexpected: \(reason)"
+        }
+    }
+}
+
+/// Reads the entries of an `a{sv}`, each at most once, and refuses keys nobody read.
+struct DictionaryReader {
+    private var entries: [String: DBusValue]
+    private let field: String
+
+    init(_ value: DBusValue, field: String) throws(AlarmRequestError) {
+        guard case .array(let signature, _) = value.unwrapped, signature.hasPrefix("{s"), let entries = value.dictionaryValue else {
+            throw .invalidConfiguration(field: field, reason: "must be a dictionary (a{sv}), not \(value.unwrapped.signature)")
+        }
+        self.entries = entries
+        self.field = field
+    }
+
+    mutating func optional<Value>(
+        _ key: String, _ read: (DBusValue, String) throws(AlarmRequestError) -> Value
+    ) throws(AlarmRequestError) -> Value? {
+        guard let value = entries.removeValue(forKey: key) else { return nil }
+        return try read(value, field == "configuration" ? key : "\(field).\(key)")
+    }
+
+    func finish() throws(AlarmRequestError) {
+        if let unknown = entries.keys.sorted().first {
+            throw .invalidConfiguration(
+                field: field == "configuration" ? unknown : "\(field).\(unknown)", reason: "is not a known key")
+        }
+    }
+}
+
+extension DBusValue {
+    /// The string key of a dictionary entry.
+    var dictEntryKey: String? {
+        if case .dictEntry(let key, _) = self { return key.stringValue }
+        return nil
+    }
+}

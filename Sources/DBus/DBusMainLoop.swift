@@ -1,0 +1,481 @@
+import CDBus
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Work run on a connection's loop thread, given the `DBusConnection*`.
+typealias LoopJob = @Sendable (OpaquePointer) -> Void
+
+/// The main loop of one libdbus connection: a dedicated thread that `poll()`s the enabled watch
+/// file descriptors plus an eventfd, and sleeps until the nearest enabled libdbus timeout (forever
+/// when there is none, so an idle connection never wakes up).
+///
+/// libdbus is driven through its main-loop hooks: `dbus_connection_set_watch_functions`,
+/// `_set_timeout_functions`, `_set_dispatch_status_function` and `_set_wakeup_main_function`.
+/// Ready watches go to `dbus_watch_handle`, due timeouts to `dbus_timeout_handle`, and incoming
+/// messages are dispatched with `dbus_connection_dispatch` while it reports
+/// `DBUS_DISPATCH_DATA_REMAINS`; they reach Swift through one filter (`dbus_connection_add_filter`).
+///
+/// Every libdbus call on the connection happens on this thread once it runs: other threads queue
+/// a `LoopJob` with `perform` (which writes the eventfd). The connection is opened and registered
+/// on the caller's thread before the loop starts, and the thread's creation orders that before
+/// everything the loop does.
+final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pending replies and handlers are used only on the loop thread (or before it starts); the job queue and the watch and timeout tables are Mutexes, counters are Atomics, and eventFD is immutable
+    /// The `DBusConnection*`, owning one reference; used only on the loop thread.
+    let connection: OpaquePointer
+    /// Wakes `poll()` for queued jobs and libdbus wake-up requests; closed in `deinit`.
+    private let eventFD: Int32
+    private let queue = Mutex(JobQueue())
+    private let iterationCount = Atomic<Int>(0)
+    private let threadID = Atomic<UInt>(0)
+    private let running = Atomic<Bool>(false)
+
+    private struct JobQueue {
+        var jobs: [LoopJob] = []
+        var accepting = true
+    }
+
+    /// The watches and timeouts libdbus asked for. Normally only the loop thread changes them,
+    /// but libdbus may toggle a watch from the thread that frees a received message (when the
+    /// incoming-size limit is crossed), so they are locked and an outside change wakes the loop.
+    /// The lock is never held across a call into libdbus that can call back.
+    private let sources = Mutex(Sources())
+
+    /// The tables hold `DBusWatch*` and `DBusTimeout*` as `Handle`s, which are Sendable.
+    private struct Sources {
+        var watches: [(id: Int, watch: Handle)] = []
+        var timeouts: [(id: Int, timeout: Handle, deadline: UInt64?)] = []
+        var nextID = 0
+    }
+
+    /// A libdbus object pointer as a plain address.
+    private struct Handle: Equatable, Sendable {
+        let address: UInt
+        init(_ pointer: OpaquePointer) { address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))) }
+        var pointer: OpaquePointer { OpaquePointer(bitPattern: address)! }
+    }
+
+    // Loop-thread state.
+    private var pendingReplies: [ObjectIdentifier: PendingReply] = [:]
+    private var onMessage: (@Sendable (DBusMessage) -> Bool)?
+    private var onDisconnect: (@Sendable () -> Void)?
+    private var disconnectReported = false
+
+    /// Takes over one reference to an open, registered connection.
+    init(connection: OpaquePointer) throws(DBusError) {
+        self.connection = connection
+        let fd = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        guard fd >= 0 else {
+            throw DBusError(name: DBusError.failed, message: "eventfd failed with errno \(errno)")
+        }
+        eventFD = fd
+    }
+
+    deinit { close(eventFD) }
+
+    /// How many times `poll()` has returned: a loop that is idle must not count up.
+    var iterations: Int { iterationCount.load(ordering: .relaxed) }
+
+    /// Whether the loop thread is still running.
+    var isRunning: Bool { running.load(ordering: .acquiring) }
+
+    private var isOnLoopThread: Bool {
+        let loop = threadID.load(ordering: .acquiring)
+        return loop != 0 && pthread_equal(pthread_self(), pthread_t(loop)) != 0
+    }
+
+    /// Starts the loop thread. `onMessage` sees every incoming message on the loop thread and
+    /// returns whether it handled it; `onDisconnect` runs once, on the loop thread, when the
+    /// connection is closed or lost.
+    func start(
+        onMessage: @escaping @Sendable (DBusMessage) -> Bool, onDisconnect: @escaping @Sendable () -> Void
+    ) throws(DBusError) {
+        self.onMessage = onMessage
+        self.onDisconnect = onDisconnect
+        running.store(true, ordering: .releasing)
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<DBusMainLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
+        guard result == 0 else {
+            Unmanaged<DBusMainLoop>.fromOpaque(context).release()
+            running.store(false, ordering: .releasing)
+            throw DBusError(name: DBusError.failed, message: "Could not start the D-Bus loop thread (\(result))")
+        }
+        pthread_detach(thread)
+    }
+
+    /// Queues work for the loop thread and wakes it; false once the loop has stopped.
+    @discardableResult
+    func perform(_ job: @escaping LoopJob) -> Bool {
+        let accepted = queue.withLock { state in
+            guard state.accepting else { return false }
+            state.jobs.append(job)
+            return true
+        }
+        if accepted && !isOnLoopThread { wakeUp() }
+        return accepted
+    }
+
+    /// Makes `poll()` return (writes the eventfd).
+    private func wakeUp() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { write(eventFD, $0.baseAddress, 8) }
+    }
+
+    // MARK: - The loop
+
+    private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        reveille_set_thread_name("dbus-loop")
+        install()
+        while true {
+            settle()
+            if dbus_connection_get_is_connected(connection) == 0 { break }
+            if !pollOnce() { break }
+        }
+        finish()
+    }
+
+    /// Installs the main-loop hooks and the message filter; each hook holds a retained `self` as
+    /// its user data, released by libdbus through the free function.
+    private func install() {
+        let retained = { Unmanaged.passRetained(self).toOpaque() }
+        let release: DBusFreeFunction = { data in Unmanaged<DBusMainLoop>.fromOpaque(data!).release() }
+        dbus_connection_set_watch_functions(
+            connection,
+            { watch, data in Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().addWatch(watch!) },
+            { watch, data in Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().removeWatch(watch!) },
+            { _, data in
+                // Enablement is read from each watch before every poll: wake the loop to re-read.
+                let loop = Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue()
+                if !loop.isOnLoopThread { loop.wakeUp() }
+            },
+            retained(), release)
+        dbus_connection_set_timeout_functions(
+            connection,
+            { timeout, data in Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().addTimeout(timeout!) },
+            { timeout, data in
+                Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().removeTimeout(timeout!)
+            },
+            { timeout, data in
+                Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().toggleTimeout(timeout!)
+            },
+            retained(), release)
+        dbus_connection_set_dispatch_status_function(
+            connection,
+            { _, status, data in
+                let loop = Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue()
+                // On the loop thread the loop dispatches before it polls again anyway.
+                if status == DBUS_DISPATCH_DATA_REMAINS && !loop.isOnLoopThread { loop.wakeUp() }
+            },
+            retained(), release)
+        dbus_connection_set_wakeup_main_function(
+            connection,
+            { data in
+                let loop = Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue()
+                if !loop.isOnLoopThread { loop.wakeUp() }
+            },
+            retained(), release)
+        dbus_connection_add_filter(
+            connection,
+            { _, message, data in
+                Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().filter(message!)
+            },
+            retained(), release)
+    }
+
+    /// Runs queued jobs and dispatches incoming messages until neither has anything left.
+    private func settle() {
+        while true {
+            let jobs = queue.withLock { state in
+                let jobs = state.jobs
+                state.jobs.removeAll()
+                return jobs
+            }
+            for job in jobs { job(connection) }
+            var dispatched = false
+            while dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
+                dbus_connection_dispatch(connection)
+                dispatched = true
+            }
+            if jobs.isEmpty && !dispatched { return }
+        }
+    }
+
+    /// Waits for a ready watch, the eventfd or the nearest timeout, and handles what is ready.
+    /// Returns false when `poll()` fails for good.
+    private func pollOnce() -> Bool {
+        var fds = [pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0)]
+        var watchIDs: [Int] = []
+        sources.withLock { sources in
+            for entry in sources.watches where dbus_watch_get_enabled(entry.watch.pointer) != 0 {
+                let watch = entry.watch.pointer
+                let flags = dbus_watch_get_flags(watch)
+                var events: Int16 = 0
+                if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
+                if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+                watchIDs.append(entry.id)
+            }
+        }
+        let ready = poll(&fds, nfds_t(fds.count), nextTimeoutMilliseconds())
+        iterationCount.add(1, ordering: .relaxed)
+        if ready < 0 {
+            return errno == EINTR
+        }
+        if fds[0].revents != 0 {
+            var count: UInt64 = 0
+            _ = withUnsafeMutableBytes(of: &count) { read(eventFD, $0.baseAddress, 8) }
+        }
+        for (index, id) in watchIDs.enumerated() where fds[index + 1].revents != 0 {
+            // A handled watch may remove others: look each one up again.
+            let found = sources.withLock { sources in
+                sources.watches.first(where: { $0.id == id && dbus_watch_get_enabled($0.watch.pointer) != 0 })?.watch
+            }
+            guard let watch = found else { continue }
+            let revents = Int32(fds[index + 1].revents)
+            var flags: UInt32 = 0
+            if revents & Int32(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
+            if revents & Int32(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
+            if revents & Int32(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+            if revents & Int32(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+            if revents & Int32(POLLNVAL) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+            dbus_watch_handle(watch.pointer, flags)
+        }
+        handleDueTimeouts()
+        return true
+    }
+
+    /// Tears down on the loop thread: reports the disconnection, fails queued work and pending
+    /// calls, and drops the connection (`dbus_connection_close`, `dbus_connection_unref`).
+    private func finish() {
+        dbus_connection_close(connection)
+        reportDisconnect()
+        let remaining = queue.withLock { state in
+            state.accepting = false
+            let jobs = state.jobs
+            state.jobs.removeAll()
+            return jobs
+        }
+        // The connection is closed: sends are dropped and calls fail at once.
+        for job in remaining { job(connection) }
+        for reply in pendingReplies.values {
+            if let pending = reply.pending {
+                dbus_pending_call_cancel(pending)
+                dbus_pending_call_unref(pending)
+                reply.pending = nil
+            }
+            reply.finish(.failure(DBusError.connectionClosed()))
+        }
+        pendingReplies.removeAll()
+        onMessage = nil
+        onDisconnect = nil
+        running.store(false, ordering: .releasing)
+        dbus_connection_unref(connection)
+    }
+
+    private func reportDisconnect() {
+        guard !disconnectReported else { return }
+        disconnectReported = true
+        onDisconnect?()
+    }
+
+    // MARK: - Watches and timeouts (called by libdbus, normally on the loop thread)
+
+    private func addWatch(_ pointer: OpaquePointer) -> dbus_bool_t {
+        let watch = Handle(pointer)
+        sources.withLock { sources in
+            sources.nextID += 1
+            sources.watches.append((sources.nextID, watch))
+        }
+        if !isOnLoopThread { wakeUp() }
+        return 1
+    }
+
+    private func removeWatch(_ pointer: OpaquePointer) {
+        let watch = Handle(pointer)
+        sources.withLock { $0.watches.removeAll { $0.watch == watch } }
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// When an enabled timeout fires if (re)started at `now` (`dbus_timeout_get_interval`).
+    private static func deadline(for timeout: OpaquePointer, from now: UInt64) -> UInt64? {
+        guard dbus_timeout_get_enabled(timeout) != 0 else { return nil }
+        return now + UInt64(max(0, dbus_timeout_get_interval(timeout))) * 1_000_000
+    }
+
+    private func addTimeout(_ pointer: OpaquePointer) -> dbus_bool_t {
+        let timeout = Handle(pointer)
+        let deadline = Self.deadline(for: pointer, from: Self.now())
+        sources.withLock { sources in
+            sources.nextID += 1
+            sources.timeouts.append((sources.nextID, timeout, deadline))
+        }
+        if !isOnLoopThread { wakeUp() }
+        return 1
+    }
+
+    private func removeTimeout(_ pointer: OpaquePointer) {
+        let timeout = Handle(pointer)
+        sources.withLock { $0.timeouts.removeAll { $0.timeout == timeout } }
+    }
+
+    /// A timeout enabled again starts its interval afresh.
+    private func toggleTimeout(_ pointer: OpaquePointer) {
+        let timeout = Handle(pointer)
+        let deadline = Self.deadline(for: pointer, from: Self.now())
+        sources.withLock { sources in
+            guard let index = sources.timeouts.firstIndex(where: { $0.timeout == timeout }) else { return }
+            sources.timeouts[index].deadline = deadline
+        }
+        if !isOnLoopThread { wakeUp() }
+    }
+
+    /// Milliseconds until the nearest enabled timeout, rounded up; -1 (forever) when none.
+    private func nextTimeoutMilliseconds() -> Int32 {
+        let now = Self.now()
+        let nearest: UInt64? = sources.withLock { sources in
+            var nearest: UInt64?
+            for index in sources.timeouts.indices {
+                let timeout = sources.timeouts[index].timeout.pointer
+                guard dbus_timeout_get_enabled(timeout) != 0 else {
+                    sources.timeouts[index].deadline = nil
+                    continue
+                }
+                let deadline = sources.timeouts[index].deadline ?? Self.deadline(for: timeout, from: now)!
+                sources.timeouts[index].deadline = deadline
+                nearest = min(nearest ?? deadline, deadline)
+            }
+            return nearest
+        }
+        guard let nearest else { return -1 }
+        guard nearest > now else { return 0 }
+        let milliseconds = (nearest - now + 999_999) / 1_000_000
+        return Int32(min(milliseconds, UInt64(Int32.max)))
+    }
+
+    /// Runs every due timeout once (`dbus_timeout_handle`); libdbus timeouts repeat, so each
+    /// gets its next deadline first.
+    private func handleDueTimeouts() {
+        let now = Self.now()
+        let due = sources.withLock { sources in
+            sources.timeouts.filter { ($0.deadline ?? .max) <= now }.map(\.id)
+        }
+        for id in due {
+            let found: Handle? = sources.withLock { sources in
+                guard let index = sources.timeouts.firstIndex(where: { $0.id == id }) else { return nil }
+                let timeout = sources.timeouts[index].timeout
+                guard dbus_timeout_get_enabled(timeout.pointer) != 0 else { return nil }
+                sources.timeouts[index].deadline = Self.deadline(for: timeout.pointer, from: now)
+                return timeout
+            }
+            if let timeout = found { dbus_timeout_handle(timeout.pointer) }
+        }
+    }
+
+    // MARK: - Messages
+
+    private func filter(_ message: OpaquePointer) -> DBusHandlerResult {
+        let wrapped = DBusMessage(referencing: message)
+        if wrapped.type == .signal && wrapped.interface == "org.freedesktop.DBus.Local"
+            && wrapped.member == "Disconnected"
+        {
+            reportDisconnect()
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        return onMessage?(wrapped) == true ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+
+    /// Sends a message (`dbus_connection_send`). Loop thread only.
+    func send(_ message: DBusMessage) {
+        message.lock.withLock { _ in _ = dbus_connection_send(connection, message.pointer, nil) }
+    }
+
+    /// Sends a method call and arranges for `reply` to finish with its answer
+    /// (`dbus_connection_send_with_reply`, `dbus_pending_call_set_notify`). Loop thread only.
+    func send(_ message: DBusMessage, timeoutMilliseconds: Int32, reply: PendingReply) {
+        guard !reply.cancelled else {
+            reply.finish(.failure(CancellationError()))
+            return
+        }
+        var pending: OpaquePointer?
+        let sent = message.lock.withLock { _ in
+            dbus_connection_send_with_reply(connection, message.pointer, &pending, timeoutMilliseconds)
+        }
+        guard sent != 0, let pending else {
+            reply.finish(.failure(DBusError.connectionClosed()))
+            return
+        }
+        reply.pending = pending
+        pendingReplies[ObjectIdentifier(reply)] = reply
+        dbus_pending_call_set_notify(
+            pending,
+            { _, data in
+                let reply = Unmanaged<PendingReply>.fromOpaque(data!).takeUnretainedValue()
+                reply.loop.complete(reply)
+            },
+            Unmanaged.passRetained(reply).toOpaque(),
+            { data in Unmanaged<PendingReply>.fromOpaque(data!).release() })
+    }
+
+    /// Takes the reply of a completed pending call (`dbus_pending_call_steal_reply`).
+    private func complete(_ reply: PendingReply) {
+        guard let pending = reply.pending else { return }
+        let message = dbus_pending_call_steal_reply(pending)
+        reply.pending = nil
+        pendingReplies[ObjectIdentifier(reply)] = nil
+        dbus_pending_call_unref(pending)
+        if let message {
+            reply.finish(.success(DBusMessage(taking: message)))
+        } else {
+            reply.finish(.failure(DBusError(name: DBusError.noReply, message: "The call completed without a reply")))
+        }
+    }
+
+    /// Cancels a pending call (`dbus_pending_call_cancel`), or marks it so it is never sent.
+    /// Loop thread only.
+    func cancel(_ reply: PendingReply) {
+        if let pending = reply.pending {
+            reply.pending = nil
+            pendingReplies[ObjectIdentifier(reply)] = nil
+            dbus_pending_call_cancel(pending)
+            dbus_pending_call_unref(pending)
+            reply.finish(.failure(CancellationError()))
+        } else {
+            reply.cancelled = true
+        }
+    }
+}
+
+/// One method call waiting for its reply: the `DBusPendingCall*` and what to do with the answer.
+final class PendingReply: @unchecked Sendable {  // safe: created on any thread, but every field is read and written only on the loop thread (inside loop jobs and libdbus callbacks)
+    let loop: DBusMainLoop
+    var pending: OpaquePointer?
+    var cancelled = false
+    private var completion: (@Sendable (Result<DBusMessage, any Error>) -> Void)?
+
+    init(loop: DBusMainLoop, completion: @escaping @Sendable (Result<DBusMessage, any Error>) -> Void) {
+        self.loop = loop
+        self.completion = completion
+    }
+
+    /// Runs the completion once.
+    func finish(_ result: Result<DBusMessage, any Error>) {
+        guard let completion else { return }
+        self.completion = nil
+        completion(result)
+    }
+}

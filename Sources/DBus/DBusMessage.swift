@@ -1,0 +1,205 @@
+import CDBus
+import Synchronization
+
+/// A D-Bus message (a libdbus `DBusMessage*`): a method call, method return, error or signal,
+/// with its header fields and its arguments read into `DBusValue`s.
+///
+/// A message is immutable once built: the builders (`methodCall`, `signal`, `methodReturn`,
+/// `error`) validate and append every argument before returning, and a received message is read
+/// completely (header and arguments) on the connection's loop thread before anyone else sees it.
+/// After that, the C message is only touched by `dbus_message_unref` (atomic reference count),
+/// by `dbus_message_new_method_return`/`new_error` (header reads of a received message) and by
+/// sending, which stamps the serial; sending and `serial` hold `lock`.
+public final class DBusMessage: @unchecked Sendable {  // safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`
+    /// The kind of message (`dbus_message_get_type`).
+    public enum MessageType: Sendable, Hashable {
+        /// `DBUS_MESSAGE_TYPE_METHOD_CALL`
+        case methodCall
+        /// `DBUS_MESSAGE_TYPE_METHOD_RETURN`
+        case methodReturn
+        /// `DBUS_MESSAGE_TYPE_ERROR`
+        case error
+        /// `DBUS_MESSAGE_TYPE_SIGNAL`
+        case signal
+        /// A type this module does not know.
+        case unknown
+    }
+
+    /// The `DBusMessage*`, owning one reference.
+    let pointer: OpaquePointer
+    /// Serializes sending (which assigns the serial) with reading the serial.
+    let lock = Mutex<Void>(())
+
+    /// The message type (`dbus_message_get_type`).
+    public let type: MessageType
+    /// The sender's unique name (`dbus_message_get_sender`); set by the bus on received messages.
+    public let sender: String?
+    /// The destination bus name (`dbus_message_get_destination`); nil for broadcast signals.
+    public let destination: String?
+    /// The object path (`dbus_message_get_path`) of a method call or signal.
+    public let path: String?
+    /// The interface (`dbus_message_get_interface`) of a method call or signal.
+    public let interface: String?
+    /// The method or signal name (`dbus_message_get_member`).
+    public let member: String?
+    /// The error name of an error reply (`dbus_message_get_error_name`).
+    public let errorName: String?
+    /// The signature of the arguments (`dbus_message_get_signature`).
+    public let signature: String
+    /// The serial this message answers (`dbus_message_get_reply_serial`); 0 when it answers none.
+    public let replySerial: UInt32
+    /// Whether the caller wants no reply (`dbus_message_get_no_reply`).
+    public let noReplyExpected: Bool
+    /// The arguments. Empty when they could not be read; then `argumentError` says why.
+    public let arguments: [DBusValue]
+    /// Why the arguments could not be read (for example a unix file descriptor, type `h`, which
+    /// this module does not support); nil when they were read.
+    public let argumentError: DBusError?
+
+    /// The serial number (`dbus_message_get_serial`); 0 until the message is sent.
+    public var serial: UInt32 {
+        lock.withLock { _ in dbus_message_get_serial(pointer) }
+    }
+
+    /// The message of an error reply: its first argument when that is a string.
+    public var errorMessage: String? {
+        guard type == .error, case .string(let text)? = arguments.first else { return nil }
+        return text
+    }
+
+    /// Wraps a C message, taking over one reference, and reads all of it. Call on the thread
+    /// that owns the message (the loop thread for received messages).
+    init(taking pointer: OpaquePointer, arguments known: [DBusValue]? = nil) {
+        self.pointer = pointer
+        switch dbus_message_get_type(pointer) {
+        case 1: type = .methodCall  // DBUS_MESSAGE_TYPE_METHOD_CALL
+        case 2: type = .methodReturn  // DBUS_MESSAGE_TYPE_METHOD_RETURN
+        case 3: type = .error  // DBUS_MESSAGE_TYPE_ERROR
+        case 4: type = .signal  // DBUS_MESSAGE_TYPE_SIGNAL
+        default: type = .unknown
+        }
+        func text(_ value: UnsafePointer<CChar>?) -> String? { value.map { String(cString: $0) } }
+        sender = text(dbus_message_get_sender(pointer))
+        destination = text(dbus_message_get_destination(pointer))
+        path = text(dbus_message_get_path(pointer))
+        interface = text(dbus_message_get_interface(pointer))
+        member = text(dbus_message_get_member(pointer))
+        errorName = text(dbus_message_get_error_name(pointer))
+        signature = text(dbus_message_get_signature(pointer)) ?? ""
+        replySerial = dbus_message_get_reply_serial(pointer)
+        noReplyExpected = dbus_message_get_no_reply(pointer) != 0
+        if let known {
+            arguments = known
+            argumentError = nil
+        } else {
+            do {
+                arguments = try MessageReader.arguments(of: pointer)
+                argumentError = nil
+            } catch {
+                arguments = []
+                argumentError = error
+            }
+        }
+    }
+
+    /// Wraps a C message that is referenced elsewhere (`dbus_message_ref`), reading all of it.
+    convenience init(referencing pointer: OpaquePointer) {
+        self.init(taking: dbus_message_ref(pointer))
+    }
+
+    deinit { dbus_message_unref(pointer) }
+
+    /// The arguments, throwing `argumentError` when they could not be read.
+    public func decodedArguments() throws(DBusError) -> [DBusValue] {
+        if let argumentError { throw argumentError }
+        return arguments
+    }
+
+    /// Builds a finished message from a fresh C message: validates and appends the arguments.
+    private static func build(
+        _ make: () -> OpaquePointer?, arguments: [DBusValue], configure: (OpaquePointer) -> Bool = { _ in true }
+    ) throws(DBusError) -> DBusMessage {
+        try Validation.checkArguments(arguments)
+        guard let pointer = make() else {
+            throw DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "Could not create a message")
+        }
+        guard configure(pointer) else {
+            dbus_message_unref(pointer)
+            throw DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "Could not set a header field")
+        }
+        do {
+            try MessageWriter.append(arguments, to: pointer)
+        } catch {
+            dbus_message_unref(pointer)
+            throw error
+        }
+        return DBusMessage(taking: pointer, arguments: arguments)
+    }
+
+    /// A method call (`dbus_message_new_method_call`); throws `InvalidArgs` for an invalid name,
+    /// path or argument.
+    public static func methodCall(
+        destination: String?, path: String, interface: String?, method: String, arguments: [DBusValue] = []
+    ) throws(DBusError) -> DBusMessage {
+        if let destination {
+            try Validation.require(Validation.isValidBusName(destination), "Invalid bus name \(destination.debugDescription)")
+        }
+        try Validation.require(Validation.isValidPath(path), "Invalid object path \(path.debugDescription)")
+        if let interface {
+            try Validation.require(Validation.isValidInterface(interface), "Invalid interface \(interface.debugDescription)")
+        }
+        try Validation.require(Validation.isValidMember(method), "Invalid method name \(method.debugDescription)")
+        return try build({ dbus_message_new_method_call(destination, path, interface, method) }, arguments: arguments)
+    }
+
+    /// A signal (`dbus_message_new_signal`), broadcast unless `destination` names one connection
+    /// (`dbus_message_set_destination`); throws `InvalidArgs` for an invalid name, path or argument.
+    public static func signal(
+        path: String, interface: String, name: String, arguments: [DBusValue] = [], destination: String? = nil
+    ) throws(DBusError) -> DBusMessage {
+        try Validation.require(Validation.isValidPath(path), "Invalid object path \(path.debugDescription)")
+        try Validation.require(Validation.isValidInterface(interface), "Invalid interface \(interface.debugDescription)")
+        try Validation.require(Validation.isValidMember(name), "Invalid signal name \(name.debugDescription)")
+        if let destination {
+            try Validation.require(Validation.isValidBusName(destination), "Invalid bus name \(destination.debugDescription)")
+        }
+        return try build(
+            { dbus_message_new_signal(path, interface, name) }, arguments: arguments,
+            configure: { destination == nil || dbus_message_set_destination($0, destination) != 0 })
+    }
+
+    /// The successful reply to a method call (`dbus_message_new_method_return`).
+    public static func methodReturn(replyingTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusError) -> DBusMessage {
+        try build({ dbus_message_new_method_return(call.pointer) }, arguments: arguments)
+    }
+
+    /// An error reply to a method call (`dbus_message_new_error`); an invalid error name is
+    /// replaced by `org.freedesktop.DBus.Error.Failed`.
+    public static func error(replyingTo call: DBusMessage, name: String, message: String) -> DBusMessage {
+        let validName = Validation.isValidErrorName(name) ? name : DBusError.failed
+        let text = message.utf8.contains(0) ? String(message.split(separator: "\0").joined()) : message
+        // `dbus_message_new_error` appends the message as one string argument.
+        let pointer = dbus_message_new_error(call.pointer, validName, text)!
+        return DBusMessage(taking: pointer, arguments: [.string(text)])
+    }
+
+    /// Makes this message want no reply (`dbus_message_set_no_reply`); only before it is shared.
+    func setNoReply() {
+        lock.withLock { _ in dbus_message_set_no_reply(pointer, 1) }
+    }
+}
+
+extension DBusMessage: CustomStringConvertible {
+    /// The message type and header fields, for logs.
+    public var description: String {
+        var parts = ["\(type)"]
+        if let sender { parts.append("sender=\(sender)") }
+        if let destination { parts.append("destination=\(destination)") }
+        if let path { parts.append("path=\(path)") }
+        if let interface { parts.append("interface=\(interface)") }
+        if let member { parts.append("member=\(member)") }
+        if let errorName { parts.append("error=\(errorName)") }
+        parts.append("signature=\(signature)")
+        return "DBusMessage(" + parts.joined(separator: " ") + ")"
+    }
+}

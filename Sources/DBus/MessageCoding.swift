@@ -1,0 +1,295 @@
+import CDBus
+
+/// The D-Bus type codes (`DBUS_TYPE_*`, macros that do not import), as the `int` libdbus uses.
+enum TypeCode {
+    static let invalid: Int32 = 0
+    static let byte = Int32(UInt8(ascii: "y"))
+    static let boolean = Int32(UInt8(ascii: "b"))
+    static let int16 = Int32(UInt8(ascii: "n"))
+    static let uint16 = Int32(UInt8(ascii: "q"))
+    static let int32 = Int32(UInt8(ascii: "i"))
+    static let uint32 = Int32(UInt8(ascii: "u"))
+    static let int64 = Int32(UInt8(ascii: "x"))
+    static let uint64 = Int32(UInt8(ascii: "t"))
+    static let double = Int32(UInt8(ascii: "d"))
+    static let string = Int32(UInt8(ascii: "s"))
+    static let objectPath = Int32(UInt8(ascii: "o"))
+    static let signature = Int32(UInt8(ascii: "g"))
+    static let unixFD = Int32(UInt8(ascii: "h"))
+    static let array = Int32(UInt8(ascii: "a"))
+    static let variant = Int32(UInt8(ascii: "v"))
+    static let structure = Int32(UInt8(ascii: "r"))
+    static let dictEntry = Int32(UInt8(ascii: "e"))
+}
+
+/// Checks of names and values against the D-Bus rules, with libdbus's own validators
+/// (`dbus_validate_*`, `dbus_signature_validate*`), so that nothing invalid reaches the
+/// `dbus_message_*` calls (which would print a warning and fail).
+enum Validation {
+    static func isValidPath(_ path: String) -> Bool {
+        !path.utf8.contains(0) && dbus_validate_path(path, nil) != 0
+    }
+
+    static func isValidInterface(_ name: String) -> Bool {
+        !name.utf8.contains(0) && dbus_validate_interface(name, nil) != 0
+    }
+
+    static func isValidMember(_ name: String) -> Bool {
+        !name.utf8.contains(0) && dbus_validate_member(name, nil) != 0
+    }
+
+    static func isValidErrorName(_ name: String) -> Bool {
+        !name.utf8.contains(0) && dbus_validate_error_name(name, nil) != 0
+    }
+
+    static func isValidBusName(_ name: String) -> Bool {
+        !name.utf8.contains(0) && dbus_validate_bus_name(name, nil) != 0
+    }
+
+    /// A signature of zero or more complete types.
+    static func isValidSignature(_ signature: String) -> Bool {
+        !signature.utf8.contains(0) && dbus_signature_validate(signature, nil) != 0
+    }
+
+    /// A signature of exactly one complete type.
+    static func isValidSingleType(_ signature: String) -> Bool {
+        !signature.utf8.contains(0) && dbus_signature_validate_single(signature, nil) != 0
+    }
+
+    static func require(_ condition: Bool, _ message: @autoclosure () -> String) throws(DBusError) {
+        if !condition { throw DBusError.invalidArguments(message()) }
+    }
+
+    /// Throws `InvalidArgs` naming the first of a message's arguments that cannot be sent.
+    static func checkArguments(_ values: [DBusValue]) throws(DBusError) {
+        for value in values {
+            if case .dictEntry = value {
+                throw DBusError.invalidArguments("A dictionary entry can only be an array element")
+            }
+            try check(value)
+        }
+        try require(isValidSignature(values.signature), "Invalid message signature \(values.signature)")
+    }
+
+    /// Throws `InvalidArgs` naming the first part of `value` that cannot be sent.
+    static func check(_ value: DBusValue) throws(DBusError) {
+        switch value {
+        case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
+            return
+        case .string(let text):
+            try require(!text.utf8.contains(0), "A D-Bus string cannot contain NUL")
+        case .objectPath(let path):
+            try require(isValidPath(path), "Invalid object path \(path.debugDescription)")
+        case .signature(let signature):
+            try require(isValidSignature(signature), "Invalid signature \(signature.debugDescription)")
+        case .variant(let inner):
+            try check(inner)
+            try require(isValidSingleType(inner.signature), "Invalid variant type \(inner.signature)")
+        case .array(let element, let elements):
+            try require(isValidSingleType("a" + element), "Invalid array element type \(element.debugDescription)")
+            for item in elements {
+                try require(
+                    item.signature == element,
+                    "Array of \(element) holds an element of type \(item.signature)")
+                try check(item)
+            }
+        case .dictEntry(let key, let inner):
+            try check(key)
+            try check(inner)
+            try require(isValidSingleType("a" + value.signature), "Invalid dictionary entry type \(value.signature)")
+        case .structure(let fields):
+            try require(!fields.isEmpty, "A D-Bus structure needs at least one field")
+            for field in fields { try check(field) }
+        }
+        if case .dictEntry = value { return }
+        try require(isValidSingleType(value.signature), "Invalid type \(value.signature)")
+    }
+}
+
+/// Writing `DBusValue`s into a message with `DBusMessageIter` (`dbus_message_iter_append_basic`,
+/// `dbus_message_iter_open_container`, `dbus_message_iter_close_container`).
+enum MessageWriter {
+    /// Appends the values as the message's arguments. The values must have passed
+    /// `Validation.check`; a libdbus failure here is out of memory.
+    static func append(_ values: [DBusValue], to message: OpaquePointer) throws(DBusError) {
+        var iterator = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iterator)
+        for value in values {
+            try append(value, to: &iterator)
+        }
+    }
+
+    private static func outOfMemory() -> DBusError {
+        DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "libdbus ran out of memory")
+    }
+
+    private static func appendBasic<T>(_ value: T, type: Int32, to iterator: inout DBusMessageIter) throws(DBusError) {
+        var copy = value
+        let ok = withUnsafeMutablePointer(to: &copy) { dbus_message_iter_append_basic(&iterator, type, $0) }
+        if ok == 0 { throw outOfMemory() }
+    }
+
+    private static func appendString(_ text: String, type: Int32, to iterator: inout DBusMessageIter) throws(DBusError) {
+        let ok = text.withCString { pointer in
+            var stringPointer: UnsafePointer<CChar>? = pointer
+            return dbus_message_iter_append_basic(&iterator, type, &stringPointer)
+        }
+        if ok == 0 { throw outOfMemory() }
+    }
+
+    private static func appendContainer(
+        _ type: Int32, signature: String?, to iterator: inout DBusMessageIter,
+        _ body: (inout DBusMessageIter) throws(DBusError) -> Void
+    ) throws(DBusError) {
+        var sub = DBusMessageIter()
+        let opened: dbus_bool_t
+        if let signature {
+            opened = signature.withCString { dbus_message_iter_open_container(&iterator, type, $0, &sub) }
+        } else {
+            opened = dbus_message_iter_open_container(&iterator, type, nil, &sub)
+        }
+        if opened == 0 { throw outOfMemory() }
+        do {
+            try body(&sub)
+        } catch {
+            dbus_message_iter_abandon_container(&iterator, &sub)
+            throw error
+        }
+        if dbus_message_iter_close_container(&iterator, &sub) == 0 { throw outOfMemory() }
+    }
+
+    static func append(_ value: DBusValue, to iterator: inout DBusMessageIter) throws(DBusError) {
+        switch value {
+        case .byte(let v): try appendBasic(v, type: TypeCode.byte, to: &iterator)
+        case .boolean(let v): try appendBasic(dbus_bool_t(v ? 1 : 0), type: TypeCode.boolean, to: &iterator)
+        case .int16(let v): try appendBasic(v, type: TypeCode.int16, to: &iterator)
+        case .uint16(let v): try appendBasic(v, type: TypeCode.uint16, to: &iterator)
+        case .int32(let v): try appendBasic(v, type: TypeCode.int32, to: &iterator)
+        case .uint32(let v): try appendBasic(v, type: TypeCode.uint32, to: &iterator)
+        case .int64(let v): try appendBasic(v, type: TypeCode.int64, to: &iterator)
+        case .uint64(let v): try appendBasic(v, type: TypeCode.uint64, to: &iterator)
+        case .double(let v): try appendBasic(v, type: TypeCode.double, to: &iterator)
+        case .string(let v): try appendString(v, type: TypeCode.string, to: &iterator)
+        case .objectPath(let v): try appendString(v, type: TypeCode.objectPath, to: &iterator)
+        case .signature(let v): try appendString(v, type: TypeCode.signature, to: &iterator)
+        case .variant(let inner):
+            try appendContainer(TypeCode.variant, signature: inner.signature, to: &iterator) { (sub) throws(DBusError) in
+                try append(inner, to: &sub)
+            }
+        case .array(let element, let elements):
+            try appendContainer(TypeCode.array, signature: element, to: &iterator) { (sub) throws(DBusError) in
+                for item in elements { try append(item, to: &sub) }
+            }
+        case .dictEntry(let key, let inner):
+            try appendContainer(TypeCode.dictEntry, signature: nil, to: &iterator) { (sub) throws(DBusError) in
+                try append(key, to: &sub)
+                try append(inner, to: &sub)
+            }
+        case .structure(let fields):
+            try appendContainer(TypeCode.structure, signature: nil, to: &iterator) { (sub) throws(DBusError) in
+                for field in fields { try append(field, to: &sub) }
+            }
+        }
+    }
+}
+
+/// Reading a message's arguments into `DBusValue`s with `DBusMessageIter`
+/// (`dbus_message_iter_init`, `_get_arg_type`, `_get_basic`, `_recurse`, `_next`).
+///
+/// Unix file descriptors (`h`) are not supported: a message holding one reads as an
+/// `org.freedesktop.DBus.Error.NotSupported` error.
+enum MessageReader {
+    static func arguments(of message: OpaquePointer) throws(DBusError) -> [DBusValue] {
+        var iterator = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iterator) != 0 else { return [] }
+        return try readAll(&iterator)
+    }
+
+    private static func readAll(_ iterator: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
+        var values: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(&iterator) != TypeCode.invalid {
+            values.append(try read(&iterator))
+            dbus_message_iter_next(&iterator)
+        }
+        return values
+    }
+
+    private static func basic<T>(_ iterator: inout DBusMessageIter, _ zero: T) -> T {
+        var value = zero
+        withUnsafeMutablePointer(to: &value) { dbus_message_iter_get_basic(&iterator, $0) }
+        return value
+    }
+
+    private static func string(_ iterator: inout DBusMessageIter) -> String {
+        var pointer: UnsafePointer<CChar>? = nil
+        dbus_message_iter_get_basic(&iterator, &pointer)
+        return pointer.map { String(cString: $0) } ?? ""
+    }
+
+    /// The signature of the single complete type at the iterator (`dbus_message_iter_get_signature`).
+    private static func currentSignature(_ iterator: inout DBusMessageIter) -> String {
+        guard let pointer = dbus_message_iter_get_signature(&iterator) else { return "" }
+        defer { dbus_free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// Reads the value at the iterator, without advancing it.
+    static func read(_ iterator: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+        let type = dbus_message_iter_get_arg_type(&iterator)
+        switch type {
+        case TypeCode.byte: return .byte(basic(&iterator, UInt8(0)))
+        case TypeCode.boolean: return .boolean(basic(&iterator, dbus_bool_t(0)) != 0)
+        case TypeCode.int16: return .int16(basic(&iterator, Int16(0)))
+        case TypeCode.uint16: return .uint16(basic(&iterator, UInt16(0)))
+        case TypeCode.int32: return .int32(basic(&iterator, Int32(0)))
+        case TypeCode.uint32: return .uint32(basic(&iterator, UInt32(0)))
+        case TypeCode.int64: return .int64(basic(&iterator, Int64(0)))
+        case TypeCode.uint64: return .uint64(basic(&iterator, UInt64(0)))
+        case TypeCode.double: return .double(basic(&iterator, Double(0)))
+        case TypeCode.string: return .string(string(&iterator))
+        case TypeCode.objectPath: return .objectPath(string(&iterator))
+        case TypeCode.signature: return .signature(string(&iterator))
+        case TypeCode.variant:
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &sub)
+            return .variant(try read(&sub))
+        case TypeCode.array:
+            let element = String(currentSignature(&iterator).dropFirst())
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &sub)
+            if dbus_message_iter_get_element_type(&iterator) == TypeCode.byte {
+                return .array(elementSignature: element, readBytes(&sub).map(DBusValue.byte))
+            }
+            return .array(elementSignature: element, try readAll(&sub))
+        case TypeCode.dictEntry:
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &sub)
+            let key = try read(&sub)
+            dbus_message_iter_next(&sub)
+            return .dictEntry(key, try read(&sub))
+        case TypeCode.structure:
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &sub)
+            return .structure(try readAll(&sub))
+        case TypeCode.unixFD:
+            throw DBusError(
+                name: DBusError.notSupported, message: "Unix file descriptors (type h) are not supported")
+        default:
+            throw DBusError(name: DBusError.notSupported, message: "Unknown D-Bus type code \(type)")
+        }
+    }
+
+    /// The bytes of an `ay`, in one go (`dbus_message_iter_get_fixed_array`).
+    private static func readBytes(_ sub: inout DBusMessageIter) -> [UInt8] {
+        var pointer: UnsafePointer<UInt8>? = nil
+        var count: Int32 = 0
+        withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
+        guard let pointer, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: pointer, count: Int(count)))
+    }
+}
+
+extension Array where Element == DBusValue {
+    /// The signature of the values in order: a message body's signature.
+    var signature: String { map(\.signature).joined() }
+}

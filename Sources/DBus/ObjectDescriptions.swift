@@ -1,0 +1,149 @@
+/// An interface of an exported object, described rather than subclassed: its methods,
+/// properties and signals. `DBusConnection.export(path:interfaces:)` serves it.
+public struct DBusInterface: Sendable {
+    /// The interface name, such as `io.github.reveille.Alarms1.Manager`.
+    public var name: String
+    /// The methods, dispatched by name with their in-signature checked.
+    public var methods: [DBusMethod]
+    /// The properties, served through `org.freedesktop.DBus.Properties`.
+    public var properties: [DBusProperty]
+    /// The signals, for introspection (emit them with `DBusConnection.emitSignal`).
+    public var signals: [DBusSignal]
+
+    /// Describes an interface.
+    public init(
+        name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [], signals: [DBusSignal] = []
+    ) {
+        self.name = name
+        self.methods = methods
+        self.properties = properties
+        self.signals = signals
+    }
+}
+
+/// A named, typed argument of a method or signal.
+public struct DBusArgument: Sendable, Hashable {
+    /// The argument name, for introspection; may be empty.
+    public var name: String
+    /// The argument's single complete type, such as `s` or `a{sv}`.
+    public var signature: String
+
+    /// Describes an argument.
+    public init(name: String, signature: String) {
+        self.name = name
+        self.signature = signature
+    }
+}
+
+/// A method of an exported interface and the handler that answers it.
+public struct DBusMethod: Sendable {
+    /// The method name.
+    public var name: String
+    /// The arguments it takes; a call with another signature gets `InvalidArgs` and never
+    /// reaches the handler.
+    public var inArguments: [DBusArgument]
+    /// The arguments it returns; the handler's values must have this signature.
+    public var outArguments: [DBusArgument]
+    /// Answers a call, in its own task: the returned values are the reply; a thrown `DBusError`
+    /// is sent as that error, any other error as `org.freedesktop.DBus.Error.Failed`.
+    public var handler: @Sendable (DBusMethodCall) async throws -> [DBusValue]
+
+    /// Describes a method.
+    public init(
+        name: String, inArguments: [DBusArgument] = [], outArguments: [DBusArgument] = [],
+        handler: @escaping @Sendable (DBusMethodCall) async throws -> [DBusValue]
+    ) {
+        self.name = name
+        self.inArguments = inArguments
+        self.outArguments = outArguments
+        self.handler = handler
+    }
+
+    /// The signature a call must have.
+    public var inSignature: String { inArguments.map(\.signature).joined() }
+    /// The signature of the reply.
+    public var outSignature: String { outArguments.map(\.signature).joined() }
+}
+
+/// A property of an exported interface, with its getter and optional setter.
+public struct DBusProperty: Sendable {
+    /// Whether a property can be set.
+    public enum Access: Sendable, Hashable {
+        /// Read only: `Set` gets `PropertyReadOnly`.
+        case read
+        /// Readable and writable (needs a setter).
+        case readWrite
+    }
+
+    /// The property name.
+    public var name: String
+    /// The property's single complete type.
+    public var signature: String
+    /// Whether it can be set.
+    public var access: Access
+    /// Reads the value for a call (`Get`, `GetAll`, `GetManagedObjects`), so it can depend on the
+    /// caller (`DBusMethodCall.sender`). The call is the incoming one as it is (for
+    /// `GetManagedObjects` its path is the manager's); for `InterfacesAdded` it has an empty
+    /// sender. A value of another type than `signature` is not sent; an error from the getter is
+    /// the reply to `Get`, and leaves the property out of `GetAll` and `GetManagedObjects`.
+    public var get: @Sendable (DBusMethodCall) async throws -> DBusValue
+    /// Sets the value from a `Set` call; the value already has the property's type.
+    public var set: (@Sendable (DBusMethodCall, DBusValue) async throws -> Void)?
+
+    /// Describes a property.
+    public init(
+        name: String, signature: String, access: Access = .read,
+        get: @escaping @Sendable (DBusMethodCall) async throws -> DBusValue,
+        set: (@Sendable (DBusMethodCall, DBusValue) async throws -> Void)? = nil
+    ) {
+        self.name = name
+        self.signature = signature
+        self.access = access
+        self.get = get
+        self.set = set
+    }
+}
+
+/// A signal of an exported interface, for introspection.
+public struct DBusSignal: Sendable {
+    /// The signal name.
+    public var name: String
+    /// Its arguments.
+    public var arguments: [DBusArgument]
+
+    /// Describes a signal.
+    public init(name: String, arguments: [DBusArgument] = []) {
+        self.name = name
+        self.arguments = arguments
+    }
+}
+
+/// An incoming method call as a handler sees it.
+public struct DBusMethodCall: Sendable {
+    /// The caller's unique name. Empty for the property reads behind an `InterfacesAdded` signal,
+    /// which has no caller.
+    public var sender: String
+    /// The object path called.
+    public var path: String
+    /// The interface called (`org.freedesktop.DBus.Properties` for property access).
+    public var interface: String
+    /// The method called (`Get`, `GetAll`, `Set`, `GetManagedObjects` for property access).
+    public var member: String
+    /// The call's arguments, already checked against the method's in-signature.
+    public var arguments: [DBusValue]
+    /// The connection the call came in on, for emitting signals or calling back.
+    public var connection: DBusConnection
+
+    /// Describes a call (for tests of handlers).
+    public init(
+        sender: String, path: String, interface: String, member: String, arguments: [DBusValue],
+        connection: DBusConnection
+    ) {
+        self.sender = sender
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.arguments = arguments
+        self.connection = connection
+    }
+}

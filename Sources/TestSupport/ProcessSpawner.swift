@@ -1,0 +1,121 @@
+import Glibc
+
+/// Starting programs with `posix_spawn`, cleanly: default signal handlers and an empty signal mask
+/// in the child, no descriptors of this process but the ones asked for, optionally a process group
+/// of its own.
+///
+/// Foundation's `Process` is not used for test programs: on Linux it hands the child a socket it
+/// watches to learn that the child ended, so `waitUntilExit()` hangs as long as any descendant
+/// (such as a daemon that forked) keeps that socket; and the child inherits the signal mask of the
+/// calling thread, where Swift's worker threads block SIGTERM, so `dbus-daemon` started from a
+/// test never reacted to SIGTERM.
+enum ProcessSpawner {
+    /// Where one of the standard descriptors of the child comes from.
+    enum Stream {
+        /// Opened from a path (input: read only; output: created, truncated, appended to).
+        case path(String)
+        /// A descriptor of this process.
+        case descriptor(Int32)
+        /// The same as this process's.
+        case inherited
+    }
+
+    private typealias AddClosefrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+
+    /// glibc 2.34's `posix_spawn_file_actions_addclosefrom_np`, a GNU extension Swift does not
+    /// import; found at run time.
+    private static let addClosefrom: AddClosefrom? =
+        dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: AddClosefrom.self) }
+
+    /// glibc's `posix_spawn_file_actions_addchdir_np`, likewise.
+    private static let addChdir: AddChdir? =
+        dlsym(nil, "posix_spawn_file_actions_addchdir_np").map { unsafeBitCast($0, to: AddChdir.self) }
+
+    /// Starts `executable` (a path) and returns its process id.
+    ///
+    /// `passing` maps descriptors of this process to descriptor numbers (above 2) in the child; every
+    /// other descriptor above 2 is closed in the child.
+    static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        standardInput: Stream = .path("/dev/null"), standardOutput: Stream, standardError: Stream,
+        newProcessGroup: Bool, currentDirectory: String? = nil, passing descriptors: [(parent: Int32, child: Int32)] = []
+    ) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var duplicates: [Int32] = []
+        defer { for duplicate in duplicates { close(duplicate) } }
+
+        /// dup2 onto the same number would leave close-on-exec set: go through a spare number.
+        func source(_ parent: Int32, for child: Int32) throws -> Int32 {
+            guard parent == child else { return parent }
+            let spare = fcntl(parent, F_DUPFD_CLOEXEC, 10)
+            guard spare >= 0 else { throw SandboxError.failed("fcntl(): \(String(cString: strerror(errno)))") }
+            duplicates.append(spare)
+            return spare
+        }
+        for (number, stream) in [(Int32(0), standardInput), (1, standardOutput), (2, standardError)] {
+            switch stream {
+            case .path(let path):
+                let mode = number == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC | O_APPEND
+                posix_spawn_file_actions_addopen(&actions, number, path, mode, 0o644)
+            case .descriptor(let parent):
+                posix_spawn_file_actions_adddup2(&actions, try source(parent, for: number), number)
+            case .inherited:
+                break
+            }
+        }
+        var highest: Int32 = 2
+        for (parent, child) in descriptors {
+            precondition(child > 2, "pass descriptors to numbers above 2")
+            posix_spawn_file_actions_adddup2(&actions, try source(parent, for: child), child)
+            highest = max(highest, child)
+        }
+        if let addClosefrom { _ = addClosefrom(&actions, highest + 1) }
+        if let currentDirectory {
+            guard let addChdir else { throw SandboxError.failed("this C library cannot start a program in another folder") }
+            _ = addChdir(&actions, currentDirectory)
+        }
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw SandboxError.failed("cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+
+    /// Waits for the child `pid` to end and reaps it; `nil` if it is not a child of this process
+    /// (or something else reaped it first).
+    static func wait(_ pid: pid_t) -> SandboxProcess.ExitStatus? {
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 {
+            if errno != EINTR { return nil }
+        }
+        let signal = raw & 0x7f
+        return signal == 0 ? .exited((raw >> 8) & 0xff) : .signaled(signal)
+    }
+}

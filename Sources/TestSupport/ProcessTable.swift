@@ -1,0 +1,90 @@
+import Foundation
+import Glibc
+
+/// What `/proc` says about processes: whether one still runs, and which belong to a sandbox.
+public enum ProcessTable {
+    /// Whether `pid` is a live process. A zombie (exited, not yet reaped by its parent) is not.
+    public static func isRunning(_ pid: pid_t) -> Bool {
+        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        // "pid (comm) S ...": the state follows the last ')', as comm may hold anything.
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].drop(while: { $0 == " " }).first
+        return state != "Z" && state != "X" && state != "x"
+    }
+
+    /// The live processes whose process group is `group`.
+    public static func members(ofGroup group: pid_t) -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { pid_t($0) }.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            // After "(comm)": state, ppid, pgrp.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, fields[0] != "Z", fields[0] != "X" else { return false }
+            return pid_t(fields[2]) == group
+        }
+    }
+
+    /// Waits until none of `pids` is running; `false` when `timeout` passes first.
+    @discardableResult
+    public static func waitUntilGone(_ pids: [pid_t], timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while pids.contains(where: isRunning) {
+            if ContinuousClock.now >= deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    /// The ids of all live processes.
+    public static func allProcessIDs() -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { pid_t($0) }.filter(isRunning)
+    }
+
+    /// A process's environment, or `nil` when it cannot be read.
+    public static func environment(of pid: pid_t) -> [String: String]? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return nil }
+        var result: [String: String] = [:]
+        for entry in data.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+        }
+        return result
+    }
+
+    /// A process's arguments, program first, or `nil` when they cannot be read.
+    public static func commandLine(of pid: pid_t) -> [String]? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The paths a process has open, and its working folder.
+    static func openPaths(of pid: pid_t) -> [String] {
+        var paths: [String] = []
+        if let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd") { paths.append(cwd) }
+        let fdFolder = "/proc/\(pid)/fd"
+        for fd in (try? FileManager.default.contentsOfDirectory(atPath: fdFolder)) ?? [] {
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fdFolder)/\(fd)") {
+                paths.append(target)
+            }
+        }
+        return paths
+    }
+
+    /// The live processes that belong to the sandbox in `folder`: those whose environment carries
+    /// `marker=value`, or whose command line, working folder or open files lie in `folder`. The
+    /// calling process is never included.
+    static func processes(marker: String, value: String, folder: String) -> [pid_t] {
+        let me = getpid()
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        return allProcessIDs().filter { pid in
+            guard pid != me else { return false }
+            if environment(of: pid)?[marker] == value { return true }
+            if commandLine(of: pid)?.contains(where: { $0.contains(prefix) }) == true { return true }
+            return openPaths(of: pid).contains { $0 == folder || $0.hasPrefix(prefix) }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import AlarmKit
+import ArgumentParser
+import Foundation
+
+/// `reveille status`: whether the agent runs, its version, store and alarm count.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Tell whether the agent runs, its version, its store and how many alarms it has.",
+        discussion: "Does not start the agent.\n\nExamples:\n  reveille status\n  reveille status --json")
+
+    @Flag(help: "Print the status as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await reportingFailures {
+            let session = try await AgentSession.open(startingAgent: false)
+            var fields: [String: String] = [:]
+            let running = await session.client.isAgentRunning()
+            fields["running"] = running ? "yes" : "no"
+            if running {
+                fields["version"] = try await session.run { try await $0.property("Version").stringValue ?? "" }
+                fields["store"] = try await session.run { try await $0.property("StorePath").stringValue ?? "" }
+                fields["alarms"] = try await session.run { String(try await $0.property("AlarmCount").integerValue ?? 0) }
+            }
+            if json {
+                var object: [String: Any] = ["running": running]
+                if running {
+                    object["version"] = fields["version"]
+                    object["store"] = fields["store"]
+                    object["alarms"] = Int(fields["alarms"] ?? "0") ?? 0
+                }
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print("agent    " + (running ? "running" : "not running"))
+                for key in ["version", "store", "alarms"] {
+                    if let value = fields[key] { print(key.padding(toLength: 9, withPad: " ", startingAt: 0) + value) }
+                }
+            }
+        }
+    }
+}
+
+/// `reveille history`: past alerts, their lateness and how they ended.
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List past alerts: when each was due, when it rang, and how it ended.",
+        discussion: "Examples:\n  reveille history\n  reveille history --limit 10 --json")
+
+    @Option(help: ArgumentHelp("Show at most this many entries.", valueName: "count"))
+    var limit: Int = 50
+
+    @Flag(help: "Print the history as a JSON array.")
+    var json = false
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let session = try await AgentSession.open()
+            let entries = try await session.run { try await $0.history(limit: limit) }
+            let reading = ClockReading.local()
+            if json {
+                print(HistoryFormat.json(entries))
+            } else {
+                print(HistoryFormat.table(entries, at: reading))
+            }
+        }
+    }
+}
+
+/// `reveille auth`: which apps may set alarms.
+struct AuthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth",
+        abstract: "See and change which apps may set alarms.",
+        subcommands: [List.self, Allow.self, Deny.self, Reset.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the apps you have answered about.",
+            discussion: "Example:\n  reveille auth list")
+        @Flag(help: "Print JSON.") var json = false
+        func run() async throws {
+            try await reportingFailures {
+                let session = try await AgentSession.open()
+                let answers = try await session.run { try await $0.authorizations() }
+                if json {
+                    let objects = answers.map { ["app": $0.app, "state": $0.state.rawValue] }
+                    let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])
+                    print(String(decoding: data, as: UTF8.self))
+                } else if answers.isEmpty {
+                    print("No apps have asked to set alarms.")
+                } else {
+                    let width = answers.map { DisplayWidth.of($0.app) }.max() ?? 0
+                    for answer in answers {
+                        print(answer.app + String(repeating: " ", count: width - DisplayWidth.of(answer.app) + 2) + answer.state.rawValue)
+                    }
+                }
+            }
+        }
+    }
+
+    struct Allow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "allow", abstract: "Let an app set alarms.",
+            discussion: "APP is as `reveille auth list` shows it: an app id or an executable's path.\n\nExample:\n  reveille auth allow org.example.Clock")
+        @Argument(help: ArgumentHelp("The app.", valueName: "app")) var app: String
+        func run() async throws { try await AuthCommand.set(.authorized, app) }
+    }
+
+    struct Deny: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "deny", abstract: "Stop an app from setting alarms.",
+            discussion: "Example:\n  reveille auth deny /usr/bin/python3.11")
+        @Argument(help: ArgumentHelp("The app.", valueName: "app")) var app: String
+        func run() async throws { try await AuthCommand.set(.denied, app) }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset", abstract: "Forget your answer about an app; it will ask again.",
+            discussion: "Example:\n  reveille auth reset org.example.Clock")
+        @Argument(help: ArgumentHelp("The app.", valueName: "app")) var app: String
+        func run() async throws { try await AuthCommand.set(.notDetermined, app) }
+    }
+
+    static func set(_ state: AlarmManager.AuthorizationState, _ app: String) async throws {
+        try await reportingFailures {
+            guard !app.isEmpty else { throw CLIFailure.usage("no app given") }
+            let session = try await AgentSession.open()
+            try await session.run { try await $0.setAuthorization(state, for: app) }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import AlarmKit
+import ArgumentParser
+import Foundation
+
+/// `reveille list`: every alarm, as a table or JSON.
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List alarms and timers.",
+        discussion: """
+            Columns: id prefix, kind, state, next alert in local time, how far away, title. Ringing \
+            alarms come first, paused timers last.
+
+            Examples:
+              reveille list
+              reveille list --json | jq -r '.[] | select(.state == "alerting") | .id'
+            """)
+
+    @Flag(help: "Print a JSON array of alarms.")
+    var json = false
+
+    func run() async throws {
+        try await reportingFailures {
+            let session = try await AgentSession.open()
+            let alarms = try await session.run { try await $0.list() }
+            let reading = ClockReading.local()
+            let records = alarms.map { $0.record(at: reading) }
+            if json {
+                let descriptions = records.sorted { $0.id.uuidString < $1.id.uuidString }.map { AlarmDescription($0, at: reading) }
+                print(AlarmDescription.json(descriptions))
+            } else {
+                print(AlarmListFormat.table(records, at: reading, width: Terminal.width()))
+            }
+        }
+    }
+}
+
+/// `reveille show`: one alarm in full.
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show one alarm in full.",
+        discussion: """
+            ID is the full id or any unique prefix of it.
+
+            Examples:
+              reveille show 3f2a
+              reveille show 3f2a9c01-… --json
+            """)
+
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id"))
+    var id: String
+
+    @Flag(help: "Print the alarm as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await reportingFailures {
+            let session = try await AgentSession.open()
+            let uuid = try await session.resolve(id)
+            let alarm = try await session.run { try await $0.get(id: uuid) }
+            let reading = ClockReading.local()
+            let record = alarm.record(at: reading)
+            if json {
+                print(AlarmDescription(record, at: reading).json())
+            } else {
+                print(AlarmDetails.text(alarm, record: record, at: reading))
+            }
+        }
+    }
+}
+
+/// The multi-line description `reveille show` prints.
+enum AlarmDetails {
+    static func text(_ alarm: AlarmWire.RemoteAlarm, record: AlarmRecord, at reading: ClockReading) -> String {
+        let definition = alarm.definition
+        var lines: [(String, String)] = [
+            ("id", alarm.alarm.id.uuidString.lowercased()),
+            ("title", definition.title.isEmpty ? "-" : definition.title),
+            ("kind", definition.isTimer ? "timer" : "alarm"),
+            ("state", record.state.rawValue),
+        ]
+        switch definition.schedule {
+        case .fixed(let date):
+            lines.append(("schedule", "at " + LocalTimeFormat.string(for: date, at: reading)))
+        case .relative(let relative):
+            let time = String(format: "%02d:%02d", relative.time.hour, relative.time.minute)
+            let days = relative.repeats.weekdays
+            lines.append(("schedule", days.isEmpty ? "once at \(time)" : "\(time) on " + WeekdaysInput.weekOrdered(days).map(\.englishName).joined(separator: ", ")))
+        case nil:
+            break
+        }
+        if let preAlert = definition.countdownDuration?.preAlert {
+            lines.append((definition.isTimer ? "duration" : "countdown", DurationFormat.units(preAlert)))
+        }
+        if let postAlert = definition.countdownDuration?.postAlert {
+            lines.append((definition.isTimer ? "repeat" : "snooze", DurationFormat.units(postAlert)))
+        }
+        if let fireDate = record.fireDate(from: reading) {
+            lines.append(("next", LocalTimeFormat.string(for: fireDate, at: reading) + "  (" + RelativeTimeFormat.string(for: fireDate, relativeTo: reading.now) + ")"))
+        }
+        if let remaining = record.remaining(from: reading) {
+            lines.append(("remaining", DurationFormat.clock(remaining)))
+        }
+        lines.append(("sound", alarm.definition.sound == .default ? "default" : {
+            if case .named(let name) = alarm.definition.sound { return name } else { return "default" }
+        }()))
+        lines.append(("owner", alarm.owner))
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+}
+
+/// A command that acts on one alarm by id.
+protocol AlarmControlCommand: AsyncParsableCommand {
+    var id: String { get }
+    static func act(_ client: AgentClient, _ id: UUID) async throws
+}
+
+extension AlarmControlCommand {
+    func run() async throws {
+        try await reportingFailures {
+            let session = try await AgentSession.open()
+            let uuid = try await session.resolve(id)
+            try await session.run { try await Self.act($0, uuid) }
+        }
+    }
+}
+
+/// `reveille cancel`.
+struct CancelCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel", abstract: "Remove an alarm or timer, whatever its state.",
+        discussion: "Examples:\n  reveille cancel 3f2a\n  reveille list --json | jq -r '.[].id' | xargs -n1 reveille cancel")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.cancel(id: id) }
+}
+
+/// `reveille pause`.
+struct PauseCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pause", abstract: "Pause a running countdown; it keeps its time left.",
+        discussion: "Example:\n  reveille pause 0b7e")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.pause(id: id) }
+}
+
+/// `reveille resume`.
+struct ResumeCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume", abstract: "Resume a paused countdown where it left off.",
+        discussion: "Example:\n  reveille resume 0b7e")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.resume(id: id) }
+}
+
+/// `reveille stop`.
+struct StopCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stop", abstract: "Stop a ringing alarm (a repeating one is scheduled for its next day).",
+        discussion: "Example:\n  reveille stop 3f2a")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.stop(id: id) }
+}
+
+/// `reveille snooze`.
+struct SnoozeCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snooze", abstract: "Snooze a ringing alarm (or repeat a timer) for its snooze duration.",
+        discussion: "Example:\n  reveille snooze 3f2a")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.countdown(id: id) }
+}

@@ -1,0 +1,157 @@
+import AlarmKit
+import ArgumentParser
+import Foundation
+
+/// Options `add` and `timer` share.
+struct AlarmOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The alert's title (default: Alarm, or Timer).", valueName: "title"))
+    var title: String?
+
+    @Option(help: ArgumentHelp("Offer Snooze, for this long: 90s, 5m, 1h30m, 00:05:00.", valueName: "duration"))
+    var snooze: String?
+
+    @Option(help: ArgumentHelp("A sound file, or a sound-theme name (default: alarm-clock-elapsed).", valueName: "file|name"))
+    var sound: String?
+
+    @Option(help: ArgumentHelp("The alarm's id (a UUID); scheduling an id again replaces that alarm.", valueName: "uuid"))
+    var id: String?
+
+    @Flag(help: "Print the alarm as JSON instead of its id.")
+    var json = false
+
+    /// The id to use: the one given, or a new one.
+    func alarmID() throws -> UUID {
+        guard let id else { return UUID() }
+        guard let uuid = UUID(uuidString: id) else { throw ValidationError("invalid --id \"\(id.prefix(40))\": not a UUID") }
+        return uuid
+    }
+
+    /// The snooze duration, if any.
+    func snoozeDuration() throws -> TimeInterval? {
+        try snooze.map { text in try parsed { () throws(InputError) in try DurationInput.parse(text) } }
+    }
+
+    /// The sound: a path made absolute (the agent runs elsewhere), or a theme name.
+    func alertSound() throws -> AlertConfiguration.AlertSound {
+        guard let sound else { return .default }
+        guard !sound.isEmpty else { throw ValidationError("invalid --sound: empty") }
+        if sound == "default" { return .default }
+        guard sound.contains("/") || sound.hasPrefix("~") || sound.hasPrefix(".") else { return .named(sound) }
+        let expanded = (sound as NSString).expandingTildeInPath
+        let url = URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        return .named(url.standardizedFileURL.path)
+    }
+
+    /// Schedules a definition and prints the result.
+    func schedule(_ definition: AlarmDefinition, id: UUID) async throws {
+        try await reportingFailures {
+            let session = try await AgentSession.open()
+            let alarm = try await session.run { try await $0.schedule(id: id, definition: definition) }
+            if json {
+                print(AlarmDescription(alarm.record(at: .local()), at: .local()).json())
+            } else {
+                print(alarm.alarm.id.uuidString.lowercased())
+            }
+        }
+    }
+}
+
+/// Reads a value, turning an `InputError` into a usage error (exit 64) that names the bad part.
+func parsed<T>(_ body: () throws(InputError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        throw ValidationError(error.description)
+    }
+}
+
+/// `reveille add`: an alarm at a clock time or an instant.
+struct AddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Schedule an alarm at a clock time or an instant.",
+        discussion: """
+            A clock time (7:30, 07:30, 7:30pm) follows the time zone: it rings at that time wherever you \
+            are. A date and time (2026-12-01 07:30, 2026-12-01T07:30:00+01:00) is an instant. Prints the \
+            new alarm's id.
+
+            Examples:
+              reveille add 7:30 --repeat weekdays --title "Wake up" --snooze 9m
+              reveille add 6:45pm --title "Call mum"
+              reveille add "2026-12-01 07:30" --title Train
+              reveille add 7:00 --repeat sat,sun --countdown 10m --sound ~/Music/birds.ogg
+              id=$(reveille add 7:30)
+            """)
+
+    @Argument(help: ArgumentHelp("A clock time, or a date and time.", valueName: "time"))
+    var time: String
+
+    @Option(name: .customLong("repeat"), help: ArgumentHelp("Repeat on days: mon,tue,…, weekdays, weekends, daily.", valueName: "days"))
+    var days: String?
+
+    @Option(help: ArgumentHelp("Count down this long before the alarm, with a live countdown.", valueName: "duration"))
+    var countdown: String?
+
+    @OptionGroup var options: AlarmOptions
+
+    func validate() throws { _ = try definition() }
+
+    func definition() throws -> AlarmDefinition {
+        let weekdays = try days.map { text in try parsed { () throws(InputError) in try WeekdaysInput.parse(text) } }
+        let schedule = try parsed { () throws(InputError) in
+            try ClockTimeInput.parse(time, repeatingOn: weekdays, timeZone: .current)
+        }
+        let preAlert = try countdown.map { text in try parsed { () throws(InputError) in try DurationInput.parse(text) } }
+        let snooze = try options.snoozeDuration()
+        var definition = AlarmDefinition(
+            schedule: schedule,
+            countdownDuration: preAlert == nil && snooze == nil ? nil : .init(preAlert: preAlert, postAlert: snooze),
+            presentation: AlarmWire.defaultPresentation(title: options.title ?? "Alarm", isTimer: false, snoozes: snooze != nil),
+            sound: try options.alertSound())
+        if case .fixed(let date) = schedule, date <= Date() {
+            throw ValidationError("invalid time \"\(time)\": \(date.formatted(date: .abbreviated, time: .shortened)) has already passed")
+        }
+        definition.tintColor = .orange
+        return definition
+    }
+
+    func run() async throws {
+        try await options.schedule(try definition(), id: try options.alarmID())
+    }
+}
+
+/// `reveille timer`: a countdown that rings when it ends.
+struct TimerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timer",
+        abstract: "Start a timer that rings when it ends.",
+        discussion: """
+            Timers count real elapsed time, suspend included. Prints the new timer's id.
+
+            Examples:
+              reveille timer 5m --title Tea
+              reveille timer 1h30m --snooze 5m
+              reveille timer 00:25:00 --title Pomodoro --json
+              id=$(reveille timer 90s); reveille pause "$id"
+            """)
+
+    @Argument(help: ArgumentHelp("How long: 90s, 5m, 1h30m, 00:05:00.", valueName: "duration"))
+    var duration: String
+
+    @OptionGroup var options: AlarmOptions
+
+    func validate() throws { _ = try definition() }
+
+    func definition() throws -> AlarmDefinition {
+        let seconds = try parsed { () throws(InputError) in try DurationInput.parse(duration) }
+        let snooze = try options.snoozeDuration()
+        return AlarmDefinition(
+            schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: snooze),
+            presentation: AlarmWire.defaultPresentation(title: options.title ?? "Timer", isTimer: true, snoozes: snooze != nil),
+            tintColor: .green, sound: try options.alertSound())
+    }
+
+    func run() async throws {
+        try await options.schedule(try definition(), id: try options.alarmID())
+    }
+}

@@ -1,0 +1,83 @@
+import AlarmKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ClockReading {
+    /// This machine's clocks and time zone now, as the command shows times.
+    static func local() -> ClockReading {
+        var boot = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        return ClockReading(
+            now: Date(), uptime: .seconds(boot.tv_sec) + .nanoseconds(boot.tv_nsec), bootID: "cli", timeZone: .current)
+    }
+}
+
+/// Facts about the terminal the command writes to.
+enum Terminal {
+    /// The width of standard output's terminal, or `nil` when it is not a terminal.
+    static func width() -> Int? {
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
+    /// The height of standard output's terminal, or 24.
+    static func height() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 24 }
+        return Int(size.ws_row)
+    }
+}
+
+/// The text `reveille history` prints.
+enum HistoryFormat {
+    static func table(_ entries: [AlertHistoryEntry], at reading: ClockReading) -> String {
+        guard !entries.isEmpty else { return "No alerts yet." }
+        let header = ["DUE", "RANG", "LATE", "ENDED", "TITLE"]
+        let rows: [[String]] = entries.map { entry in
+            let outcome: String
+            switch entry.outcome {
+            case .missed? where entry.count > 1: outcome = "missed ×\(entry.count)"
+            case let value?: outcome = value == .timedOut ? "timed out" : value.rawValue
+            case nil: outcome = "ringing"
+            }
+            return [
+                LocalTimeFormat.string(for: entry.scheduledAt, at: reading),
+                entry.alertedAt.map { LocalTimeFormat.string(for: $0, at: reading) } ?? "-",
+                entry.lateness.map(latenessText) ?? "-",
+                outcome,
+                entry.title.isEmpty ? "-" : entry.title,
+            ]
+        }
+        let widths = (0..<header.count - 1).map { column in ([header] + rows).map { DisplayWidth.of($0[column]) }.max() ?? 0 }
+        return ([header] + rows).map { row in
+            (0..<row.count - 1).map { row[$0] + String(repeating: " ", count: widths[$0] - DisplayWidth.of(row[$0])) }.joined(separator: "  ")
+                + "  " + row[row.count - 1]
+        }.joined(separator: "\n")
+    }
+
+    static func latenessText(_ seconds: TimeInterval) -> String {
+        if abs(seconds) < 1 { return String(format: "%.0f ms", seconds * 1000) }
+        return DurationFormat.units(seconds.rounded(), maximumUnits: 2)
+    }
+
+    static func json(_ entries: [AlertHistoryEntry]) -> String {
+        let objects: [[String: Any]] = entries.map { entry in
+            var object: [String: Any] = [
+                "alarmID": entry.alarmID.uuidString.lowercased(), "title": entry.title,
+                "scheduledAt": AlarmDescription.iso8601(entry.scheduledAt), "count": entry.count,
+                "outcome": entry.outcome?.rawValue ?? "ringing",
+            ]
+            if let alertedAt = entry.alertedAt { object["alertedAt"] = AlarmDescription.iso8601(alertedAt) }
+            if let endedAt = entry.endedAt { object["endedAt"] = AlarmDescription.iso8601(endedAt) }
+            if let lateness = entry.lateness { object["lateness"] = (lateness * 1000).rounded() / 1000 }
+            return object
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,107 @@
+import AlarmAgent
+import AlarmCore
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `reveilled`: the Reveille agent. Runs until SIGTERM or SIGINT.
+@main
+struct Reveilled: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reveilled",
+        abstract: "The Reveille alarm agent: rings alarms and timers on time.",
+        discussion: """
+            Serves io.github.reveille.Alarms1 on the session bus. Normally started by D-Bus activation, \
+            systemd (reveilled.service) or by the reveille command; run it by hand to watch its log.
+            """,
+        version: AgentVersion.current)
+
+    @Option(help: ArgumentHelp("The folder of the alarm database.", valueName: "folder"))
+    var store: String?
+
+    @Option(help: ArgumentHelp("How late (seconds) a missed alert may still ring.", valueName: "seconds"))
+    var grace: Double = 600
+
+    @Option(name: .customLong("ring-timeout"), help: ArgumentHelp("How long (seconds) an unanswered alert rings; 0 rings until answered.", valueName: "seconds"))
+    var ringTimeout: Double = 600
+
+    @Option(name: .customLong("max-alarms"), help: ArgumentHelp("The most alarms one app may have.", valueName: "count"))
+    var maxAlarms: Int = 1_000
+
+    @Option(help: ArgumentHelp("A D-Bus address to serve on instead of the session bus.", valueName: "address"))
+    var bus: String?
+
+    @Option(
+        name: .customLong("print-introspection"),
+        help: ArgumentHelp("Print the introspection XML of the manager or an alarm object, and exit.", valueName: "manager|alarm"))
+    var printIntrospection: IntrospectedObject?
+
+    @Flag(help: "Log debug messages.")
+    var verbose = false
+
+    func validate() throws {
+        guard grace >= 0, grace.isFinite else { throw ValidationError("--grace must be zero or more seconds") }
+        guard ringTimeout >= 0, ringTimeout.isFinite else { throw ValidationError("--ring-timeout must be zero or more seconds") }
+        guard maxAlarms > 0 else { throw ValidationError("--max-alarms must be at least 1") }
+    }
+
+    func run() async throws {
+        switch printIntrospection {
+        case .manager?:
+            print(AgentIntrospection.managerXML, terminator: "")
+            return
+        case .alarm?:
+            print(AgentIntrospection.alarmXML, terminator: "")
+            return
+        case nil:
+            break
+        }
+        let level: Logger.Level = verbose ? .debug : .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "reveilled")
+        let directory = store.map { URL(fileURLWithPath: $0) } ?? AlarmStore.defaultDirectory()
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let ownExecutable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(URL.init(fileURLWithPath:))
+        let binaries = ownExecutable?.deletingLastPathComponent() ?? here
+        let configuration = AgentConfiguration(
+            storeDirectory: directory,
+            policy: AlarmPolicy(graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms),
+            busAddress: bus,
+            trustedExecutables: [binaries.appendingPathComponent("reveille").path],
+            version: AgentVersion.current)
+        let agent: AlarmAgent
+        do {
+            agent = try await AlarmAgent(configuration: configuration, presenter: nil, logger: logger)
+        } catch let error as AgentStartError {
+            FileHandle.standardError.write(Data("reveilled: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let serving = Task { try await agent.run() }
+        let stop = SignalWatcher.onTermination { serving.cancel() }
+        defer { withExtendedLifetime(stop) {} }
+        do {
+            try await serving.value
+        } catch is CancellationError {
+        } catch let error as AgentStartError {
+            await agent.shutdown()
+            FileHandle.standardError.write(Data("reveilled: \(error)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            logger.critical("Stopping", metadata: ["error": "\(error)"])
+            await agent.shutdown()
+            throw ExitCode(1)
+        }
+        logger.info("Stopped; everything is stored")
+        await agent.shutdown()
+    }
+}
+
+/// The objects whose introspection XML `--print-introspection` prints.
+enum IntrospectedObject: String, ExpressibleByArgument, CaseIterable {
+    case manager
+    case alarm
+}

@@ -1,0 +1,118 @@
+import AlarmKit
+import DBus
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built programs, found beside the test executable.
+enum Built {
+    /// The folder `swift build` put the products in.
+    static let folder: URL = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        // Inside an .xctest bundle folder, the products are one level up.
+        while folder.lastPathComponent.hasSuffix(".xctest") || folder.lastPathComponent == "Contents" || folder.lastPathComponent == "MacOS" {
+            folder.deleteLastPathComponent()
+        }
+        return folder
+    }()
+
+    /// The path of a built program.
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// This test process's own executable: the app identity the agent sees for it.
+    static let testExecutable: String = {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }()
+
+    /// Debian's Python, which has the `dbus` module (python3-dbus): the second app of the tests.
+    static let systemPython = "/usr/bin/python3"
+
+    /// Why the agent tests cannot run here, or `nil`.
+    static var unavailable: String? {
+        if let missing = DesktopSandbox.availability() { return missing }
+        if !FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/dbus/__init__.py") {
+            return "python3-dbus is not installed (scripts/install-deps installs it)"
+        }
+        for program in ["reveilled", "reveille"] where !FileManager.default.isExecutableFile(atPath: path(program)) {
+            return "\(path(program)) is not built"
+        }
+        return nil
+    }
+}
+
+/// The result of running the `reveille` command.
+struct CommandResult: CustomStringConvertible {
+    var status: SandboxProcess.ExitStatus
+    var output: String
+    var error: String
+
+    var description: String { "\(status)\nstdout: \(output)\nstderr: \(error)" }
+
+    /// Standard output without its final line break.
+    var line: String { output.trimmingCharacters(in: .newlines) }
+}
+
+/// A desktop sandbox with the agent running in it.
+struct AgentFixture: Sendable {
+    let sandbox: DesktopSandbox
+    let agent: SandboxProcess?
+
+    /// Starts a sandbox and the agent (unless `startingAgent` is false), waiting until it owns its name.
+    static func start(
+        notificationServer: Bool = false, agentArguments: [String] = [], startingAgent: Bool = true
+    ) async throws -> AgentFixture {
+        let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: notificationServer) }
+        var agent: SandboxProcess?
+        if startingAgent {
+            agent = try sandbox.spawn(Built.path("reveilled"), agentArguments)
+            try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20)) }
+        }
+        return AgentFixture(sandbox: sandbox, agent: agent)
+    }
+
+    /// Runs `reveille` with arguments in the sandbox, to its end.
+    func reveille(_ arguments: String..., environment: [String: String] = [:]) async throws -> CommandResult {
+        try await run(Built.path("reveille"), arguments, environment: environment)
+    }
+
+    /// Runs a program in the sandbox, to its end.
+    func run(_ program: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> CommandResult {
+        let process = try sandbox.spawn(program, arguments, environment: environment)
+        let status = try await process.waitForExit(timeout: .seconds(30))
+        return CommandResult(status: status, output: process.standardOutput, error: process.standardError)
+    }
+
+    /// A client on the sandbox's bus, as this test process (an app).
+    func client() throws -> AgentClient {
+        AgentClient(connection: try DBusConnection.connect(address: sandbox.busAddress))
+    }
+
+    /// Lets this test process schedule alarms, as the person would with `reveille auth allow`.
+    func authorizeTestProcess() async throws {
+        let result = try await reveille("auth", "allow", Built.testExecutable)
+        guard result.status == .exited(0) else { throw TestEnvironmentError.failed("auth allow failed: \(result)") }
+    }
+
+    /// Calls a manager method as this test process and returns the error name, or nil on success.
+    func errorName(of method: String, _ arguments: [DBusValue], on connection: DBusConnection) async -> String? {
+        do {
+            _ = try await connection.call(
+                destination: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface,
+                method: method, arguments: arguments)
+            return nil
+        } catch let error as DBusError {
+            return error.name
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func stop() {
+        sandbox.stop()
+    }
+}

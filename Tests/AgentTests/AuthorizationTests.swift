@@ -1,0 +1,77 @@
+import AlarmKit
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// AlarmKit's authorization: the person is asked once, through a real notification server.
+@Suite("Agent: authorization", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct AuthorizationTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+
+    @Test("A first Schedule asks with a notification naming the app; Allow lets it schedule, and is stored")
+    func allow() async throws {
+        let fixture = try await AgentFixture.start(notificationServer: true)
+        defer { fixture.stop() }
+        let python = Built.systemPython
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let app = try fixture.sandbox.spawn(python, [Self.script, "schedule", UUID().uuidString, "Allowed", "600"])
+        let question = try await monitor.waitForNotify(matching: { $0.summary.contains("set alarms") }, timeout: .seconds(10))
+        #expect(question.summary.contains("python3"), "the question names the app: \(question.summary)")
+        #expect(question.actions == ["allow", "Allow", "deny", "Don’t Allow"])
+        try await fixture.sandbox.waitForDisplayedCount(1)
+        _ = try fixture.sandbox.pickAction("allow")
+        #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0), "\(app.outputs())")
+        let auth = try await fixture.reveille("auth", "list")
+        #expect(auth.output.contains("authorized"))
+        #expect(auth.output.contains("python3"))
+        // Asked once: a second Schedule goes through without a question.
+        let again = try await fixture.run(python, [Self.script, "schedule", UUID().uuidString, "Again", "600"])
+        #expect(again.status == .exited(0))
+        #expect(monitor.notifyCalls().filter { $0.summary.contains("set alarms") }.count == 1)
+    }
+
+    @Test("Don't Allow denies; a denied app's Schedule fails with NotAuthorized; reset asks again")
+    func deny() async throws {
+        let fixture = try await AgentFixture.start(notificationServer: true)
+        defer { fixture.stop() }
+        let python = Built.systemPython
+        let app = try fixture.sandbox.spawn(python, [Self.script, "request"])
+        try await fixture.sandbox.waitForDisplayedCount(1)
+        _ = try fixture.sandbox.pickAction("deny")
+        #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0))
+        #expect(app.standardOutput.trimmingCharacters(in: .newlines) == "denied")
+        let refused = try await fixture.run(python, [Self.script, "schedule", UUID().uuidString, "No", "60"])
+        #expect(refused.line.hasPrefix("error: io.github.reveille.Alarms1.Error.NotAuthorized"), "\(refused)")
+
+        let pythonPath = URL(fileURLWithPath: python).resolvingSymlinksInPath().path
+        #expect(try await fixture.reveille("auth", "allow", pythonPath).status == .exited(0))
+        let allowed = try await fixture.run(python, [Self.script, "schedule", UUID().uuidString, "Yes", "60"])
+        #expect(allowed.status == .exited(0), "\(allowed)")
+        #expect(try await fixture.reveille("auth", "reset", pythonPath).status == .exited(0))
+        #expect(try await fixture.reveille("auth", "list").output.contains("No apps"))
+    }
+
+    @Test("authorizationState and its changes are visible to the app")
+    func stateUpdates() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let client = try fixture.client()
+        var updates = client.authorizationUpdates().makeAsyncIterator()
+        #expect(await updates.next() == .notDetermined)
+        try await fixture.authorizeTestProcess()
+        #expect(await updates.next() == .authorized)
+        #expect(try await fixture.reveille("auth", "deny", Built.testExecutable).status == .exited(0))
+        #expect(await updates.next() == .denied)
+    }
+
+    @Test("With no notification server to ask, Schedule fails with NotAuthorized and says how to allow")
+    func noServer() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let python = Built.systemPython
+        let refused = try await fixture.run(python, [Self.script, "schedule", UUID().uuidString, "No", "60"])
+        #expect(refused.line.hasPrefix("error: io.github.reveille.Alarms1.Error.NotAuthorized"), "\(refused)")
+        #expect(refused.line.contains("reveille auth allow"))
+    }
+}

@@ -1,0 +1,135 @@
+import AlarmKit
+import Foundation
+import Testing
+import TestSupport
+
+/// The `reveille` command end to end, against a real agent on a private bus.
+@Suite("Agent: reveille command", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct CLITests {
+    @Test("timer, list, show, pause, resume and cancel, with --json and exit statuses")
+    func timerLifeCycle() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+
+        let added = try await fixture.reveille("timer", "5m", "--title", "Tea", "--snooze", "1m")
+        #expect(added.status == .exited(0), "\(added)")
+        let id = try #require(UUID(uuidString: added.line), "add prints the id alone: \(added.output.debugDescription)")
+        let short = String(id.uuidString.lowercased().prefix(6))
+
+        let list = try await fixture.reveille("list", "--json")
+        #expect(list.status == .exited(0))
+        let alarms = try JSONDecoder().decode([AlarmDescription].self, from: Data(list.output.utf8))
+        #expect(alarms.count == 1)
+        #expect(alarms.first?.id == id.uuidString.lowercased())
+        #expect(alarms.first?.state == "countdown")
+        #expect(alarms.first?.title == "Tea")
+        #expect(alarms.first?.kind == "timer")
+        #expect(alarms.first?.countdown == .init(preAlert: 300, postAlert: 60))
+        #expect((alarms.first?.remaining ?? 0) > 290)
+
+        let table = try await fixture.reveille("list")
+        #expect(table.output.hasPrefix("ID        KIND   STATE      NEXT"))
+        #expect(table.output.contains("\(String(id.uuidString.lowercased().prefix(8)))  timer  countdown"))
+        #expect(table.output.contains("Tea"))
+
+        #expect(try await fixture.reveille("pause", short).status == .exited(0))
+        let paused = try await fixture.reveille("show", short, "--json")
+        let pausedAlarm = try JSONDecoder().decode(AlarmDescription.self, from: Data(paused.output.utf8))
+        #expect(pausedAlarm.state == "paused")
+
+        let refused = try await fixture.reveille("stop", short)
+        #expect(refused.status == .exited(65), "stop of a paused timer is refused: \(refused)")
+        #expect(refused.error.contains("cannot stop an alarm that is paused"))
+
+        #expect(try await fixture.reveille("resume", short).status == .exited(0))
+        #expect(try await fixture.reveille("cancel", short).status == .exited(0))
+        let empty = try await fixture.reveille("list", "--json")
+        #expect(empty.line == "[]")
+        let gone = try await fixture.reveille("show", short)
+        #expect(gone.status == .exited(65))
+        #expect(gone.error.contains("no alarm matches"))
+    }
+
+    @Test("add with a clock time, days, countdown and snooze; the JSON has the schedule")
+    func addAlarm() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let added = try await fixture.reveille(
+            "add", "7:30", "--repeat", "weekdays", "--title", "Wake up", "--snooze", "9m", "--countdown", "10m", "--json")
+        #expect(added.status == .exited(0), "\(added)")
+        let alarm = try JSONDecoder().decode(AlarmDescription.self, from: Data(added.output.utf8))
+        #expect(alarm.schedule == .init(hour: 7, minute: 30, weekdays: ["monday", "tuesday", "wednesday", "thursday", "friday"]))
+        #expect(alarm.countdown == .init(preAlert: 600, postAlert: 540))
+        #expect(alarm.state == "scheduled")
+        #expect(alarm.fireDate != nil)
+        #expect(alarm.title == "Wake up")
+    }
+
+    @Test("Bad input exits 64 with a message naming the bad part, and changes nothing",
+          arguments: [
+            (["add", "25:00"], "hour"),
+            (["add", "7:30", "--repeat", "mnday"], "mnday"),
+            (["timer", "5x"], "5x"),
+            (["timer", "90"], "needs a unit"),
+            (["add", "2020-01-01 07:30"], "already passed"),
+            (["timer", "5m", "--id", "not-a-uuid"], "--id"),
+            (["frobnicate"], "frobnicate"),
+          ])
+    func badInput(arguments: [String], named: String) async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let result = try await fixture.run(Built.path("reveille"), arguments)
+        #expect(result.status == .exited(64), "\(result)")
+        #expect(result.error.contains(named), "\(result)")
+        let list = try await fixture.reveille("list", "--json")
+        #expect(list.line == "[]")
+    }
+
+    @Test("An unreachable bus exits 69")
+    func unreachable() async throws {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let result = try await fixture.reveille(
+            "list", environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/reveille-test-bus"])
+        #expect(result.status == .exited(69), "\(result)")
+        #expect(result.error.contains("session bus"))
+    }
+
+    @Test("The command starts the agent when it is not running, from its own folder")
+    func startsAgent() async throws {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        #expect(try fixture.sandbox.busNameOwner(AgentClient.busName) == nil)
+        let status = try await fixture.reveille("status", "--json")
+        #expect(status.line == #"{"running":false}"#, "status does not start the agent")
+        let added = try await fixture.reveille("timer", "10m")
+        #expect(added.status == .exited(0), "\(added)")
+        let pid = try #require(try fixture.sandbox.busNameOwnerPID(AgentClient.busName))
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        #expect(URL(fileURLWithPath: executable).lastPathComponent == "reveilled")
+        let running = try await fixture.reveille("status")
+        #expect(running.output.contains("agent    running"))
+        #expect(running.output.contains("alarms   1"))
+        kill(pid, SIGTERM)
+    }
+
+    @Test("history lists the alert with its scheduled and actual instants")
+    func history() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let id = try await fixture.reveille("timer", "1s", "--title", "Egg").line
+        let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
+        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(10))
+        watch.terminate()
+        #expect(try await fixture.reveille("stop", id).status == .exited(0))
+        let history = try await fixture.reveille("history", "--json")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.output.utf8)) as? [[String: Any]])
+        #expect(entries.count == 1)
+        #expect(entries.first?["outcome"] as? String == "stopped")
+        #expect(entries.first?["title"] as? String == "Egg")
+        #expect(entries.first?["scheduledAt"] is String)
+        #expect(entries.first?["alertedAt"] is String)
+        let lateness = try #require(entries.first?["lateness"] as? Double)
+        #expect(lateness >= 0 && lateness < 1)
+    }
+}

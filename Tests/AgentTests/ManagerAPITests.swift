@@ -1,0 +1,239 @@
+import AlarmKit
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// The agent's D-Bus API from an app: every method, property, object and named error.
+@Suite("Agent: D-Bus API", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct ManagerAPITests {
+    static let prefix = "io.github.reveille.Alarms1.Error."
+
+    static func timer(_ seconds: Double, title: String = "Tea", snooze: Double? = nil) -> DBusValue {
+        var countdown: [String: DBusValue] = ["preAlert": .double(seconds)]
+        if let snooze { countdown["postAlert"] = .double(snooze) }
+        return .dictionary(["title": .string(title), "countdown": .dictionary(countdown)])
+    }
+
+    @Test("Schedule, Get, List, Pause, Resume, Cancel, and the alarm object's properties")
+    func methods() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let client = try fixture.client()
+        let id = UUID()
+
+        let scheduled = try await client.schedule(id: id, definition: try AlarmWire.decodeConfiguration(Self.timer(600)))
+        #expect(scheduled.alarm.id == id)
+        #expect(scheduled.alarm.state == .countdown)
+        #expect(scheduled.definition.title == "Tea")
+        #expect(scheduled.owner == Built.testExecutable)
+        #expect((scheduled.remaining ?? 0) > 590)
+
+        #expect(try await client.get(id: id).alarm == scheduled.alarm)
+        #expect(try await client.list().map(\.alarm.id) == [id])
+
+        // The alarm object, with its properties.
+        let path = "/io/github/reveille/Alarms1/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
+        let properties = try #require(try await client.connection.call(
+            destination: AgentClient.busName, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
+            arguments: [.string(AgentClient.alarmInterface)]).first?.dictionaryValue)
+        #expect(properties["State"]?.stringValue == "countdown")
+        #expect(properties["Title"]?.stringValue == "Tea")
+        #expect(properties["Kind"]?.stringValue == "timer")
+        #expect(properties["Id"]?.stringValue == id.uuidString.lowercased())
+        #expect((properties["FireDate"]?.doubleValue ?? 0) > Date().timeIntervalSince1970)
+
+        // PropertiesChanged on pause, delivered to this caller.
+        let changes = client.connection.signals(MatchRule(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        try await client.pause(id: id)
+        var iterator = changes.makeAsyncIterator()
+        let signal = try #require(await iterator.next())
+        #expect(signal.arguments.dropFirst().first?.dictionaryValue?["State"]?.stringValue == "paused")
+
+        try await client.resume(id: id)
+        #expect(try await client.get(id: id).alarm.state == .countdown)
+        try await client.cancel(id: id)
+        #expect(try await client.list().isEmpty)
+    }
+
+    @Test("Manager properties: Version, AuthorizationState, AlarmCount, StorePath")
+    func properties() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let client = try fixture.client()
+        #expect(try await client.property("Version").stringValue == AgentVersionForTests.expected)
+        #expect(try await client.authorizationState() == .notDetermined)
+        #expect(try await client.property("StorePath").stringValue?.hasSuffix("reveille/alarms.sqlite") == true)
+        try await fixture.authorizeTestProcess()
+        #expect(try await client.authorizationState() == .authorized)
+        _ = try await client.schedule(id: UUID(), definition: try AlarmWire.decodeConfiguration(Self.timer(60)))
+        #expect(try await client.property("AlarmCount").integerValue == 1)
+    }
+
+    @Test("ObjectManager lists the alarm objects and announces new ones")
+    func objectManager() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let client = try fixture.client()
+        let added = client.connection.signals(
+            MatchRule(sender: AgentClient.busName, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"))
+        let id = UUID()
+        _ = try await client.schedule(id: id, definition: try AlarmWire.decodeConfiguration(Self.timer(60)))
+        var iterator = added.makeAsyncIterator()
+        let signal = try #require(await iterator.next())
+        #expect(signal.arguments.first?.stringValue?.hasSuffix(id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")) == true)
+
+        let managed = try await client.connection.call(
+            destination: AgentClient.busName, path: AgentClient.managerPath, interface: "org.freedesktop.DBus.ObjectManager",
+            method: "GetManagedObjects")
+        let objects = try #require(managed.first?.arrayValue)
+        #expect(objects.count == 1)
+    }
+
+    @Test("Introspection is the text in desktop/")
+    func introspection() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let client = try fixture.client()
+        let desktop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../desktop").standardized
+        let served = try await client.connection.call(
+            destination: AgentClient.busName, path: AgentClient.managerPath, interface: "org.freedesktop.DBus.Introspectable",
+            method: "Introspect")
+        let manager = try String(contentsOf: desktop.appendingPathComponent("io.github.reveille.Alarms1.Manager.xml"), encoding: .utf8)
+        #expect(served.first?.stringValue == manager)
+
+        let id = UUID()
+        _ = try await client.schedule(id: id, definition: try AlarmWire.decodeConfiguration(Self.timer(60)))
+        let path = "/io/github/reveille/Alarms1/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
+        let alarmXML = try await client.connection.call(
+            destination: AgentClient.busName, path: path, interface: "org.freedesktop.DBus.Introspectable", method: "Introspect")
+        let alarm = try String(contentsOf: desktop.appendingPathComponent("io.github.reveille.Alarms1.Alarm.xml"), encoding: .utf8)
+        #expect(alarmXML.first?.stringValue == alarm)
+    }
+
+    @Test("Every named error, each naming the bad part, and the agent keeps serving")
+    func namedErrors() async throws {
+        let fixture = try await AgentFixture.start(agentArguments: ["--max-alarms", "2"])
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let connection = try fixture.client().connection
+        let unknown = UUID().uuidString
+        func schedule(_ configuration: DBusValue) async -> String? {
+            await fixture.errorName(of: "Schedule", [.string(UUID().uuidString), configuration], on: connection)
+        }
+        #expect(await schedule(.dictionary(["schedule": .dictionary(["hour": .int32(25), "minute": .int32(0)])]))
+            == Self.prefix + "InvalidConfiguration")
+        #expect(await schedule(.dictionary(["countdown": .dictionary(["preAlert": .double(-5)])])) == Self.prefix + "InvalidConfiguration")
+        #expect(await schedule(.dictionary(["color": .string("red")])) == Self.prefix + "InvalidConfiguration")
+        #expect(await schedule(.dictionary(["title": .int32(3)])) == Self.prefix + "InvalidConfiguration")
+        #expect(await schedule(.dictionary([:])) == Self.prefix + "InvalidConfiguration")
+        #expect(await fixture.errorName(of: "Schedule", [.string("not-a-uuid"), Self.timer(60)], on: connection)
+            == Self.prefix + "InvalidArguments")
+        #expect(await fixture.errorName(of: "Schedule", [.int32(1)], on: connection) == DBusError.invalidArgs)
+        #expect(await fixture.errorName(of: "Cancel", [.string(unknown)], on: connection) == Self.prefix + "NotFound")
+        #expect(await fixture.errorName(of: "Frobnicate", [], on: connection) == DBusError.unknownMethod)
+
+        // The message names the field.
+        do {
+            _ = try await connection.call(
+                destination: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface,
+                method: "Schedule",
+                arguments: [.string(UUID().uuidString), .dictionary(["schedule": .dictionary(["hour": .int32(25), "minute": .int32(0)])])])
+            Issue.record("an hour of 25 was accepted")
+        } catch let error as DBusError {
+            #expect(error.message == "invalid schedule.hour: 25 is not an hour (0 to 23)")
+        }
+
+        // Transitions the state does not allow.
+        let id = UUID().uuidString
+        #expect(await fixture.errorName(of: "Schedule", [.string(id), Self.timer(600)], on: connection) == nil)
+        #expect(await fixture.errorName(of: "Stop", [.string(id)], on: connection) == Self.prefix + "NotAllowed")
+        #expect(await fixture.errorName(of: "Resume", [.string(id)], on: connection) == Self.prefix + "NotAllowed")
+        #expect(await fixture.errorName(of: "Countdown", [.string(id)], on: connection) == Self.prefix + "NotAllowed")
+        // The limit.
+        #expect(await schedule(Self.timer(60)) == nil)
+        #expect(await schedule(Self.timer(60)) == Self.prefix + "MaximumLimitReached")
+        // Admin methods are the person's own.
+        #expect(await fixture.errorName(of: "History", [.uint32(10)], on: connection) == Self.prefix + "NotAuthorized")
+        #expect(await fixture.errorName(of: "SetAuthorization", [.string("x"), .string("authorized")], on: connection)
+            == Self.prefix + "NotAuthorized")
+
+        // Nothing was hurt and nothing else changed.
+        #expect(try await fixture.client().list().count == 2)
+        #expect(fixture.agent?.isRunning == true)
+    }
+
+    @Test("Two apps cannot see or touch each other's alarms; the person's command sees both")
+    func twoApps() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let python = Built.systemPython
+        let pythonPath = URL(fileURLWithPath: python).resolvingSymlinksInPath().path
+        #expect(try await fixture.reveille("auth", "allow", pythonPath).status == .exited(0))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+
+        let theirs = UUID().uuidString.lowercased()
+        let scheduled = try await fixture.run(python, [script, "schedule", theirs, "Theirs", "600"])
+        #expect(scheduled.line == theirs, "\(scheduled)")
+        let client = try fixture.client()
+        let mine = UUID()
+        _ = try await client.schedule(id: mine, definition: try AlarmWire.decodeConfiguration(Self.timer(600, title: "Mine")))
+
+        #expect(try await client.list().map(\.alarm.id) == [mine])
+        await #expect(throws: AgentClientError.self) { try await client.cancel(id: UUID(uuidString: theirs)!) }
+        await #expect(throws: AgentClientError.self) { try await client.get(id: UUID(uuidString: theirs)!) }
+        let path = "/io/github/reveille/Alarms1/alarm/" + theirs.replacingOccurrences(of: "-", with: "_")
+        await #expect(throws: DBusError.self) {
+            _ = try await client.connection.call(
+                destination: AgentClient.busName, path: path, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                arguments: [.string(AgentClient.alarmInterface), .string("Title")])
+        }
+        let managed = try await client.connection.call(
+            destination: AgentClient.busName, path: AgentClient.managerPath, interface: "org.freedesktop.DBus.ObjectManager",
+            method: "GetManagedObjects")
+        #expect(managed.first?.arrayValue?.count == 1, "GetManagedObjects shows only the caller's alarms")
+
+        let theirList = try await fixture.run(python, [script, "list"])
+        #expect(theirList.line == theirs)
+        let cancel = try await fixture.run(python, [script, "cancel", mine.uuidString.lowercased()])
+        #expect(cancel.line.hasPrefix("error: io.github.reveille.Alarms1.Error.NotFound"))
+
+        let all = try await fixture.reveille("list", "--json")
+        let ids = try JSONDecoder().decode([AlarmDescription].self, from: Data(all.output.utf8)).map(\.id)
+        #expect(Set(ids) == [theirs, mine.uuidString.lowercased()])
+    }
+
+    @Test("A second agent exits at once with a clear message")
+    func secondInstance() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let second = try await fixture.run(Built.path("reveilled"), [])
+        #expect(second.status == .exited(1))
+        #expect(second.error.contains("another reveilled is already running"), "\(second)")
+        #expect(fixture.agent?.isRunning == true)
+    }
+
+    @Test("SIGTERM ends the agent cleanly, with everything stored")
+    func termination() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let id = try await fixture.reveille("timer", "1h", "--title", "Kept").line
+        let agent = try #require(fixture.agent)
+        agent.terminate()
+        #expect(try await agent.waitForExit(timeout: .seconds(10)) == .exited(0))
+        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), [])
+        defer { restarted.terminate() }
+        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20)) }
+        let shown = try await fixture.reveille("show", id, "--json")
+        #expect(shown.output.contains(#""title":"Kept""#), "\(shown)")
+    }
+}
+
+/// The version the agent reports.
+enum AgentVersionForTests {
+    static let expected = "0.1.0"
+}

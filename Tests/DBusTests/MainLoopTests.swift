@@ -1,0 +1,199 @@
+import DBus
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The connection's loop: idleness without wake-ups, timeouts, cancellation, close, and the bus
+// going away under it.
+
+/// An interface whose `Hang` method never answers until the test is done, reporting each call.
+private func hangingInterface(entered: AsyncStream<Void>.Continuation, release: AsyncStream<Void>) -> DBusInterface {
+    DBusInterface(
+        name: "test.Hang",
+        methods: [
+            DBusMethod(name: "Hang") { _ in
+                entered.yield()
+                for await _ in release {}
+                return []
+            }
+        ])
+}
+
+@Suite("the connection loop")
+struct MainLoopTests {
+    @Test("an idle connection does not wake up")
+    func idleHasNoWakeUps() async throws {
+        try await withBusPair { pair in
+            // Give the connections something to hold: an object, a subscription, a name.
+            try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
+            _ = try await pair.service.requestName("test.Idle")
+            let stream = try await pair.client.subscribe(MatchRule(interface: "test.Idle"))
+            _ = try await pair.client.call(
+                destination: "test.Idle", path: Echo.path, interface: Echo.interfaceName, method: "EchoString",
+                arguments: [.string("settle")])
+            let client = pair.client.loopIterations
+            let service = pair.service.loopIterations
+            #expect(client > 0)
+            try await Task.sleep(for: .milliseconds(1200))
+            #expect(pair.client.loopIterations == client, "client loop woke while idle")
+            #expect(pair.service.loopIterations == service, "service loop woke while idle")
+            _ = stream
+        }
+    }
+
+    @Test("a call with no answer times out with NoReply, through a libdbus timeout")
+    func callTimeout() async throws {
+        try await withBusPair { pair in
+            let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+            defer { releaseContinuation.finish() }
+            try pair.service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
+            let start = ContinuousClock.now
+            let error = await dbusError {
+                _ = try await pair.client.call(
+                    destination: pair.service.uniqueName, path: "/h", interface: "test.Hang", method: "Hang",
+                    timeout: .milliseconds(300))
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(error?.name == DBusError.noReply)
+            // The given timeout, not libdbus's 25-second default, ended the call. The upper bound is
+            // loose on purpose: a loaded machine may resume the task late, but never 20 s late.
+            #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(20), "took \(elapsed)")
+            _ = entered
+            // The connection still works.
+            try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
+            _ = try await pair.client.call(
+                destination: pair.service.uniqueName, path: Echo.path, interface: Echo.interfaceName, method: "Caller")
+        }
+    }
+
+    @Test("cancelling the task cancels the pending call")
+    func cancellation() async throws {
+        try await withBusPair { pair in
+            let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+            defer { releaseContinuation.finish() }
+            try pair.service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
+            let client = pair.client
+            let service = pair.service.uniqueName
+            let task = Task {
+                try await client.call(
+                    destination: service, path: "/h", interface: "test.Hang", method: "Hang", timeout: .seconds(60))
+            }
+            _ = try await next(entered, "the handler to start")
+            task.cancel()
+            let result = try await within(.seconds(5), "the cancelled call to end") { await task.result }
+            #expect(throws: CancellationError.self) { try result.get() }
+            // A call cancelled before it starts is never sent.
+            let early = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.call(destination: service, path: "/h", interface: "test.Hang", method: "Hang")
+            }
+            await #expect(throws: CancellationError.self) { try await early.value }
+            #expect(client.isConnected)
+        }
+    }
+
+    @Test("close ends the connection: disconnected fires, streams finish, calls fail, the loop stops")
+    func close() async throws {
+        try await withBusPair { pair in
+            let stream = pair.client.signals(MatchRule(interface: "test.Closing"))
+            let disconnected = pair.client.disconnected
+            pair.client.close()
+            #expect(try await next(disconnected, "disconnected") != nil)
+            #expect(try await next(stream, "the stream to finish") == nil)
+            let error = await dbusError {
+                _ = try await pair.client.call(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    method: "GetId")
+            }
+            #expect(error?.name == DBusError.disconnected)
+            #expect(throws: DBusError.self) {
+                try pair.client.emitSignal(path: "/x", interface: "a.b", name: "C", arguments: [])
+            }
+            // A stream asked for after the end fires at once.
+            #expect(try await next(pair.client.disconnected, "late disconnected") != nil)
+            #expect(try await next(pair.client.signals(MatchRule()), "a late stream") == nil)
+            // The other connection is unaffected.
+            _ = try await pair.service.nameOwner("org.freedesktop.DBus")
+        }
+    }
+
+    @Test("the bus daemon killed: disconnected fires, pending calls fail, streams finish, no spinning")
+    func busGoesAway() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let service = try DBusConnection.connect(address: bus.address)
+        let client = try DBusConnection.connect(address: bus.address)
+        let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        defer { releaseContinuation.finish() }
+        try service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
+        let clientGone = client.disconnected
+        let serviceGone = service.disconnected
+        let stream = try await client.subscribe(MatchRule(interface: "test.Gone"))
+        let destination = service.uniqueName
+        let pending = Task {
+            try await client.call(destination: destination, path: "/h", interface: "test.Hang", method: "Hang", timeout: .seconds(120))
+        }
+        _ = try await next(entered, "the handler to start")
+
+        #expect(kill(bus.pid, SIGKILL) == 0)
+
+        #expect(try await next(clientGone, "the client's disconnected") != nil)
+        #expect(try await next(serviceGone, "the service's disconnected") != nil)
+        let result = try await within(.seconds(5), "the pending call to fail") { await pending.result }
+        let failure = #expect(throws: DBusError.self) { try result.get() }
+        #expect([DBusError.noReply, DBusError.disconnected].contains(failure?.name ?? ""), "\(String(describing: failure))")
+        #expect(try await next(stream, "the stream to finish") == nil)
+        #expect(!client.isConnected)
+
+        // The loops stop and stay still: no spinning on a dead socket.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!client.isLoopRunning)
+        #expect(!service.isLoopRunning)
+        let clientIterations = client.loopIterations
+        let serviceIterations = service.loopIterations
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(client.loopIterations == clientIterations)
+        #expect(service.loopIterations == serviceIterations)
+
+        let after = await dbusError { _ = try await client.nameOwner("org.freedesktop.DBus") }
+        #expect(after?.name == DBusError.disconnected)
+    }
+
+    @Test("connecting to nothing fails with an error; session() without an address refuses to autolaunch")
+    func connectFailures() throws {
+        #expect(throws: DBusError.self) {
+            _ = try DBusConnection.connect(address: "unix:path=/nonexistent/reveille-no-bus")
+        }
+        // Only checked when the variable is unset already: tests must not change the environment
+        // that tests running next to them read.
+        if ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] == nil {
+            let error = #expect(throws: DBusError.self) { _ = try DBusConnection.session() }
+            #expect(error?.name == DBusError.noServer)
+            #expect(error?.message.contains("DBUS_SESSION_BUS_ADDRESS") == true)
+        }
+    }
+
+    @Test("dropping a connection closes it and stops its loop")
+    func dropClosesConnection() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let watcher = try DBusConnection.connect(address: bus.address)
+        defer { watcher.close() }
+        var connection: DBusConnection? = try DBusConnection.connect(address: bus.address)
+        let name = connection!.uniqueName
+        let gone = try await watcher.subscribe(
+            MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: name))
+        #expect(try await watcher.nameOwner(name) == name)
+        connection = nil
+        let change = try #require(try await next(gone, "NameOwnerChanged for the dropped connection"))
+        #expect(change.arguments == [.string(name), .string(name), .string("")])
+    }
+}
