@@ -70,8 +70,13 @@ let package = Package(
             dependencies: ["AlarmCore"]
         ),
         .executableTarget(
+            name: "reveille-example",
+            dependencies: ["AlarmKit"],
+            path: "Examples/AlarmKitExample"
+        ),
+        .executableTarget(
             name: "reveille-bench",
-            dependencies: ["AlarmCore", "TestSupport"],
+            dependencies: ["AlarmCore", "AlarmKit", "DBus", "TestSupport"],
             path: "Benchmarks/reveille-bench"
         ),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Small measuring tools: wall time, percentiles and resident memory.
 enum Measure {
     /// Runs `body` and returns how long it took.
@@ -7,6 +11,35 @@ enum Measure {
         let start = ContinuousClock.now
         let result = try await body()
         return (result, ContinuousClock.now - start)
+    }
+
+    /// Runs `body` and returns how long it took.
+    static func timeSync<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
+        let start = ContinuousClock.now
+        let result = try body()
+        return (result, ContinuousClock.now - start)
+    }
+
+    /// How long a program takes from `posix_spawn` to `waitpid`, its output discarded.
+    static func processTime(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Duration {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let start = ContinuousClock.now
+        guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else {
+            throw POSIXError(.ENOEXEC)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return ContinuousClock.now - start
     }
 
     /// The value at quantile `q` (0...1) of `samples`.

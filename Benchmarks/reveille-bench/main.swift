@@ -1,10 +1,19 @@
 // reveille-bench: prints Reveille's performance numbers.
 //
-//   swift run -c release reveille-bench            every benchmark
-//   swift run -c release reveille-bench engine     the engine and store only
+//   swift build -c release && .build/release/reveille-bench           everything
+//   .build/release/reveille-bench engine                                the engine and store only
+//   .build/release/reveille-bench wire                                  1,000 alarms on the wire
+//   .build/release/reveille-bench agent [--idle-seconds N]              the agent over D-Bus
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let selected = Set(arguments)
+let selected = Set(arguments.filter { !$0.hasPrefix("-") && Int($0) == nil })
+let idleSeconds = arguments.firstIndex(of: "--idle-seconds").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 60
 if selected.isEmpty || selected.contains("engine") {
     try await EngineBenchmark.run()
+}
+if selected.isEmpty || selected.contains("wire") {
+    try WireBenchmark.run()
+}
+if selected.isEmpty || selected.contains("agent") {
+    try await AgentBenchmark.run(idleSeconds: idleSeconds)
 }

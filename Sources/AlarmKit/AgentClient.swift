@@ -163,6 +163,39 @@ public final class AgentClient: Sendable {
         return stream
     }
 
+    // MARK: - Blocking calls, for AlarmKit's synchronous control calls
+
+    /// Calls a manager method that takes an alarm id (`Cancel`, `Stop`, `Pause`, `Resume`,
+    /// `Countdown`), blocking the calling thread until the agent answers.
+    public func controlBlocking(_ method: String, id: UUID) throws {
+        _ = try callBlocking(method, [.string(id.uuidString.lowercased())])
+    }
+
+    /// `List`, blocking the calling thread until the agent answers.
+    public func listBlocking() throws -> [AlarmWire.RemoteAlarm] {
+        try (try Self.first(try callBlocking("List", [])).arrayValue ?? []).map(AlarmWire.decodeAlarm)
+    }
+
+    /// This app's authorization, blocking the calling thread until the agent answers.
+    public func authorizationStateBlocking() throws -> AlarmManager.AuthorizationState {
+        let message = try DBusMessage.methodCall(
+            destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
+            arguments: [.string(Self.managerInterface), .string("AuthorizationState")])
+        let reply = try connection.callBlocking(message)
+        return AlarmManager.AuthorizationState(rawValue: reply.arguments.first?.stringValue ?? "") ?? .notDetermined
+    }
+
+    private func callBlocking(_ method: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
+        let message = try DBusMessage.methodCall(
+            destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: method,
+            arguments: arguments)
+        do {
+            return try connection.callBlocking(message).decodedArguments()
+        } catch let error as DBusError {
+            throw AgentClientError(error)
+        }
+    }
+
     // MARK: - Calls
 
     private func call(_ method: String, _ arguments: [DBusValue], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {

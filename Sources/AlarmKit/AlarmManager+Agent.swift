@@ -1,6 +1,5 @@
 @_exported import AlarmCore
 import DBus
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -24,19 +23,19 @@ extension AlarmManager {
     }
 
     /// Removes an alarm, whatever its state.
-    public func cancel(id: Alarm.ID) throws { try AgentConnection.blocking { try await $0.cancel(id: id) } }
+    public func cancel(id: Alarm.ID) throws { try AgentConnection.blocking { try $0.controlBlocking("Cancel", id: id) } }
     /// Stops an alerting alarm: a one-shot alarm is removed, a repeating one scheduled again.
-    public func stop(id: Alarm.ID) throws { try AgentConnection.blocking { try await $0.stop(id: id) } }
+    public func stop(id: Alarm.ID) throws { try AgentConnection.blocking { try $0.controlBlocking("Stop", id: id) } }
     /// Pauses a countdown.
-    public func pause(id: Alarm.ID) throws { try AgentConnection.blocking { try await $0.pause(id: id) } }
+    public func pause(id: Alarm.ID) throws { try AgentConnection.blocking { try $0.controlBlocking("Pause", id: id) } }
     /// Resumes a paused countdown.
-    public func resume(id: Alarm.ID) throws { try AgentConnection.blocking { try await $0.resume(id: id) } }
+    public func resume(id: Alarm.ID) throws { try AgentConnection.blocking { try $0.controlBlocking("Resume", id: id) } }
     /// Snoozes or repeats an alerting alarm into its `postAlert` countdown.
-    public func countdown(id: Alarm.ID) throws { try AgentConnection.blocking { try await $0.countdown(id: id) } }
+    public func countdown(id: Alarm.ID) throws { try AgentConnection.blocking { try $0.controlBlocking("Countdown", id: id) } }
 
     /// The app's alarms.
     public var alarms: [Alarm] {
-        get throws { try AgentConnection.blocking { try await $0.list().map(\.alarm) } }
+        get throws { try AgentConnection.blocking { try $0.listBlocking().map(\.alarm) } }
     }
 
     /// The app's whole list of alarms, now and after every change.
@@ -46,7 +45,7 @@ extension AlarmManager {
 
     /// Whether the app may schedule alarms; `.notDetermined` also when the agent cannot be reached.
     public var authorizationState: AuthorizationState {
-        (try? AgentConnection.blocking { try await $0.authorizationState() }) ?? .notDetermined
+        (try? AgentConnection.blocking { try $0.authorizationStateBlocking() }) ?? .notDetermined
     }
 
     /// Asks the person, once, whether the app may schedule alarms, and returns the answer.
@@ -85,22 +84,15 @@ enum AgentConnection {
         }
     }
 
-    /// Runs an agent call to completion from synchronous code, as AlarmKit's control calls are.
-    ///
-    /// The call runs on its own thread-independent task, and the reply arrives on the D-Bus
-    /// connection's own thread, so the wait never needs the caller's executor.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable (AgentClient) async throws -> T) throws -> T {
-        let client = try client()
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            let outcome: Result<T, any Error>
-            do { outcome = .success(try await translatingErrors { try await body(client) }) } catch { outcome = .failure(error) }
-            result.withLock { $0 = outcome }
-            done.signal()
+    /// Runs a blocking agent call from synchronous code, as AlarmKit's control calls are, turning
+    /// the agent's named errors back into AlarmKit's types. The reply arrives on the D-Bus
+    /// connection's own thread, so no Swift task is needed and the caller's executor is never waited on.
+    static func blocking<T>(_ body: (AgentClient) throws -> T) throws -> T {
+        do {
+            return try body(try client())
+        } catch let error as AgentClientError where error.name == "io.github.reveille.Alarms1.Error.MaximumLimitReached" {
+            throw AlarmManager.AlarmError.maximumLimitReached
         }
-        done.wait()
-        return try result.withLock { $0! }.get()
     }
 
     /// A stream from the client, or an empty one when the agent cannot be reached.

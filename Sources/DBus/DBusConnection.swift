@@ -1,3 +1,4 @@
+import Dispatch
 import CDBus
 import Synchronization
 
@@ -267,6 +268,30 @@ public final class DBusConnection: Sendable {
         if !loop.perform({ _ in loop.send(message, timeoutMilliseconds: milliseconds, reply: reply) }) {
             completion(.failure(DBusError.connectionClosed()))
         }
+    }
+
+    /// Sends a method call and waits for its reply, blocking the calling thread: for APIs that
+    /// must be synchronous (AlarmKit's control calls). Error replies throw `DBusError`.
+    ///
+    /// The reply is received on the connection's own thread, so this never needs a Swift task to
+    /// run and cannot starve the cooperative pool. Throws `Failed` when called on the connection's
+    /// own thread (from a signal or reply callback), where waiting would wait for ever.
+    public func callBlocking(_ message: DBusMessage, timeout: Duration = .seconds(25)) throws -> DBusMessage {
+        guard !loop.isOnLoopThread else {
+            throw DBusError(name: DBusError.failed, message: "a blocking call from the connection's own thread")
+        }
+        let outcome = Mutex<Result<DBusMessage, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        callOnLoop(message, timeout: timeout) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        let reply = try outcome.withLock { $0! }.get()
+        if reply.type == .error {
+            throw DBusError(name: reply.errorName ?? DBusError.failed, message: reply.errorMessage ?? "")
+        }
+        return reply
     }
 
     /// A libdbus timeout in milliseconds; `DBUS_TIMEOUT_INFINITE` when it does not fit.

@@ -81,7 +81,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
     /// Whether the loop thread is still running.
     var isRunning: Bool { running.load(ordering: .acquiring) }
 
-    private var isOnLoopThread: Bool {
+    var isOnLoopThread: Bool {
         let loop = threadID.load(ordering: .acquiring)
         return loop != 0 && pthread_equal(pthread_self(), pthread_t(loop)) != 0
     }

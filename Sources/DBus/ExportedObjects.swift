@@ -113,15 +113,20 @@ extension DBusConnection {
     /// handlers run in a task and their replies go back through the loop.
     func handleMethodCall(_ message: DBusMessage) {
         let path = message.path ?? "/"
-        let (object, isManager, children) = state.withLock { state in
-            (state.objects[path], state.managers.contains(path), Self.children(of: path, in: state))
+        // Only a call to a path with no object needs the tree (whether it is an intermediate node):
+        // the common call, to an exported object, costs no scan of all the paths.
+        let (object, isManager, hasChildren) = state.withLock { state in
+            let object = state.objects[path]
+            let isManager = state.managers.contains(path)
+            return (object, isManager, object == nil && !isManager && !Self.children(of: path, in: state).isEmpty)
         }
-        let route = Self.resolve(message, object: object, isManager: isManager, hasChildren: !children.isEmpty)
+        let route = Self.resolve(message, object: object, isManager: isManager, hasChildren: hasChildren)
         let reply: DBusMessage
         switch route {
         case .failure(let error):
             reply = DBusMessage.error(replyingTo: message, name: error.name, message: error.message)
         case .success(.introspect):
+            let children = state.withLock { Self.children(of: path, in: $0) }
             let xml = DBusInterface.introspectionXML(
                 interfaces: object ?? [], children: children, includesObjectManager: isManager)
             reply = Self.reply(to: message, [.string(xml)])

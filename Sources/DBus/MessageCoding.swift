@@ -62,47 +62,61 @@ enum Validation {
 
     /// Throws `InvalidArgs` naming the first of a message's arguments that cannot be sent.
     static func checkArguments(_ values: [DBusValue]) throws(DBusError) {
+        var signature = ""
         for value in values {
             if case .dictEntry = value {
                 throw DBusError.invalidArguments("A dictionary entry can only be an array element")
             }
-            try check(value)
+            signature += try checkedSignature(value)
         }
-        try require(isValidSignature(values.signature), "Invalid message signature \(values.signature)")
+        try require(isValidSignature(signature), "Invalid message signature \(signature)")
     }
 
     /// Throws `InvalidArgs` naming the first part of `value` that cannot be sent.
     static func check(_ value: DBusValue) throws(DBusError) {
+        let signature = try checkedSignature(value)
+        if case .dictEntry = value {
+            try require(isValidSingleType("a" + signature), "Invalid dictionary entry type \(signature)")
+        } else {
+            try require(isValidSingleType(signature), "Invalid type \(signature)")
+        }
+    }
+
+    /// Checks the parts of `value` that its signature cannot show (text without NUL, valid paths
+    /// and signatures, array elements of the declared type, each variant's own type) and returns
+    /// the signature, built once from the leaves up; the caller validates the whole signature once.
+    private static func checkedSignature(_ value: DBusValue) throws(DBusError) -> String {
         switch value {
         case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
-            return
+            return value.signature
         case .string(let text):
             try require(!text.utf8.contains(0), "A D-Bus string cannot contain NUL")
+            return "s"
         case .objectPath(let path):
             try require(isValidPath(path), "Invalid object path \(path.debugDescription)")
+            return "o"
         case .signature(let signature):
             try require(isValidSignature(signature), "Invalid signature \(signature.debugDescription)")
+            return "g"
         case .variant(let inner):
-            try check(inner)
-            try require(isValidSingleType(inner.signature), "Invalid variant type \(inner.signature)")
+            let innerSignature = try checkedSignature(inner)
+            try require(isValidSingleType(innerSignature), "Invalid variant type \(innerSignature)")
+            return "v"
         case .array(let element, let elements):
             try require(isValidSingleType("a" + element), "Invalid array element type \(element.debugDescription)")
             for item in elements {
-                try require(
-                    item.signature == element,
-                    "Array of \(element) holds an element of type \(item.signature)")
-                try check(item)
+                let itemSignature = try checkedSignature(item)
+                try require(itemSignature == element, "Array of \(element) holds an element of type \(itemSignature)")
             }
+            return "a" + element
         case .dictEntry(let key, let inner):
-            try check(key)
-            try check(inner)
-            try require(isValidSingleType("a" + value.signature), "Invalid dictionary entry type \(value.signature)")
+            return "{" + (try checkedSignature(key)) + (try checkedSignature(inner)) + "}"
         case .structure(let fields):
             try require(!fields.isEmpty, "A D-Bus structure needs at least one field")
-            for field in fields { try check(field) }
+            var signature = "("
+            for field in fields { signature += try checkedSignature(field) }
+            return signature + ")"
         }
-        if case .dictEntry = value { return }
-        try require(isValidSingleType(value.signature), "Invalid type \(value.signature)")
     }
 }
 

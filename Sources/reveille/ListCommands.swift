@@ -26,7 +26,7 @@ struct ListCommand: AsyncParsableCommand {
             let reading = ClockReading.local()
             let records = alarms.map { $0.record(at: reading) }
             if json {
-                let descriptions = records.sorted { $0.id.uuidString < $1.id.uuidString }.map { AlarmDescription($0, at: reading) }
+                let descriptions = records.sorted { $0.id < $1.id }.map { AlarmDescription($0, at: reading) }
                 print(AlarmDescription.json(descriptions))
             } else {
                 print(AlarmListFormat.table(records, at: reading, width: Terminal.width()))

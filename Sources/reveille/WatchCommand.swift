@@ -143,7 +143,7 @@ final class LiveView {
             }
         }
         return alarms.sorted {
-            (rank($0), $0.fireDate ?? .distantFuture, $0.alarm.id.uuidString) < (rank($1), $1.fireDate ?? .distantFuture, $1.alarm.id.uuidString)
+            (rank($0), $0.fireDate ?? .distantFuture, $0.alarm.id) < (rank($1), $1.fireDate ?? .distantFuture, $1.alarm.id)
         }
     }
 

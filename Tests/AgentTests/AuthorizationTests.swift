@@ -20,7 +20,7 @@ struct AuthorizationTests {
         #expect(question.summary.contains("python3"), "the question names the app: \(question.summary)")
         #expect(question.actions == ["allow", "Allow", "deny", "Don’t Allow"])
         try await fixture.sandbox.waitForDisplayedCount(1)
-        _ = try fixture.sandbox.pickAction("allow")
+        _ = try await offPool { try fixture.sandbox.pickAction("allow") }
         #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0), "\(app.outputs())")
         let auth = try await fixture.reveille("auth", "list")
         #expect(auth.output.contains("authorized"))
@@ -38,7 +38,7 @@ struct AuthorizationTests {
         let python = Built.systemPython
         let app = try fixture.sandbox.spawn(python, [Self.script, "request"])
         try await fixture.sandbox.waitForDisplayedCount(1)
-        _ = try fixture.sandbox.pickAction("deny")
+        _ = try await offPool { try fixture.sandbox.pickAction("deny") }
         #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0))
         #expect(app.standardOutput.trimmingCharacters(in: .newlines) == "denied")
         let refused = try await fixture.run(python, [Self.script, "schedule", UUID().uuidString, "No", "60"])

@@ -77,25 +77,27 @@ public final class AlarmService: Sendable {
     // MARK: - Following the engine
 
     private func followAlarms() async {
-        for await records in await engine.updates(visibleTo: .user) {
-            let current = Set(records.map(\.id))
-            let gone = exported.withLock { $0.filter { !current.contains($0.key) } }
-            for (id, old) in gone where (try? await engine.alarm(id: id, caller: .user)) == nil {
-                exported.withLock { $0[id] = nil }
-                connection.unexport(path: Self.path(of: id))
-                for name in recipients(of: old) {
+        for await change in await engine.changes() {
+            switch change {
+            case .updated(let record):
+                let known = exported.withLock { map -> Bool? in
+                    guard let old = map[record.id] else { return nil }
+                    map[record.id] = record
+                    return old != record
+                }
+                switch known {
+                case nil: await exportIfNeeded(record)
+                case true?: notifyChanged(record)
+                case false?: break
+                }
+            case .removed(let record):
+                guard exported.withLock({ $0.removeValue(forKey: record.id) }) != nil else { continue }
+                connection.unexport(path: Self.path(of: record.id))
+                for name in recipients(of: record) {
                     try? connection.emitSignal(
                         path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
-                        arguments: [.objectPath(Self.path(of: id)), .strings([Self.alarmInterface])], destination: name)
+                        arguments: [.objectPath(Self.path(of: record.id)), .strings([Self.alarmInterface])], destination: name)
                 }
-            }
-            for record in records {
-                let changed = exported.withLock { map -> Bool in
-                    guard let old = map[record.id], old != record else { return false }
-                    map[record.id] = record
-                    return true
-                }
-                if changed { notifyChanged(record) } else { await exportIfNeeded(record) }
             }
         }
     }
@@ -177,20 +179,31 @@ public final class AlarmService: Sendable {
 
     // MARK: - Properties of an alarm object
 
+    /// The alarm object's property names, in the order the interface lists them.
+    static let propertyNames = ["Id", "State", "Kind", "Title", "Owner", "Schedule", "Countdown", "FireDate", "Remaining", "Alarm"]
+
+    /// One property of an alarm object. `FireDate` is 0 and `Remaining` is 0 when not known.
+    static func property(_ name: String, of record: AlarmRecord, at reading: ClockReading) -> DBusValue? {
+        switch name {
+        case "Id": .string(record.id.uuidString.lowercased())
+        case "State": .string(record.state.rawValue)
+        case "Kind": .string(record.definition.isTimer ? "timer" : "alarm")
+        case "Title": .string(record.definition.title)
+        case "Owner": .string(record.owner)
+        case "Schedule": record.definition.schedule.map(AlarmWire.encode) ?? .dictionary([:])
+        case "Countdown": record.definition.countdownDuration.map(AlarmWire.encode) ?? .dictionary([:])
+        case "FireDate": .double(record.fireDate(from: reading)?.timeIntervalSince1970 ?? 0)
+        case "Remaining": .double(record.remaining(from: reading) ?? 0)
+        case "Alarm": AlarmWire.encode(record, at: reading)
+        default: nil
+        }
+    }
+
+    /// Every property of an alarm object.
     static func properties(of record: AlarmRecord, at reading: ClockReading) -> [String: DBusValue] {
-        let description = AlarmWire.encode(record, at: reading)
-        return [
-            "Id": .string(record.id.uuidString.lowercased()),
-            "State": .string(record.state.rawValue),
-            "Kind": .string(record.definition.isTimer ? "timer" : "alarm"),
-            "Title": .string(record.definition.title),
-            "Owner": .string(record.owner),
-            "Schedule": record.definition.schedule.map(AlarmWire.encode) ?? .dictionary([:]),
-            "Countdown": record.definition.countdownDuration.map(AlarmWire.encode) ?? .dictionary([:]),
-            "FireDate": .double(record.fireDate(from: reading)?.timeIntervalSince1970 ?? 0),
-            "Remaining": .double(record.remaining(from: reading) ?? 0),
-            "Alarm": description,
-        ]
+        var properties: [String: DBusValue] = [:]
+        for name in propertyNames { properties[name] = property(name, of: record, at: reading) }
+        return properties
     }
 
     // MARK: - Calls

@@ -35,7 +35,7 @@ extension AlarmService {
                     return try await s.handle {
                         let caller = try await s.caller(of: call).caller
                         let reading = s.clock.read()
-                        let alarms = await s.engine.alarms(visibleTo: caller).map { AlarmWire.encode($0, at: reading) }
+                        let alarms = await s.engine.alarms(visibleTo: caller).map { AlarmWire.encode($0, at: reading, summary: true) }
                         return [.array(elementSignature: "a{sv}", alarms)]
                     }
                 },
@@ -168,7 +168,7 @@ extension AlarmService {
                 let caller = try await s.caller(of: call).caller
                 do {
                     let record = try await s.engine.alarm(id: id, caller: caller)
-                    return Self.properties(of: record, at: s.clock.read())[name]!
+                    return Self.property(name, of: record, at: s.clock.read())!
                 } catch {
                     throw AgentError.dbusError(for: error)
                 }
@@ -176,11 +176,7 @@ extension AlarmService {
         }
         return DBusInterface(
             name: Self.alarmInterface, methods: [],
-            properties: [
-                property("Id", "s"), property("State", "s"), property("Kind", "s"), property("Title", "s"),
-                property("Owner", "s"), property("Schedule", "a{sv}"), property("Countdown", "a{sv}"),
-                property("FireDate", "d"), property("Remaining", "d"), property("Alarm", "a{sv}"),
-            ],
+            properties: zip(Self.propertyNames, ["s", "s", "s", "s", "s", "a{sv}", "a{sv}", "d", "d", "a{sv}"]).map(property),
             signals: [])
     }
 }

@@ -44,6 +44,7 @@ public actor AlarmEngine {
     private var wallDeadlines = DeadlineQueue<UUID, Date>()
     private var elapsedDeadlines = DeadlineQueue<UUID, BootMoment>()
     private var subscribers: [UUID: Subscriber] = [:]
+    private var changeListeners: [UUID: AsyncStream<AlarmChange>.Continuation] = [:]
     private var wakeTask: Task<Void, Never>?
     private var armedWakeUp: WakeUp?
     private var wakeGeneration = 0
@@ -102,6 +103,8 @@ public actor AlarmEngine {
         armedWakeUp = nil
         for subscriber in subscribers.values { subscriber.continuation.finish() }
         subscribers.removeAll()
+        for listener in changeListeners.values { listener.finish() }
+        changeListeners.removeAll()
     }
 
     // MARK: - Requests
@@ -159,7 +162,7 @@ public actor AlarmEngine {
 
     /// The alarms the caller may see, ordered by id.
     public func alarms(visibleTo caller: AlarmCaller) -> [AlarmRecord] {
-        records.values.filter(caller.mayAccess).sorted { $0.id.uuidString < $1.id.uuidString }
+        records.values.filter(caller.mayAccess).sorted { $0.id < $1.id }
     }
 
     /// One alarm, if the caller may see it.
@@ -191,6 +194,21 @@ public actor AlarmEngine {
 
     private func unsubscribe(_ key: UUID) {
         subscribers[key] = nil
+        changeListeners[key] = nil
+    }
+
+    /// A stream of each alarm's changes, one by one, in order: what a service that mirrors the
+    /// alarms (as D-Bus objects) needs without rebuilding the whole list after every change.
+    /// It begins with every current alarm as `.updated`.
+    public func changes() -> AsyncStream<AlarmChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: AlarmChange.self)
+        let key = UUID()
+        changeListeners[key] = continuation
+        for record in records.values { continuation.yield(.updated(record)) }
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(key) }
+        }
+        return stream
     }
 
     // MARK: - The world changed
@@ -302,8 +320,13 @@ public actor AlarmEngine {
             logger.error("Could not store an alarm change; carrying it out anyway", metadata: ["error": "\(error)"])
         }
         for (id, transition) in transitions {
-            remove(id)
-            if let record = transition.record { insert(record) }
+            let old = remove(id)
+            if let record = transition.record {
+                insert(record)
+                if record != old { for listener in changeListeners.values { listener.yield(.updated(record)) } }
+            } else if let old {
+                for listener in changeListeners.values { listener.yield(.removed(old)) }
+            }
             for action in transition.actions { perform(action) }
         }
     }
@@ -330,12 +353,14 @@ public actor AlarmEngine {
         }
     }
 
-    private func remove(_ id: UUID) {
-        guard let old = records.removeValue(forKey: id) else { return }
+    @discardableResult
+    private func remove(_ id: UUID) -> AlarmRecord? {
+        guard let old = records.removeValue(forKey: id) else { return nil }
         alarmsPerOwner[old.owner, default: 1] -= 1
         if alarmsPerOwner[old.owner] == 0 { alarmsPerOwner[old.owner] = nil }
         wallDeadlines.set(id, nil)
         elapsedDeadlines.set(id, nil)
+        return old
     }
 
     private func changed() {
@@ -348,6 +373,14 @@ public actor AlarmEngine {
             subscriber.continuation.yield(alarms(visibleTo: subscriber.caller))
         }
     }
+}
+
+/// One alarm's change, as `AlarmEngine.changes()` reports it.
+public enum AlarmChange: Hashable, Sendable {
+    /// The alarm is new or changed: its record now.
+    case updated(AlarmRecord)
+    /// The alarm is gone: its last record.
+    case removed(AlarmRecord)
 }
 
 /// A boot-clock moment in the current boot, ordered by uptime.

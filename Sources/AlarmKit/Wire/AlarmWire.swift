@@ -16,23 +16,43 @@ public enum AlarmWire {
     // MARK: - Configurations
 
     /// The `a{sv}` form of a definition, as `Schedule` takes it.
+    ///
+    /// Keys whose value is what the agent assumes without them are left out: `presentation` when it
+    /// is the default presentation for the title (then `title` stands for it), `tintColor` when it
+    /// is the accent colour, `sound` when it is the default. Lists of many alarms stay small.
     public static func encode(_ definition: AlarmDefinition) -> DBusValue {
-        var entries: [String: DBusValue] = [
-            "presentation": encode(definition.presentation),
-            "tintColor": .string(definition.tintColor.description),
-            "sound": .string(soundName(definition.sound)),
-        ]
+        .dictionary(entries(of: definition))
+    }
+
+    /// The entries of a definition's `a{sv}` form; a `summary` leaves out the presentation, tint
+    /// and metadata.
+    static func entries(of definition: AlarmDefinition, summary: Bool = false) -> [String: DBusValue] {
+        var entries: [String: DBusValue] = ["title": .string(definition.title)]
+        if !summary {
+            let standard = defaultPresentation(
+                title: definition.title, isTimer: definition.isTimer, snoozes: definition.countdownDuration?.postAlert != nil)
+            if definition.presentation != standard {
+                entries["title"] = nil
+                entries["presentation"] = encode(definition.presentation)
+            }
+            if definition.tintColor != .accentColor { entries["tintColor"] = .string(definition.tintColor.description) }
+            if let metadata = definition.metadata { entries["metadata"] = .array(elementSignature: "y", metadata.map(DBusValue.byte)) }
+        }
+        if definition.sound != .default { entries["sound"] = .string(soundName(definition.sound)) }
         if let schedule = definition.schedule { entries["schedule"] = encode(schedule) }
         if let countdown = definition.countdownDuration { entries["countdown"] = encode(countdown) }
-        if let metadata = definition.metadata { entries["metadata"] = .array(elementSignature: "y", metadata.map(DBusValue.byte)) }
         if let stop = definition.stopIntent { entries["stopIntent"] = .string(stop) }
         if let secondary = definition.secondaryIntent { entries["secondaryIntent"] = .string(secondary) }
-        return .dictionary(entries)
+        return entries
     }
 
     /// Reads a configuration sent to `Schedule`; throws `invalidConfiguration` naming the bad key.
     public static func decodeConfiguration(_ value: DBusValue) throws(AlarmRequestError) -> AlarmDefinition {
-        var reader = try DictionaryReader(value, field: "configuration")
+        try decodeConfiguration(DictionaryReader(value, field: "configuration"))
+    }
+
+    static func decodeConfiguration(_ reader: DictionaryReader) throws(AlarmRequestError) -> AlarmDefinition {
+        var reader = reader
         let schedule = try reader.optional("schedule") { value, field throws(AlarmRequestError) in try decodeSchedule(value, field: field) }
         let countdown = try reader.optional("countdown") { value, field throws(AlarmRequestError) in try decodeCountdown(value, field: field) }
         let title = try reader.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) }
@@ -81,15 +101,18 @@ public enum AlarmWire {
 
     /// The `a{sv}` form of an alarm as the agent sends it: its configuration, plus `id`, `state`,
     /// `kind`, `title`, `owner`, and `fireDate` and `remaining` when known.
-    public static func encode(_ record: AlarmRecord, at reading: ClockReading) -> DBusValue {
-        guard case .array(let signature, var entries) = encode(record.definition) else { fatalError("a{sv} expected") }
-        var extra: [String: DBusValue] = [
+    ///
+    /// A `summary` (what `List` sends) leaves out the presentation, tint and metadata: a list of a
+    /// thousand alarms stays quick to send and read, and `Get` gives the whole alarm.
+    public static func encode(_ record: AlarmRecord, at reading: ClockReading, summary: Bool = false) -> DBusValue {
+        var extra = entries(of: record.definition, summary: summary)
+        extra.merge([
             "id": .string(record.id.uuidString.lowercased()),
             "state": .string(record.state.rawValue),
             "kind": .string(record.definition.isTimer ? "timer" : "alarm"),
             "title": .string(record.definition.title),
             "owner": .string(record.owner),
-        ]
+        ]) { $1 }
         if let fireDate = record.fireDate(from: reading) { extra["fireDate"] = .double(fireDate.timeIntervalSince1970) }
         if let remaining = record.remaining(from: reading) { extra["remaining"] = .double(remaining) }
         switch record.phase {
@@ -103,10 +126,7 @@ public enum AlarmWire {
         case .scheduled:
             break
         }
-        guard case .array(_, let more) = DBusValue.dictionary(extra) else { fatalError("a{sv} expected") }
-        entries += more
-        entries.sort { ($0.dictEntryKey ?? "") < ($1.dictEntryKey ?? "") }
-        return .array(elementSignature: signature, entries)
+        return .dictionary(extra)
     }
 
     /// An alarm as the agent described it.
@@ -167,11 +187,11 @@ public enum AlarmWire {
         let scheduledAt = entries.removeValue(forKey: "alertScheduledAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
         let startedAt = entries.removeValue(forKey: "alertStartedAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
         entries["kind"] = nil
-        // The rest is the configuration; the title is inside the presentation already.
-        entries["title"] = nil
+        // The rest is the configuration. The title also stands inside a full presentation.
+        if entries["presentation"] != nil { entries["title"] = nil }
         let definition: AlarmDefinition
         do {
-            definition = try decodeConfiguration(.dictionary(entries.mapValues(\.unwrapped)))
+            definition = try decodeConfiguration(DictionaryReader(entries: entries, field: "configuration"))
         } catch {
             throw AlarmWireError.malformed("alarm \(idText): \(error)")
         }
@@ -387,6 +407,11 @@ struct DictionaryReader {
         self.field = field
     }
 
+    init(entries: [String: DBusValue], field: String) {
+        self.entries = entries
+        self.field = field
+    }
+
     mutating func optional<Value>(
         _ key: String, _ read: (DBusValue, String) throws(AlarmRequestError) -> Value
     ) throws(AlarmRequestError) -> Value? {
@@ -399,13 +424,5 @@ struct DictionaryReader {
             throw .invalidConfiguration(
                 field: field == "configuration" ? unknown : "\(field).\(unknown)", reason: "is not a known key")
         }
-    }
-}
-
-extension DBusValue {
-    /// The string key of a dictionary entry.
-    var dictEntryKey: String? {
-        if case .dictEntry(let key, _) = self { return key.stringValue }
-        return nil
     }
 }
