@@ -64,9 +64,10 @@ public final class AlarmAgent: Sendable {
             logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
         let clock = SystemClock()
-        engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: presenter, logger: logger)
-        try await engine.start()
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
+        let agentPresenter = AgentPresenter(desktop: presenter, intents: IntentRunner(connection: connection, logger: logger))
+        engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
+        try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
         service = AlarmService(

@@ -31,6 +31,10 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            // Bad usage is reported before anything else happens (such as starting the agent).
+            guard json || (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) else {
+                throw CLIFailure.usage("watch needs a terminal; use reveille watch --json in scripts")
+            }
             let session = try await AgentSession.open()
             if json {
                 for await alarms in session.client.updates() {
@@ -41,89 +45,166 @@ struct WatchCommand: AsyncParsableCommand {
                 }
                 return
             }
-            guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-                throw CLIFailure.usage("watch needs a terminal; use reveille watch --json in scripts")
+            if let signal = await LiveView(session: session).run() {
+                // Ended by a signal: the terminal is restored; exit as the signal would have.
+                throw ExitCode(128 + signal)
             }
-            try await LiveView(session: session).run()
         }
     }
 }
 
 /// The live terminal view of `reveille watch`.
+///
+/// Everything happens in ``run()``, one event at a time: a new list of alarms from the agent, bytes
+/// typed, a signal, or a redraw when the time a countdown shows changes. The view redraws only then:
+/// once a second while a countdown runs, and not at all while nothing changes by itself.
 final class LiveView {
+    /// What the view reacts to.
+    enum Event: Sendable {
+        /// The agent's alarms, and the clocks when they arrived (countdowns are anchored there).
+        case alarms([AlarmWire.RemoteAlarm], received: ClockReading)
+        /// Bytes read from the terminal.
+        case input([UInt8])
+        /// Standard input ended or failed.
+        case endOfInput
+        /// The time a countdown or an alarm shows has changed.
+        case redraw
+        /// A signal arrived.
+        case signal(Int32)
+        /// The agent's updates ended: the bus connection is gone.
+        case agentGone
+    }
+
+    /// An alarm as shown: the agent's description and its record, anchored when it arrived.
+    struct Row {
+        var remote: AlarmWire.RemoteAlarm
+        var record: AlarmRecord
+
+        var id: UUID { remote.alarm.id }
+        var isRinging: Bool { remote.alarm.state == .alerting }
+    }
+
+    /// The signals that end the view, after restoring the terminal.
+    static let endingSignals = [SIGTERM, SIGHUP, SIGINT, SIGQUIT]
+
     private let session: AgentSession
-    private var alarms: [AlarmWire.RemoteAlarm] = []
+    /// The alarms in the order shown: ringing first, then running countdowns, scheduled, paused.
+    private var rows: [Row] = []
+    /// Whether the agent's first list has arrived.
+    private var loaded = false
     private var selected: UUID?
+    /// The index of the first row shown, when not all fit.
+    private var firstShown = 0
+    /// The last result of an action, or why the view stopped updating.
     private var message = ""
+    /// What was last written, so an unchanged screen is not written again.
+    private var lastFrame = ""
 
     init(session: AgentSession) { self.session = session }
 
-    enum Input: Sendable {
-        case alarms([AlarmWire.RemoteAlarm])
-        case key(UInt8)
-        case tick
-        case ended
-    }
-
-    func run() async throws {
+    /// Runs the view until the person quits (`nil`) or a terminating signal arrives (its number);
+    /// the terminal is restored either way.
+    func run() async -> Int32? {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        // Signals first and put back last, so that none ends the program with the terminal raw.
+        let signals = SignalEvents(Self.endingSignals + [SIGWINCH, SIGCONT]) { continuation.yield(.signal($0)) }
+        defer { signals.stop() }
         let terminal = RawTerminal()
         defer { terminal.restore() }
-        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         let updates = session.client.updates()
         let feed = Task {
-            for await list in updates { continuation.yield(.alarms(list)) }
-            continuation.yield(.ended)
+            for await list in updates { continuation.yield(.alarms(list, received: .local())) }
+            continuation.yield(.agentGone)
         }
-        let keys = KeyReader { continuation.yield(.key($0)) }
-        let ticks = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                continuation.yield(.tick)
-            }
-        }
+        let keys = KeyReader { continuation.yield($0) }
+        var redraw: Task<Void, Never>?
         defer {
             feed.cancel()
-            ticks.cancel()
+            redraw?.cancel()
             keys.stop()
         }
-        for await input in inputs {
-            switch input {
-            case .alarms(let list):
-                alarms = list
-            case .key(let key):
-                if try await handle(key) == false { return }
-            case .tick:
+        draw()
+        for await event in events {
+            switch event {
+            case .alarms(let list, let received):
+                update(list, received: received)
+            case .input(let bytes):
+                for key in Key.decode(bytes) {
+                    if await handle(key) == false { return nil }
+                }
+            case .endOfInput:
+                return nil
+            case .redraw:
                 break
-            case .ended:
-                message = "the agent went away"
+            case .signal(SIGWINCH):
+                lastFrame = ""
+            case .signal(SIGCONT):
+                // Stopped and continued: the shell may have changed the terminal in between.
+                terminal.enter()
+                lastFrame = ""
+            case .signal(let number):
+                return number
+            case .agentGone:
+                message = "the agent went away; no more updates"
             }
-            draw()
+            redraw?.cancel()
+            redraw = draw().map { delay in
+                Task {
+                    try? await Task.sleep(for: delay)
+                    if !Task.isCancelled { continuation.yield(.redraw) }
+                }
+            }
         }
+        return nil
+    }
+
+    // MARK: Alarms and keys
+
+    /// Takes a new list of alarms; an alarm that starts ringing is selected, so `s` or `z` acts on it.
+    private func update(_ list: [AlarmWire.RemoteAlarm], received: ClockReading) {
+        let wasRinging = Set(rows.filter(\.isRinging).map(\.id))
+        rows = list.map { Row(remote: $0, record: $0.record(at: received)) }.sorted(by: Self.showsBefore)
+        loaded = true
+        if let ringing = rows.first(where: { $0.isRinging && !wasRinging.contains($0.id) }) {
+            selected = ringing.id
+        } else if !rows.contains(where: { $0.id == selected }) {
+            selected = rows.first?.id
+        }
+    }
+
+    /// The order rows are shown in: ringing, running, scheduled, paused; then by next alert.
+    static func showsBefore(_ first: Row, _ second: Row) -> Bool {
+        func rank(_ row: Row) -> Int {
+            switch row.remote.alarm.state {
+            case .alerting: 0
+            case .countdown: 1
+            case .scheduled: 2
+            case .paused: 3
+            }
+        }
+        let left = (rank(first), first.remote.fireDate ?? .distantFuture)
+        let right = (rank(second), second.remote.fireDate ?? .distantFuture)
+        if left != right { return left < right }
+        return first.id.uuidString < second.id.uuidString
     }
 
     /// Handles a key; returns false to quit.
-    private func handle(_ key: UInt8) async throws -> Bool {
-        let rows = sortedRows()
-        let index = rows.firstIndex { $0.alarm.id == selected } ?? 0
+    private func handle(_ key: Key) async -> Bool {
+        let index = rows.firstIndex { $0.id == selected }
         switch key {
-        case UInt8(ascii: "q"), 3, 4:
+        case .character(UInt8(ascii: "q")), .character(3), .character(4):  // q, Ctrl-C, Ctrl-D
             return false
-        case UInt8(ascii: "j"), UInt8(ascii: "B"):
-            if !rows.isEmpty { selected = rows[min(rows.count - 1, index + 1)].alarm.id }
-        case UInt8(ascii: "k"), UInt8(ascii: "A"):
-            if !rows.isEmpty { selected = rows[max(0, index - 1)].alarm.id }
-        case UInt8(ascii: "s"), UInt8(ascii: "z"), UInt8(ascii: "p"), UInt8(ascii: "r"), UInt8(ascii: "c"):
-            guard rows.indices.contains(index) else { return true }
-            let id = rows[index].alarm.id
+        case .down, .character(UInt8(ascii: "j")):
+            if let index, index + 1 < rows.count { selected = rows[index + 1].id }
+        case .up, .character(UInt8(ascii: "k")):
+            if let index, index > 0 { selected = rows[index - 1].id }
+        case .character(let letter) where Action(rawValue: letter) != nil:
+            guard let index, let action = Action(rawValue: letter) else { return true }
             do {
-                switch key {
-                case UInt8(ascii: "s"): try await session.client.stop(id: id)
-                case UInt8(ascii: "z"): try await session.client.countdown(id: id)
-                case UInt8(ascii: "p"): try await session.client.pause(id: id)
-                case UInt8(ascii: "r"): try await session.client.resume(id: id)
-                default: try await session.client.cancel(id: id)
-                }
+                try await action.perform(on: rows[index].id, with: session.client)
                 message = ""
+            } catch let error as AgentClientError {
+                message = error.message
             } catch {
                 message = "\(error)"
             }
@@ -133,100 +214,316 @@ final class LiveView {
         return true
     }
 
-    private func sortedRows() -> [AlarmWire.RemoteAlarm] {
-        func rank(_ alarm: AlarmWire.RemoteAlarm) -> Int {
-            switch alarm.alarm.state {
-            case .alerting: 0
-            case .countdown: 1
-            case .scheduled: 2
-            case .paused: 3
+    /// What the action keys do to the selected alarm.
+    enum Action: UInt8 {
+        case stop = 0x73  // s
+        case snooze = 0x7A  // z
+        case pause = 0x70  // p
+        case resume = 0x72  // r
+        case cancel = 0x63  // c
+
+        /// Asks the agent to do it to the alarm `id`.
+        func perform(on id: UUID, with client: AgentClient) async throws {
+            switch self {
+            case .stop: try await client.stop(id: id)
+            case .snooze: try await client.countdown(id: id)
+            case .pause: try await client.pause(id: id)
+            case .resume: try await client.resume(id: id)
+            case .cancel: try await client.cancel(id: id)
             }
-        }
-        return alarms.sorted {
-            (rank($0), $0.fireDate ?? .distantFuture, $0.alarm.id) < (rank($1), $1.fireDate ?? .distantFuture, $1.alarm.id)
         }
     }
 
-    private func draw() {
+    // MARK: Drawing
+
+    /// One line of the screen: its text with escape sequences, and the columns it takes.
+    struct Line {
+        var text: String
+        var columns: Int
+
+        /// `plain` cut to `width` columns, then wrapped in `style` (an SGR parameter list such as
+        /// `1;7;31`); with `filling`, padded with spaces to the whole width (a band of colour).
+        init(_ plain: String, width: Int, style: String? = nil, filling: Bool = false) {
+            var fitted = DisplayWidth.truncated(plain, toWidth: width)
+            var columns = DisplayWidth.of(fitted)
+            if filling, columns < width {
+                fitted += String(repeating: " ", count: width - columns)
+                columns = width
+            }
+            text = style.map { "\u{1B}[\($0)m" + fitted + "\u{1B}[0m" } ?? fitted
+            self.columns = columns
+        }
+    }
+
+    /// Draws the screen; returns how long until what it shows changes by itself (the time of a
+    /// countdown or of an alarm's next alert), or `nil` when nothing does.
+    @discardableResult
+    private func draw() -> Duration? {
         let reading = ClockReading.local()
         let width = Terminal.width() ?? 80
-        let rows = sortedRows()
-        if selected == nil || !rows.contains(where: { $0.alarm.id == selected }) { selected = rows.first?.alarm.id }
-        var screen = "\u{1B}[H\u{1B}[2J"
-        screen += "\u{1B}[1mReveille\u{1B}[0m  \(rows.count) alarm\(rows.count == 1 ? "" : "s")   ↑↓ select  s stop  z snooze  p pause  r resume  c cancel  q quit\r\n\r\n"
-        if rows.isEmpty { screen += "  No alarms.\r\n" }
-        for alarm in rows.prefix(max(1, Terminal.height() - 4)) {
-            let record = alarm.record(at: reading)
-            let marker = alarm.alarm.id == selected ? "›" : " "
-            let title = alarm.definition.title.isEmpty ? "-" : alarm.definition.title
-            let id = String(alarm.alarm.id.uuidString.lowercased().prefix(8))
-            var line: String
-            switch record.state {
-            case .alerting:
-                line = "\u{1B}[1;7;31m \(marker) \(id)  RINGING  \(title) \u{1B}[0m"
-            case .countdown, .paused:
-                let remaining = record.remaining(from: reading) ?? 0
-                let total = alarm.countdownTotal ?? max(remaining, 1)
-                let bar = Self.bar(done: 1 - remaining / max(total, 1), width: 20)
-                let state = record.state == .paused ? "paused " : "running"
-                line = " \(marker) \(id)  \(state)  \(bar) \(DurationFormat.clock(remaining))  \(title)"
-            case .scheduled:
-                let next = record.fireDate(from: reading).map {
-                    LocalTimeFormat.string(for: $0, at: reading) + " (" + RelativeTimeFormat.string(for: $0, relativeTo: reading.now) + ")"
-                } ?? "-"
-                line = " \(marker) \(id)  \(next)  \(title)"
+        let height = Terminal.height()
+        var lines = [header(width: width), Line("", width: width)]
+        let messageLines = message.isEmpty ? 0 : 2
+        let room = max(1, height - lines.count - messageLines)
+        if !loaded {
+            lines.append(Line("  Connecting to the agent…", width: width))
+        } else if rows.isEmpty {
+            lines.append(Line("  No alarms.", width: width))
+        } else {
+            let index = rows.firstIndex { $0.id == selected } ?? 0
+            firstShown = min(max(firstShown, index - room + 1, 0), index, max(0, rows.count - room))
+            for row in rows[firstShown..<min(rows.count, firstShown + room)] {
+                lines.append(line(for: row, at: reading, width: width))
             }
-            screen += DisplayWidth.truncated(line, toWidth: width + (line.hasPrefix("\u{1B}") ? 14 : 0)) + "\r\n"
         }
-        if !message.isEmpty { screen += "\r\n\u{1B}[33m\(message)\u{1B}[0m\r\n" }
-        FileHandle.standardOutput.write(Data(screen.utf8))
+        if !message.isEmpty {
+            lines.append(Line("", width: width))
+            lines.append(Line(message, width: width, style: "33"))
+        }
+        write(lines.prefix(height), width: width, height: height)
+        return nextChange(at: reading)
     }
 
+    private func header(width: Int) -> Line {
+        let count = loaded ? "\(rows.count) alarm\(rows.count == 1 ? "" : "s")   " : ""
+        let plain = "Reveille  \(count)↑↓ select  s stop  z snooze  p pause  r resume  c cancel  q quit"
+        var line = Line(plain, width: width)
+        let name = "Reveille"
+        if line.text.hasPrefix(name) { line.text = "\u{1B}[1m\(name)\u{1B}[0m" + line.text.dropFirst(name.count) }
+        return line
+    }
+
+    private func line(for row: Row, at reading: ClockReading, width: Int) -> Line {
+        let record = row.record
+        let marker = row.id == selected ? "›" : " "
+        let title = row.remote.definition.title.isEmpty ? "-" : row.remote.definition.title
+        let id = String(row.id.uuidString.lowercased().prefix(8))
+        switch record.phase {
+        case .alerting:
+            return Line(" \(marker) \(id)  RINGING  \(title)", width: width, style: "1;7;31", filling: true)
+        case .countdown, .paused:
+            let remaining = record.remaining(from: reading) ?? 0
+            let total = row.remote.countdownTotal ?? max(remaining, 1)
+            let bar = Self.bar(done: 1 - remaining / max(total, 1), width: 20)
+            let state = row.remote.alarm.state == .paused ? "paused " : "running"
+            return Line(" \(marker) \(id)  \(state)  \(bar) \(DurationFormat.clock(remaining))  \(title)", width: width)
+        case .scheduled(let alertAt):
+            let next = LocalTimeFormat.string(for: alertAt, at: reading) + " ("
+                + RelativeTimeFormat.string(for: alertAt, relativeTo: reading.now) + ")"
+            return Line(" \(marker) \(id)  \(next)  \(title)", width: width)
+        }
+    }
+
+    /// Writes the lines from the top of the screen, each erased to its end, and erases the rest.
+    /// Each line is placed by cursor position and nothing follows the last one, so the screen never
+    /// scrolls, and nothing is cleared before it is drawn again, so nothing flickers.
+    private func write(_ lines: ArraySlice<Line>, width: Int, height: Int) {
+        var frame = ""
+        for (number, line) in zip(1..., lines) {
+            frame += "\u{1B}[\(number);1H" + line.text
+            // A full line leaves the cursor on its last column, which "erase to end" would erase.
+            if line.columns < width { frame += "\u{1B}[K" }
+        }
+        if lines.count < height { frame += "\u{1B}[\(lines.count + 1);1H\u{1B}[J" }
+        guard frame != lastFrame else { return }
+        lastFrame = frame
+        Output.write(frame)
+    }
+
+    /// How long until the text shown changes by itself: a countdown's clock (whole seconds, rounded
+    /// up), or the distance to a scheduled alert (`in 5m 30s`, `in 2h 5m`, `in 1d 2h`) and its day.
+    private func nextChange(at reading: ClockReading) -> Duration? {
+        var soonest: TimeInterval?
+        func consider(_ delay: TimeInterval) { soonest = min(soonest ?? delay, delay) }
+        var anyScheduled = false
+        for row in rows {
+            switch row.record.phase {
+            case .countdown:
+                // The clock shows 00:00:05 from 5 s down to just above 4 s.
+                if let remaining = row.record.remaining(from: reading), remaining > 0 {
+                    consider(remaining - (remaining.rounded(.up) - 1))
+                }
+            case .scheduled(let alertAt):
+                anyScheduled = true
+                let interval = alertAt.timeIntervalSince(reading.now)
+                guard interval > 0 else { continue }
+                // The text shows two units, the smallest being seconds, minutes or hours; it
+                // changes when the whole seconds left fall below a multiple of that unit.
+                let whole = interval.rounded(.up)
+                let unit: TimeInterval = whole >= 86_400 ? 3_600 : whole >= 3_600 ? 60 : 1
+                consider(interval - ((whole / unit).rounded(.down) * unit - 1))
+            case .paused, .alerting:
+                break
+            }
+        }
+        if anyScheduled {
+            // Day names (today, tomorrow, Tue) change at midnight.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = reading.timeZone
+            if let midnight = calendar.nextDate(
+                after: reading.now, matching: DateComponents(hour: 0, minute: 0, second: 0), matchingPolicy: .nextTime)
+            {
+                consider(midnight.timeIntervalSince(reading.now))
+            }
+        }
+        // A little after the change, so the new value is what is read.
+        return soonest.map { .seconds(max($0, 0) + 0.01) }
+    }
+
+    /// A progress bar `width` cells wide, `fraction` of it filled.
     static func bar(done fraction: Double, width: Int) -> String {
-        let filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded())
+        let filled = fraction.isNaN ? 0 : Int((min(max(fraction, 0), 1) * Double(width)).rounded())
         return "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "]"
     }
 }
 
-/// The terminal in raw mode on the alternate screen, restored on exit.
+/// A key a person pressed, decoded from the bytes the terminal sends.
+enum Key: Equatable, Sendable {
+    /// ↑ (`ESC [ A`, or `ESC O A` in application cursor mode).
+    case up
+    /// ↓ (`ESC [ B` or `ESC O B`).
+    case down
+    /// An ASCII character or control byte.
+    case character(UInt8)
+
+    /// The keys in the bytes of one read. A terminal writes each key's escape sequence at once, so
+    /// an `ESC` that ends a read is the Escape key alone. Escape sequences other than ↑ and ↓
+    /// (other cursor keys, function keys, Alt chords) and non-ASCII text are skipped whole.
+    static func decode(_ bytes: [UInt8]) -> [Key] {
+        var keys: [Key] = []
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index += 1
+            if byte >= 0x80 { continue }
+            guard byte == 0x1B else {
+                keys.append(.character(byte))
+                continue
+            }
+            guard index < bytes.endIndex else { break }
+            let introducer = bytes[index]
+            index += 1
+            let final: UInt8?
+            switch introducer {
+            case UInt8(ascii: "["):
+                // Control sequence: parameter and intermediate bytes, then one final byte.
+                while index < bytes.endIndex, !(0x40...0x7E).contains(bytes[index]) { index += 1 }
+                final = index < bytes.endIndex ? bytes[index] : nil
+                index += 1
+            case UInt8(ascii: "O"):
+                final = index < bytes.endIndex ? bytes[index] : nil
+                index += 1
+            default:
+                final = nil  // Alt and a key
+            }
+            switch final {
+            case UInt8(ascii: "A"): keys.append(.up)
+            case UInt8(ascii: "B"): keys.append(.down)
+            default: break
+            }
+        }
+        return keys
+    }
+}
+
+/// Writing to standard output with `write(2)`: a terminal that went away fails the write quietly
+/// instead of raising as `FileHandle` does.
+enum Output {
+    /// Writes all of `text`, or as much as the terminal takes before failing.
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}
+
+/// The terminal in raw mode on the alternate screen with the cursor hidden, until `restore()`.
 final class RawTerminal {
     private var saved = termios()
+    /// Whether the modes were read, so that there is something to restore.
+    private let known: Bool
     private var active = false
 
     init() {
-        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
+        known = tcgetattr(STDIN_FILENO, &saved) == 0
+        enter()
+    }
+
+    /// Puts the terminal in raw mode (keys arrive one by one, unechoed, Ctrl-C as a byte; output
+    /// still turns `\n` into `\r\n`) and switches to the alternate screen, cursor hidden.
+    func enter() {
+        guard known else { return }
         var raw = saved
         cfmakeraw(&raw)
         raw.c_oflag |= tcflag_t(OPOST)
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return }
         active = true
-        FileHandle.standardOutput.write(Data("\u{1B}[?1049h\u{1B}[?25l".utf8))
+        Output.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
     }
 
+    /// Leaves the alternate screen, shows the cursor, and puts the terminal's modes back.
     func restore() {
         guard active else { return }
         active = false
-        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-        FileHandle.standardOutput.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8))
+        Output.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
     }
 
     deinit { restore() }
 }
 
-/// Reads key bytes from standard input on a dispatch source.
-final class KeyReader: @unchecked Sendable {  // immutable after init; a dispatch source is thread-safe
+/// Reads standard input on a dispatch source, handing on each read's bytes.
+final class KeyReader {
     private let source: any DispatchSourceRead
 
-    init(_ handler: @escaping @Sendable (UInt8) -> Void) {
-        source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: DispatchQueue(label: "reveille.keys"))
-        source.setEventHandler {
-            var buffer = [UInt8](repeating: 0, count: 64)
+    /// Starts reading; `handler` gets `.input` for each read and `.endOfInput` once, at its end.
+    init(_ handler: @escaping @Sendable (LiveView.Event) -> Void) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: DispatchQueue(label: "reveille.keys"))
+        source.setEventHandler { [source] in
+            var buffer = [UInt8](repeating: 0, count: 256)
             let count = read(STDIN_FILENO, &buffer, buffer.count)
-            if count <= 0 { handler(4); return }
-            for byte in buffer.prefix(count) { handler(byte) }
+            if count > 0 {
+                handler(.input(Array(buffer.prefix(count))))
+            } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                // At its end the descriptor stays readable: stop watching it.
+                source.cancel()
+                handler(.endOfInput)
+            }
         }
         source.resume()
+        self.source = source
     }
 
+    /// Stops reading.
     func stop() { source.cancel() }
+}
+
+/// Signals delivered as events by dispatch signal sources; their default actions are ignored until
+/// `stop()` puts them back.
+final class SignalEvents {
+    private let numbers: [Int32]
+    private let sources: [any DispatchSourceSignal]
+
+    /// Starts delivering the signals `numbers` to `handler`, on a queue of its own.
+    init(_ numbers: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+        let queue = DispatchQueue(label: "reveille.signals")
+        self.numbers = numbers
+        sources = numbers.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { handler(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Stops delivering them and puts their default actions back.
+    func stop() {
+        sources.forEach { $0.cancel() }
+        numbers.forEach { signal($0, SIG_DFL) }
+    }
 }

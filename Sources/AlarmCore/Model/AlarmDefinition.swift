@@ -22,6 +22,10 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
     public var stopIntent: String?
     /// The app's own action run by the secondary button when its behaviour is `.custom`.
     public var secondaryIntent: String?
+    /// The desktop app id (and bus name) whose actions the intents run, for an app the agent
+    /// knows only by its executable. The agent checks, when it runs an intent, that this bus name
+    /// belongs to that app's process; an app known by its app id gets its own id.
+    public var applicationID: String?
 
     /// Creates a definition from its parts.
     public init(
@@ -139,6 +143,10 @@ extension AlarmDefinition {
         if let paused = presentation.paused {
             try Self.validate(text: paused.title, field: "presentation.paused.title", allowEmpty: true)
             try Self.validate(button: paused.resumeButton, field: "presentation.paused.resumeButton")
+        }
+        if let applicationID, !ApplicationActionName.isValidApplicationID(applicationID) {
+            throw .invalidConfiguration(
+                field: "applicationID", reason: "\"\(applicationID.prefix(80))\" is not a desktop app id (such as org.example.App)")
         }
         for (intent, field) in [(stopIntent, "stopIntent"), (secondaryIntent, "secondaryIntent")] {
             if let intent, !ApplicationActionName.isValid(intent) {

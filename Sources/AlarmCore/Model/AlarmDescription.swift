@@ -109,8 +109,7 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     /// An instant as ISO-8601 in UTC, with fractional seconds only when it has them.
     public static func iso8601(_ date: Date) -> String {
         let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
-        var style = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!)
-        if !whole { style = style.time(includingFractionalSeconds: true) }
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: !whole, timeZone: TimeZone(identifier: "UTC")!)
         return date.formatted(style)
     }
 

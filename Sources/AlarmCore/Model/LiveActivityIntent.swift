@@ -30,6 +30,19 @@ public enum ApplicationActionName {
     /// The reserved name that means `Activate` (open the app) rather than an action.
     public static let activate = "activate"
 
+    /// Whether a name is a desktop app id that is also a bus name: two or more dot-separated
+    /// elements of letters, digits, `_` and `-`, not starting with a digit, at most 255 bytes.
+    public static func isValidApplicationID(_ name: String) -> Bool {
+        let elements = name.split(separator: ".", omittingEmptySubsequences: false)
+        return name.utf8.count <= 255 && elements.count >= 2
+            && elements.allSatisfy { element in
+                guard let first = element.unicodeScalars.first, !CharacterSet.decimalDigits.contains(first) else { return false }
+                return element.unicodeScalars.allSatisfy {
+                    $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-")
+                }
+            }
+    }
+
     /// Whether a name is a usable action name: 1 to 255 letters, digits, `-`, `_` or `.`.
     public static func isValid(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 255

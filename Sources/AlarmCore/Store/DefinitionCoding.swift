@@ -59,6 +59,7 @@ enum DefinitionCoding {
         }
         writer.optional(definition.stopIntent) { $0.string($1) }
         writer.optional(definition.secondaryIntent) { $0.string($1) }
+        writer.optional(definition.applicationID) { $0.string($1) }
         return writer.bytes
     }
 
@@ -114,6 +115,7 @@ enum DefinitionCoding {
         let sound: AlertConfiguration.AlertSound = try reader.byte() == 0 ? .default : .named(try reader.string())
         let stopIntent = try reader.optional { try $0.string() }
         let secondaryIntent = try reader.optional { try $0.string() }
+        let applicationID = try reader.optional { try $0.string() }
         guard reader.isAtEnd else { throw StoreError.unreadableRow("definition has trailing bytes") }
         var definition = AlarmDefinition(
             schedule: schedule, countdownDuration: countdown,
@@ -125,6 +127,7 @@ enum DefinitionCoding {
             tintColor: tint, metadata: metadata, sound: sound)
         definition.stopIntent = stopIntent
         definition.secondaryIntent = secondaryIntent
+        definition.applicationID = applicationID
         return definition
     }
 }

@@ -10,7 +10,8 @@ import Foundation
 /// `presentation` (`a{sv}`: `alert`, `countdown`, `paused`, each an `a{sv}` with `title` and
 /// buttons; a button is `a{sv}` with `text`, `textColor` `#rrggbb`, `systemImageName`),
 /// `tintColor`, `metadata` (`ay`), `sound` (`default`, a path or a theme name), `stopIntent` and
-/// `secondaryIntent` (the names of the app's own actions). Without `presentation`, the alert
+/// `secondaryIntent` (the names of the app's own actions), `applicationID` (the desktop app id whose
+/// actions those are, for an app the agent knows by its executable). Without `presentation`, the alert
 /// shows `title` with Stop, and Snooze (Repeat for a timer) when there is a `postAlert` duration.
 public enum AlarmWire {
     // MARK: - Configurations
@@ -43,6 +44,7 @@ public enum AlarmWire {
         if let countdown = definition.countdownDuration { entries["countdown"] = encode(countdown) }
         if let stop = definition.stopIntent { entries["stopIntent"] = .string(stop) }
         if let secondary = definition.secondaryIntent { entries["secondaryIntent"] = .string(secondary) }
+        if let application = definition.applicationID { entries["applicationID"] = .string(application) }
         return entries
     }
 
@@ -76,12 +78,16 @@ public enum AlarmWire {
         let secondaryIntent = try reader.optional("secondaryIntent") { value, field throws(AlarmRequestError) in
             try string(value, field: field)
         }
+        let applicationID = try reader.optional("applicationID") { value, field throws(AlarmRequestError) in
+            try string(value, field: field)
+        }
         try reader.finish()
         var definition = AlarmDefinition(
             schedule: schedule, countdownDuration: countdown, presentation: presentation!,
             tintColor: tint ?? .accentColor, metadata: metadata, sound: sound ?? .default)
         definition.stopIntent = stopIntent
         definition.secondaryIntent = secondaryIntent
+        definition.applicationID = applicationID
         return definition
     }
 

@@ -1,0 +1,60 @@
+import AlarmKit
+import Foundation
+import Testing
+import TestSupport
+
+/// AlarmKit's intents on Linux: the app's own `org.freedesktop.Application` actions.
+@Suite("Agent: intents", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct IntentTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/intent_app.py").path
+
+    @Test("Stopping an alert runs the app's stop intent with ActivateAction and the alarm's id")
+    func stopIntent() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let python = URL(fileURLWithPath: Built.systemPython).resolvingSymlinksInPath().path
+        #expect(try await fixture.reveille("auth", "allow", python).status == .exited(0))
+        let app = try fixture.sandbox.spawn(Built.systemPython, [Self.script, "org.example.Cooking", "org.example.Cooking", "1"])
+        let scheduled = try await app.waitForStandardOutput(containing: "scheduled ", timeout: .seconds(10))
+        let id = try #require(scheduled.split(separator: "\n").first { $0.hasPrefix("scheduled ") }?.split(separator: " ").last)
+        let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
+        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(10))
+        watch.terminate()
+        let stopped = try await fixture.reveille("stop", String(id))
+        #expect(stopped.status == .exited(0), "\(stopped)")
+        #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0), "\(app.outputs())")
+        #expect(app.standardOutput.contains("action stopped \(id)"), "\(app.outputs())")
+    }
+
+    @Test("An app cannot run intents on a bus name that is not its own")
+    func claimedNameMustBeOwn() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let python = URL(fileURLWithPath: Built.systemPython).resolvingSymlinksInPath().path
+        #expect(try await fixture.reveille("auth", "allow", python).status == .exited(0))
+        // The victim: a bus name owned by another executable (dbus-daemon's own test tool is not
+        // needed; the reveille agent itself owns io.github.reveille.Alarms1).
+        let app = try fixture.sandbox.spawn(
+            Built.systemPython, [Self.script, "org.example.Attacker", "io.github.reveille.Alarms1", "1"])
+        let scheduled = try await app.waitForStandardOutput(containing: "scheduled ", timeout: .seconds(10))
+        let id = try #require(scheduled.split(separator: "\n").first { $0.hasPrefix("scheduled ") }?.split(separator: " ").last)
+        let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
+        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(10))
+        watch.terminate()
+        #expect(try await fixture.reveille("stop", String(id)).status == .exited(0))
+        let log = try await waitForLog(fixture, containing: "An intent was not run")
+        #expect(log.contains("An intent was not run"))
+        #expect(!app.standardOutput.contains("action"))
+        app.terminate()
+    }
+
+    /// The agent's log (its standard error), once it contains `text` or after a few seconds.
+    func waitForLog(_ fixture: AgentFixture, containing text: String) async throws -> String {
+        for _ in 0..<100 {
+            let log = fixture.agent?.standardError ?? ""
+            if log.contains(text) { return log }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return fixture.agent?.standardError ?? ""
+    }
+}
