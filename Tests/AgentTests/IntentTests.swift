@@ -8,13 +8,12 @@ import TestSupport
 struct IntentTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/intent_app.py").path
 
-    @Test("Stopping an alert runs the app's stop intent with ActivateAction and the alarm's id")
-    func stopIntent() async throws {
-        let fixture = try await AgentFixture.start()
-        defer { fixture.stop() }
+    /// Starts the intent app (owning `appID`, claiming `claimedID` for its intents) with a 1-second
+    /// timer, waits until it rings, and stops it with the person's command.
+    func ringAndStop(_ fixture: AgentFixture, appID: String, claimedID: String) async throws -> SandboxProcess {
         let python = URL(fileURLWithPath: Built.systemPython).resolvingSymlinksInPath().path
         #expect(try await fixture.reveille("auth", "allow", python).status == .exited(0))
-        let app = try fixture.sandbox.spawn(Built.systemPython, [Self.script, "org.example.Cooking", "org.example.Cooking", "1"])
+        let app = try fixture.sandbox.spawn(Built.systemPython, [Self.script, appID, claimedID, "1"])
         let scheduled = try await app.waitForStandardOutput(containing: "scheduled ", timeout: .seconds(10))
         let id = try #require(scheduled.split(separator: "\n").first { $0.hasPrefix("scheduled ") }?.split(separator: " ").last)
         let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
@@ -22,7 +21,16 @@ struct IntentTests {
         watch.terminate()
         let stopped = try await fixture.reveille("stop", String(id))
         #expect(stopped.status == .exited(0), "\(stopped)")
+        return app
+    }
+
+    @Test("Stopping an alert runs the app's stop intent with ActivateAction and the alarm's id")
+    func stopIntent() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let app = try await ringAndStop(fixture, appID: "org.example.Cooking", claimedID: "org.example.Cooking")
         #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0), "\(app.outputs())")
+        let id = try #require(app.standardOutput.split(separator: "\n").first?.split(separator: " ").last)
         #expect(app.standardOutput.contains("action stopped \(id)"), "\(app.outputs())")
     }
 
@@ -30,18 +38,8 @@ struct IntentTests {
     func claimedNameMustBeOwn() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
-        let python = URL(fileURLWithPath: Built.systemPython).resolvingSymlinksInPath().path
-        #expect(try await fixture.reveille("auth", "allow", python).status == .exited(0))
-        // The victim: a bus name owned by another executable (dbus-daemon's own test tool is not
-        // needed; the reveille agent itself owns io.github.reveille.Alarms1).
-        let app = try fixture.sandbox.spawn(
-            Built.systemPython, [Self.script, "org.example.Attacker", "io.github.reveille.Alarms1", "1"])
-        let scheduled = try await app.waitForStandardOutput(containing: "scheduled ", timeout: .seconds(10))
-        let id = try #require(scheduled.split(separator: "\n").first { $0.hasPrefix("scheduled ") }?.split(separator: " ").last)
-        let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
-        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(10))
-        watch.terminate()
-        #expect(try await fixture.reveille("stop", String(id)).status == .exited(0))
+        // The agent itself owns io.github.reveille.Alarms1: an app claiming it must be refused.
+        let app = try await ringAndStop(fixture, appID: "org.example.Attacker", claimedID: "io.github.reveille.Alarms1")
         let log = try await waitForLog(fixture, containing: "An intent was not run")
         #expect(log.contains("An intent was not run"))
         #expect(!app.standardOutput.contains("action"))
