@@ -113,6 +113,49 @@ struct CLITests {
         kill(pid, SIGTERM)
     }
 
+    @Test("Shell completions for bash, zsh and fish come from the same definitions", arguments: ["bash", "zsh", "fish"])
+    func completions(shell: String) async throws {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let script = try await fixture.reveille("--generate-completion-script", shell)
+        #expect(script.status == .exited(0))
+        for command in ["add", "timer", "list", "show", "cancel", "snooze", "watch", "status", "history", "auth"] {
+            #expect(script.output.contains(command), "\(shell) completion lacks \(command)")
+        }
+        #expect(script.output.contains("repeat"))
+    }
+
+    @Test("Every command's --help has examples")
+    func helpExamples() async throws {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        for command in ["add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "watch", "status", "history"] {
+            let help = try await fixture.run(Built.path("reveille"), [command, "--help"])
+            #expect(help.output.contains("Example"), "reveille \(command) --help has no example")
+        }
+    }
+
+    @Test("With the agent installed for D-Bus activation, the command starts it through the bus")
+    func activation() async throws {
+        let services = Fixtures.temporaryDirectory("reveille-services")
+        defer { try? FileManager.default.removeItem(at: services) }
+        try "[D-BUS Service]\nName=io.github.reveille.Alarms1\nExec=\(Built.path("reveilled"))\n"
+            .write(to: services.appendingPathComponent("io.github.reveille.Alarms1.service"), atomically: true, encoding: .utf8)
+        let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [services]) }
+        let fixture = AgentFixture(sandbox: sandbox, agent: nil)
+        defer { fixture.stop() }
+        let added = try await fixture.reveille("timer", "10m")
+        #expect(added.status == .exited(0), "\(added)")
+        let pid = try #require(try fixture.sandbox.busNameOwnerPID(AgentClient.busName))
+        // Started by the bus, not by the command: the command starts it with its output going to
+        // its own log file, which does not exist.
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        #expect(URL(fileURLWithPath: executable).lastPathComponent == "reveilled")
+        let log = fixture.sandbox.stateHome.appendingPathComponent("reveille/reveilled.log")
+        #expect(!FileManager.default.fileExists(atPath: log.path), "the command started the agent itself")
+        kill(pid, SIGTERM)
+    }
+
     @Test("history lists the alert with its scheduled and actual instants")
     func history() async throws {
         let fixture = try await AgentFixture.start()
