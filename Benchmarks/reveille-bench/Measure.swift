@@ -72,7 +72,7 @@ enum Measure {
 
     /// Prints one result line: what was measured, the number, and the target when there is one.
     static func report(_ name: String, _ value: String, target: String? = nil) {
-        let padded = name.padding(toLength: 52, withPad: " ", startingAt: 0)
+        let padded = name.padding(toLength: 64, withPad: " ", startingAt: 0)
         print("\(padded) \(value)\(target.map { "   (target \($0))" } ?? "")")
     }
 }

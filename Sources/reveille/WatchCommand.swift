@@ -56,8 +56,10 @@ struct WatchCommand: AsyncParsableCommand {
 /// The live terminal view of `reveille watch`.
 ///
 /// Everything happens in ``run()``, one event at a time: a new list of alarms from the agent, bytes
-/// typed, a signal, or a redraw when the time a countdown shows changes. The view redraws only then:
-/// once a second while a countdown runs, and not at all while nothing changes by itself.
+/// typed, a signal, or a redraw when a time shown changes by itself. Countdowns are anchored to the
+/// moment their list arrived, so they tick down between the agent's updates; the view redraws each
+/// second while a countdown runs (or an alert is less than an hour away, shown to the second), and
+/// not at all while nothing shown changes.
 final class LiveView {
     /// What the view reacts to.
     enum Event: Sendable {
@@ -92,6 +94,7 @@ final class LiveView {
     private var rows: [Row] = []
     /// Whether the agent's first list has arrived.
     private var loaded = false
+    /// The alarm the action keys act on.
     private var selected: UUID?
     /// The index of the first row shown, when not all fit.
     private var firstShown = 0
@@ -198,8 +201,8 @@ final class LiveView {
             if let index, index + 1 < rows.count { selected = rows[index + 1].id }
         case .up, .character(UInt8(ascii: "k")):
             if let index, index > 0 { selected = rows[index - 1].id }
-        case .character(let letter) where Action(rawValue: letter) != nil:
-            guard let index, let action = Action(rawValue: letter) else { return true }
+        case .character(let letter):
+            guard let action = Action(rawValue: letter), let index else { break }
             do {
                 try await action.perform(on: rows[index].id, with: session.client)
                 message = ""
@@ -208,8 +211,6 @@ final class LiveView {
             } catch {
                 message = "\(error)"
             }
-        default:
-            break
         }
         return true
     }
@@ -243,8 +244,13 @@ final class LiveView {
 
         /// `plain` cut to `width` columns, then wrapped in `style` (an SGR parameter list such as
         /// `1;7;31`); with `filling`, padded with spaces to the whole width (a band of colour).
+        /// Control characters in `plain` (a title's line break or escape sequence) become spaces, so
+        /// that what an app wrote in a title cannot move the cursor or restyle the terminal.
         init(_ plain: String, width: Int, style: String? = nil, filling: Bool = false) {
-            var fitted = DisplayWidth.truncated(plain, toWidth: width)
+            let inert = String(String.UnicodeScalarView(plain.unicodeScalars.map {
+                $0.properties.generalCategory == .control ? " " : $0
+            }))
+            var fitted = DisplayWidth.truncated(inert, toWidth: width)
             var columns = DisplayWidth.of(fitted)
             if filling, columns < width {
                 fitted += String(repeating: " ", count: width - columns)
