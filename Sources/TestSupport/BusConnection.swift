@@ -29,7 +29,7 @@ final class BusConnection: Sendable {
 
     /// Connects to `address` (a `unix:path=` or `unix:abstract=` D-Bus address), authenticates with
     /// EXTERNAL and says Hello.
-    init(address: String, timeout: Duration = .seconds(5)) throws {
+    init(address: String, timeout: Duration = .seconds(30)) throws {
         let deadline = ContinuousClock.now + timeout
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw SandboxError.failed("socket(): \(String(cString: strerror(errno)))") }
@@ -102,7 +102,7 @@ final class BusConnection: Sendable {
     /// Other messages that arrive meanwhile are passed to `other` (signals the caller subscribed to).
     func call(
         _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [BusValue] = [],
-        timeout: Duration = .seconds(5), other: (BusMessage) -> Void = { _ in }
+        timeout: Duration = .seconds(30), other: (BusMessage) -> Void = { _ in }
     ) throws -> [BusValue] {
         let serial = try send(BusMessage(
             kind: .methodCall, path: path, interface: interface, member: member, destination: destination,

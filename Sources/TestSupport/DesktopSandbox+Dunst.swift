@@ -24,7 +24,7 @@ extension DesktopSandbox {
     public func historyCount() throws -> Int { try count("history") }
 
     /// Waits until dunst shows `count` notifications (posting is asynchronous).
-    public func waitForDisplayedCount(_ count: Int, timeout: Duration = .seconds(5)) async throws {
+    public func waitForDisplayedCount(_ count: Int, timeout: Duration = .seconds(30)) async throws {
         var last = -1
         try await Poll.until("dunst to show \(count) notification(s)", timeout: timeout, detail: { "it shows \(last)" }) {
             last = try displayedCount()
@@ -75,7 +75,7 @@ extension DesktopSandbox {
     /// Throws `SandboxError.noSuchAction` (with the menu) when no line matches, and a timeout when
     /// dunst opens no menu (no notification with actions is shown).
     @discardableResult
-    public func pickAction(_ key: String, notification id: UInt32? = nil, timeout: Duration = .seconds(5)) throws -> UInt32 {
+    public func pickAction(_ key: String, notification id: UInt32? = nil, timeout: Duration = .seconds(30)) throws -> UInt32 {
         try pickLock.withLock { _ in
             let suffix = id.map { "[\($0),\(key)]" } ?? ",\(key)]"
             let invoked = try invokingAction(timeout: timeout, pick: suffix) {
@@ -92,7 +92,7 @@ extension DesktopSandbox {
     /// invokes its `default` action (or its only action). Returns the notification id and action key
     /// once dunst has sent `ActionInvoked`.
     @discardableResult
-    public func invokeDefaultAction(timeout: Duration = .seconds(5)) throws -> (id: UInt32, key: String) {
+    public func invokeDefaultAction(timeout: Duration = .seconds(30)) throws -> (id: UInt32, key: String) {
         try pickLock.withLock { _ in
             try invokingAction(timeout: timeout, pick: nil) { try dunstctl("action", "0") }
         }

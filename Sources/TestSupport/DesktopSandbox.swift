@@ -68,7 +68,7 @@ public final class DesktopSandbox: Sendable {
     }
 
     /// How long the sandbox waits for each of its parts to come up or go away.
-    static let partTimeout: Duration = .seconds(10)
+    static let partTimeout: Duration = .seconds(30)
 
     // MARK: Starting
 
@@ -265,14 +265,14 @@ public final class DesktopSandbox: Sendable {
 
     /// Waits (on `NameOwnerChanged`) until `name` has an owner, and returns the owner's unique name.
     @discardableResult
-    public func waitForBusName(_ name: String, timeout: Duration = .seconds(5)) throws -> String {
+    public func waitForBusName(_ name: String, timeout: Duration = .seconds(30)) throws -> String {
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         return try connection.waitForName(name, owned: true, timeout: timeout)
     }
 
     /// Waits (on `NameOwnerChanged`) until no one owns `name`.
-    public func waitForBusNameReleased(_ name: String, timeout: Duration = .seconds(5)) throws {
+    public func waitForBusNameReleased(_ name: String, timeout: Duration = .seconds(30)) throws {
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         try connection.waitForName(name, owned: false, timeout: timeout)

@@ -96,7 +96,7 @@ public final class NotifyMonitor: Sendable {
     /// Waits for a `Notify` call that satisfies `predicate` (recorded earlier or later) and returns it.
     @discardableResult
     public func waitForNotify(
-        matching predicate: (NotifyCall) -> Bool = { _ in true }, timeout: Duration = .seconds(5)
+        matching predicate: (NotifyCall) -> Bool = { _ in true }, timeout: Duration = .seconds(30)
     ) async throws -> NotifyCall {
         try await Poll.until("a matching Notify call", timeout: timeout, detail: summary) {
             try checkFailure()
@@ -107,7 +107,7 @@ public final class NotifyMonitor: Sendable {
     /// Blocks until a `Notify` call satisfies `predicate` (recorded earlier or later) and returns it.
     @discardableResult
     public func waitForNotify(
-        matching predicate: (NotifyCall) -> Bool = { _ in true }, timeout: Duration = .seconds(5)
+        matching predicate: (NotifyCall) -> Bool = { _ in true }, timeout: Duration = .seconds(30)
     ) throws -> NotifyCall {
         try Poll.blocking("a matching Notify call", timeout: timeout, detail: summary) {
             try checkFailure()
@@ -118,7 +118,7 @@ public final class NotifyMonitor: Sendable {
     /// Waits for a recorded message that satisfies `predicate` and returns it.
     @discardableResult
     public func waitForMessage(
-        matching predicate: (BusMessage) -> Bool, timeout: Duration = .seconds(5)
+        matching predicate: (BusMessage) -> Bool, timeout: Duration = .seconds(30)
     ) async throws -> BusMessage {
         try await Poll.until("a matching bus message", timeout: timeout, detail: summary) {
             try checkFailure()
@@ -129,7 +129,7 @@ public final class NotifyMonitor: Sendable {
     /// Blocks until a recorded message satisfies `predicate` and returns it.
     @discardableResult
     public func waitForMessage(
-        matching predicate: (BusMessage) -> Bool, timeout: Duration = .seconds(5)
+        matching predicate: (BusMessage) -> Bool, timeout: Duration = .seconds(30)
     ) throws -> BusMessage {
         try Poll.blocking("a matching bus message", timeout: timeout, detail: summary) {
             try checkFailure()

@@ -70,7 +70,7 @@ struct AgentFixture: Sendable {
         var agent: SandboxProcess?
         if startingAgent {
             agent = try sandbox.spawn(Built.path("reveilled"), agentArguments)
-            try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20)) }
+            try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         }
         return AgentFixture(sandbox: sandbox, agent: agent)
     }

@@ -13,7 +13,7 @@ struct AlarmKitLibraryTests {
         let fixture = try await AgentFixture.start(notificationServer: true)
         defer { fixture.stop() }
         let app = try fixture.sandbox.spawn(example, ["1"])
-        try await fixture.sandbox.waitForDisplayedCount(1, timeout: .seconds(10))
+        try await fixture.sandbox.waitForDisplayedCount(1, timeout: .seconds(30))
         _ = try await offPool { try fixture.sandbox.pickAction("allow") }
         #expect(try await app.waitForExit(timeout: .seconds(30)) == .exited(0), "\(app.outputs())")
         let lines = app.standardOutput.split(separator: "\n").map(String.init)

@@ -16,12 +16,12 @@ struct AuthorizationTests {
         let python = Built.systemPython
         let monitor = try fixture.sandbox.monitorNotifyCalls()
         let app = try fixture.sandbox.spawn(python, [Self.script, "schedule", UUID().uuidString, "Allowed", "600"])
-        let question = try await monitor.waitForNotify(matching: { $0.summary.contains("set alarms") }, timeout: .seconds(10))
+        let question = try await monitor.waitForNotify(matching: { $0.summary.contains("set alarms") }, timeout: .seconds(30))
         #expect(question.summary.contains("python3"), "the question names the app: \(question.summary)")
         #expect(question.actions == ["allow", "Allow", "deny", "Don’t Allow"])
         try await fixture.sandbox.waitForDisplayedCount(1)
         _ = try await offPool { try fixture.sandbox.pickAction("allow") }
-        #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0), "\(app.outputs())")
+        #expect(try await app.waitForExit(timeout: .seconds(30)) == .exited(0), "\(app.outputs())")
         let auth = try await fixture.reveille("auth", "list")
         #expect(auth.output.contains("authorized"))
         #expect(auth.output.contains("python3"))
@@ -39,7 +39,7 @@ struct AuthorizationTests {
         let app = try fixture.sandbox.spawn(python, [Self.script, "request"])
         try await fixture.sandbox.waitForDisplayedCount(1)
         _ = try await offPool { try fixture.sandbox.pickAction("deny") }
-        #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0))
+        #expect(try await app.waitForExit(timeout: .seconds(30)) == .exited(0))
         #expect(app.standardOutput.trimmingCharacters(in: .newlines) == "denied")
         let refused = try await fixture.run(python, [Self.script, "schedule", UUID().uuidString, "No", "60"])
         #expect(refused.line.hasPrefix("error: io.github.reveille.Alarms1.Error.NotAuthorized"), "\(refused)")

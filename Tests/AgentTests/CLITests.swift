@@ -162,7 +162,7 @@ struct CLITests {
         defer { fixture.stop() }
         let id = try await fixture.reveille("timer", "1s", "--title", "Egg").line
         let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
-        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(10))
+        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(30))
         watch.terminate()
         #expect(try await fixture.reveille("stop", id).status == .exited(0))
         let history = try await fixture.reveille("history", "--json")

@@ -14,10 +14,10 @@ struct IntentTests {
         let python = URL(fileURLWithPath: Built.systemPython).resolvingSymlinksInPath().path
         #expect(try await fixture.reveille("auth", "allow", python).status == .exited(0))
         let app = try fixture.sandbox.spawn(Built.systemPython, [Self.script, appID, claimedID, "1"])
-        let scheduled = try await app.waitForStandardOutput(containing: "scheduled ", timeout: .seconds(10))
+        let scheduled = try await app.waitForStandardOutput(containing: "scheduled ", timeout: .seconds(30))
         let id = try #require(scheduled.split(separator: "\n").first { $0.hasPrefix("scheduled ") }?.split(separator: " ").last)
         let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
-        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(10))
+        _ = try await watch.waitForStandardOutput(containing: #""state":"alerting""#, timeout: .seconds(30))
         watch.terminate()
         let stopped = try await fixture.reveille("stop", String(id))
         #expect(stopped.status == .exited(0), "\(stopped)")
@@ -29,7 +29,7 @@ struct IntentTests {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
         let app = try await ringAndStop(fixture, appID: "org.example.Cooking", claimedID: "org.example.Cooking")
-        #expect(try await app.waitForExit(timeout: .seconds(10)) == .exited(0), "\(app.outputs())")
+        #expect(try await app.waitForExit(timeout: .seconds(30)) == .exited(0), "\(app.outputs())")
         let id = try #require(app.standardOutput.split(separator: "\n").first?.split(separator: " ").last)
         #expect(app.standardOutput.contains("action stopped \(id)"), "\(app.outputs())")
     }

@@ -224,10 +224,10 @@ struct ManagerAPITests {
         let id = try await fixture.reveille("timer", "1h", "--title", "Kept").line
         let agent = try #require(fixture.agent)
         agent.terminate()
-        #expect(try await agent.waitForExit(timeout: .seconds(10)) == .exited(0))
+        #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
         let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), [])
         defer { restarted.terminate() }
-        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20)) }
+        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         let shown = try await fixture.reveille("show", id, "--json")
         #expect(shown.output.contains(#""title":"Kept""#), "\(shown)")
     }

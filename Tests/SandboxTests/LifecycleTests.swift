@@ -102,7 +102,7 @@ struct LifecycleTests {
         #expect(shell.groupMembers == [sleeper])
         // And a long-running program with a child of its own.
         let parent = try sandbox.spawn("sh", ["-c", "sleep 300 & wait"])
-        try await Poll.until("the child sleep", timeout: .seconds(5)) { parent.groupMembers.count == 2 ? () : nil }
+        try await Poll.until("the child sleep", timeout: .seconds(30)) { parent.groupMembers.count == 2 ? () : nil }
         let members = parent.groupMembers
         stopAndExpectNothingLeft(sandbox)
         #expect(!ProcessTable.isRunning(sleeper))
@@ -123,7 +123,7 @@ struct LifecycleTests {
             #expect(pids.allSatisfy(ProcessTable.isRunning))
         }
         #expect(pids.count == 4)
-        #expect(ProcessTable.waitUntilGone(pids, timeout: .seconds(5)), "still running: \(pids.filter(ProcessTable.isRunning))")
+        #expect(ProcessTable.waitUntilGone(pids, timeout: .seconds(30)), "still running: \(pids.filter(ProcessTable.isRunning))")
         #expect(!FileManager.default.fileExists(atPath: root))
     }
 

@@ -139,7 +139,7 @@ struct NotificationTests {
         #expect(try sandbox.busNameOwnerPID("org.freedesktop.Notifications") == second)
 
         // The monitor saw the name lost and taken again (it reads the bus on its own thread).
-        let changes = try await Poll.until("both owner changes", timeout: .seconds(5), detail: monitor.summary) {
+        let changes = try await Poll.until("both owner changes", timeout: .seconds(30), detail: monitor.summary) {
             let changes = monitor.messages().filter { $0.member == "NameOwnerChanged" }.map { $0.body.map(\.string) }
             return changes.count >= 2 ? changes : nil
         }
