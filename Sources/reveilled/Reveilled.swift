@@ -2,6 +2,9 @@ import AlarmAgent
 import AlarmCore
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// `reveilled`: the Reveille agent. Runs until SIGTERM or SIGINT.
@@ -56,6 +59,9 @@ struct Reveilled: AsyncParsableCommand {
         case nil:
             break
         }
+        // A reader that went away (a closed log pipe, a sound server's pipe) must fail the write,
+        // not end the agent.
+        signal(SIGPIPE, SIG_IGN)
         let level: Logger.Level = verbose ? .debug : .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
