@@ -208,10 +208,6 @@ extension AlarmRecord.Phase {
     }
 }
 
-extension AlertHistoryEntry {
-    fileprivate var instants: [Date] { [scheduledAt] + [alertedAt, endedAt].compactMap { $0 } }
-}
-
 extension AlarmStore {
     /// The alarms, ordered by id, for comparing.
     fileprivate func sortedAlarms() throws -> [AlarmRecord] {
