@@ -127,9 +127,14 @@ public final class AgentClient: Sendable {
     /// The caller's whole list of alarms: now, then after every change the agent signals.
     ///
     /// The agent sends `PropertiesChanged` for each alarm the caller may see, and the object
-    /// manager's `InterfacesAdded` and `InterfacesRemoved`; each is followed by one `List`.
+    /// manager's `InterfacesAdded` and `InterfacesRemoved`; each is followed by one `List`, as is
+    /// the agent starting again.
     public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
         let signals = connection.signals(MatchRule(sender: Self.busName))
+        // When the agent starts again (a crash, an update), the new one knows nothing of this
+        // client: asking it for the list makes it send this client its changes again.
+        let restarts = connection.signals(
+            MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: Self.busName))
         let (stream, continuation) = AsyncStream.makeStream(of: [AlarmWire.RemoteAlarm].self, bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             if let first = try? await list() { continuation.yield(first) }
@@ -142,7 +147,15 @@ public final class AgentClient: Sendable {
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in task.cancel() }
+        let restartTask = Task {
+            for await signal in restarts where signal.arguments.count == 3 && signal.arguments[2].stringValue?.isEmpty == false {
+                if let alarms = try? await list() { continuation.yield(alarms) }
+            }
+        }
+        continuation.onTermination = { _ in
+            task.cancel()
+            restartTask.cancel()
+        }
         return stream
     }
 

@@ -237,3 +237,25 @@ struct ManagerAPITests {
 enum AgentVersionForTests {
     static let expected = "0.1.0"
 }
+
+/// Updates go on across a restart of the agent.
+@Suite("Agent: updates across a restart", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct UpdatesAcrossRestartTests {
+    @Test("watch --json goes on printing changes after the agent is restarted")
+    func watchSurvivesRestart() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let watch = try fixture.sandbox.spawn(Built.path("reveille"), ["watch", "--json"])
+        defer { watch.terminate() }
+        _ = try await watch.waitForStandardOutput(containing: "[]", timeout: .seconds(30))
+        let agent = try #require(fixture.agent)
+        agent.terminate()
+        #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
+        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), [])
+        defer { restarted.terminate() }
+        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        #expect(try await fixture.reveille("timer", "5m", "--title", "After").status == .exited(0))
+        let output = try await watch.waitForStandardOutput(containing: #""title":"After""#, timeout: .seconds(30))
+        #expect(output.contains(#""title":"After""#))
+    }
+}
