@@ -80,7 +80,8 @@ public final class AlarmAgent: Sendable {
     /// Returns normally when cancelled (SIGTERM); throws when the bus was lost, so that systemd
     /// restarts the agent.
     public func run() async throws {
-        let serving = Task { try await service.run() }
+        try await service.export()
+        let serving = Task { await service.run() }
         defer { serving.cancel() }
         switch try await connection.requestName(AlarmService.busName, flags: [.doNotQueue]) {
         case .primaryOwner, .alreadyOwner:

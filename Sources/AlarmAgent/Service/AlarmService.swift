@@ -59,14 +59,20 @@ public final class AlarmService: Sendable {
         self.logger = logger
     }
 
-    /// Exports the manager and the alarm objects, and keeps them in step with the engine until the
-    /// task is cancelled.
-    public func run() async throws {
+    /// Exports the manager object, its object manager and the objects of the alarms there are. The
+    /// agent calls this before it takes its bus name, so a client that sees the name finds them all.
+    public func export() async throws {
         try connection.export(path: Self.managerPath, interfaces: [Self.managerDescription(self)])
         connection.exportObjectManager(at: Self.managerPath, visibility: ObjectVisibility { [weak self] caller, path in
             guard let self, let id = Self.id(ofPath: path), let resolved = try? await self.resolver.resolve(caller) else { return false }
             return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
         })
+        for record in await engine.alarms(visibleTo: .user) { await exportIfNeeded(record) }
+    }
+
+    /// Keeps the alarm objects in step with the engine, and follows authorization changes and
+    /// departing callers, until the task is cancelled.
+    public func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.followAlarms() }
             group.addTask { await self.followAuthorizations() }
