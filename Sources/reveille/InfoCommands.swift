@@ -105,35 +105,44 @@ struct AuthCommand: AsyncParsableCommand {
         }
     }
 
-    struct Allow: AsyncParsableCommand {
+    struct Allow: AuthAnswerCommand {
         static let configuration = CommandConfiguration(
             commandName: "allow", abstract: "Let an app set alarms.",
             discussion: "APP is as `reveille auth list` shows it: an app id or an executable's path.\n\nExample:\n  reveille auth allow org.example.Clock")
         @Argument(help: ArgumentHelp("The app.", valueName: "app")) var app: String
-        func run() async throws { try await AuthCommand.set(.authorized, app) }
+        static let answer = AlarmManager.AuthorizationState.authorized
     }
 
-    struct Deny: AsyncParsableCommand {
+    struct Deny: AuthAnswerCommand {
         static let configuration = CommandConfiguration(
             commandName: "deny", abstract: "Stop an app from setting alarms.",
             discussion: "Example:\n  reveille auth deny /usr/bin/python3.11")
         @Argument(help: ArgumentHelp("The app.", valueName: "app")) var app: String
-        func run() async throws { try await AuthCommand.set(.denied, app) }
+        static let answer = AlarmManager.AuthorizationState.denied
     }
 
-    struct Reset: AsyncParsableCommand {
+    struct Reset: AuthAnswerCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset", abstract: "Forget your answer about an app; it will ask again.",
             discussion: "Example:\n  reveille auth reset org.example.Clock")
         @Argument(help: ArgumentHelp("The app.", valueName: "app")) var app: String
-        func run() async throws { try await AuthCommand.set(.notDetermined, app) }
+        static let answer = AlarmManager.AuthorizationState.notDetermined
     }
 
-    static func set(_ state: AlarmManager.AuthorizationState, _ app: String) async throws {
+}
+
+/// An `auth` subcommand that stores one answer about an app.
+protocol AuthAnswerCommand: AsyncParsableCommand {
+    var app: String { get }
+    static var answer: AlarmManager.AuthorizationState { get }
+}
+
+extension AuthAnswerCommand {
+    func run() async throws {
         try await reportingFailures {
             guard !app.isEmpty else { throw CLIFailure.usage("no app given") }
             let session = try await AgentSession.open()
-            try await session.run { try await $0.setAuthorization(state, for: app) }
+            try await session.run { try await $0.setAuthorization(Self.answer, for: app) }
         }
     }
 }

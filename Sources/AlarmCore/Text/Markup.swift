@@ -1,0 +1,21 @@
+import Foundation
+
+/// Escaping for notification bodies, which servers may render as a small subset of HTML.
+public enum Markup {
+    /// The text with `&`, `<`, `>`, `"` and `'` replaced by entities.
+    public static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
