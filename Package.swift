@@ -35,6 +35,16 @@ let package = Package(
         .systemLibrary(
             name: "CLinux"
         ),
+        .systemLibrary(
+            name: "CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
         .target(
             name: "DBus",
             dependencies: ["CDBus"]
@@ -43,17 +53,33 @@ let package = Package(
             name: "AlarmKit",
             dependencies: ["AlarmCore", "DBus"]
         ),
+        .systemLibrary(
+            name: "CLibNotify",
+            pkgConfig: "libnotify",
+            providers: [.apt(["libnotify-dev"])]
+        ),
+        .executableTarget(
+            name: "reveille-notify-probe",
+            dependencies: ["AlarmDesktop", "AlarmCore"]
+        ),
+        .target(
+            name: "AlarmDesktop",
+            dependencies: [
+                "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "AlarmAgent",
             dependencies: [
-                "AlarmCore", "AlarmKit", "DBus", "CLinux",
+                "AlarmCore", "AlarmKit", "AlarmDesktop", "DBus", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "reveilled",
             dependencies: [
-                "AlarmAgent", "AlarmCore",
+                "AlarmAgent", "AlarmCore", "AlarmDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,6 +107,8 @@ let package = Package(
         ),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "TestSupport"]),
+        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmCore", "TestSupport", "DBus"]),
         .testTarget(
             name: "AlarmCoreTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmDesktop
 import AlarmKit
 import DBus
 import Foundation
@@ -20,14 +21,37 @@ public struct AgentConfiguration: Sendable {
     public var trustedExecutables: Set<String>
     /// The version `reveille status` shows.
     public var version: String
+    /// How alerts are shown and heard; `nil` runs without a desktop (no notifications, no sound).
+    public var desktop: DesktopOptions?
 
     /// Creates a configuration.
-    public init(storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String) {
+    public init(
+        storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String,
+        desktop: DesktopOptions?
+    ) {
         self.storeDirectory = storeDirectory
         self.policy = policy
         self.busAddress = busAddress
         self.trustedExecutables = trustedExecutables
         self.version = version
+        self.desktop = desktop
+    }
+}
+
+/// How the agent alerts on the desktop.
+public struct DesktopOptions: Sendable {
+    /// Whether alerts and countdowns are posted as notifications (on the session bus).
+    public var notifications: Bool
+    /// How alert sounds play; `nil` alerts silently.
+    public var sound: SoundPlayer.Configuration?
+    /// Folders that may hold Reveille's own alarm sound (`reveille-alarm.wav`).
+    public var soundFolders: [URL]
+
+    /// Creates the options.
+    public init(notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL]) {
+        self.notifications = notifications
+        self.sound = sound
+        self.soundFolders = soundFolders
     }
 }
 
@@ -50,13 +74,15 @@ public final class AlarmAgent: Sendable {
     public let engine: AlarmEngine
     /// The bus connection.
     public let connection: DBusConnection
+    /// Notifications and sound, when the agent alerts on a desktop.
+    public let desktop: DesktopPresenter?
     let service: AlarmService
     let lock: AgentLock
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
     /// service, and then takes the bus name, so a client that sees the name finds everything ready.
-    public init(configuration: AgentConfiguration, presenter: (any AlarmPresenter)?, logger: Logger) async throws {
+    public init(configuration: AgentConfiguration, logger: Logger) async throws {
         self.logger = logger
         lock = try AgentLock(directory: configuration.storeDirectory)
         let store = try AlarmStore(directory: configuration.storeDirectory, logger: logger)
@@ -65,14 +91,25 @@ public final class AlarmAgent: Sendable {
         }
         let clock = SystemClock()
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
-        let agentPresenter = AgentPresenter(desktop: presenter, intents: IntentRunner(connection: connection, logger: logger))
+        let responder = AlertResponder(logger: logger)
+        let sounds = SoundResolver(ownSoundFolders: configuration.desktop?.soundFolders ?? [])
+        desktop = configuration.desktop.map { options in
+            let sounds = options.sound.map { AlertSounds(configuration: $0, resolver: sounds, logger: logger) }
+            sounds?.prepare()
+            let notifications = options.notifications
+                ? NotificationPresenter(clock: { clock.read() }, onAction: { responder.respond($0, $1) }) : nil
+            return DesktopPresenter(notifications: notifications, sounds: sounds)
+        }
+        let agentPresenter = AgentPresenter(desktop: desktop, intents: IntentRunner(connection: connection, logger: logger))
         engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
+        responder.attach(engine: engine, presenter: agentPresenter)
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
         service = AlarmService(
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
-            status: .init(version: configuration.version, storePath: store.databaseURL.path), logger: logger)
+            status: .init(version: configuration.version, storePath: store.databaseURL.path),
+            desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
 
     /// Serves until the task is cancelled or the bus goes away.
@@ -94,9 +131,11 @@ public final class AlarmAgent: Sendable {
         }
     }
 
-    /// Stops waking up and closes the bus connection; everything is already stored.
+    /// Stops waking up, silences the alerts and takes the notifications away (alerts still ringing
+    /// ring again when the agent starts), and closes the bus connection; everything is already stored.
     public func shutdown() async {
         await engine.shutdown()
+        await desktop?.shutDown()
         connection.close()
     }
 }

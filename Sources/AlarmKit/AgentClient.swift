@@ -233,8 +233,10 @@ public struct AgentClientError: Error, Hashable, Sendable, CustomStringConvertib
     public enum Kind: Hashable, Sendable {
         /// No alarm with that id (for this caller).
         case notFound
-        /// The agent refused: the state, the configuration, the limit, or authorization.
+        /// The agent refused: the state, the limit, or authorization.
         case refused
+        /// The input was not valid: a configuration field, an argument, a sound that cannot be played.
+        case invalid
         /// The agent is not running and could not be started, or did not answer.
         case unavailable
         /// Something else went wrong.
@@ -255,6 +257,9 @@ public struct AgentClientError: Error, Hashable, Sendable, CustomStringConvertib
         switch error.name {
         case "io.github.reveille.Alarms1.Error.NotFound":
             kind = .notFound
+        case "io.github.reveille.Alarms1.Error.InvalidConfiguration", "io.github.reveille.Alarms1.Error.InvalidArguments",
+            "io.github.reveille.Alarms1.Error.InvalidSound":
+            kind = .invalid
         case let name where name.hasPrefix("io.github.reveille.Alarms1.Error."):
             kind = name.hasSuffix(".StorageFailed") ? .failed : .refused
         case DBusError.serviceUnknown, DBusError.noReply, "org.freedesktop.DBus.Error.Spawn.ChildExited",

@@ -38,3 +38,12 @@ enum Poll {
         .timeout("waited \(timeout) for \(what)" + (detail.isEmpty ? "" : "\n\(detail)"))
     }
 }
+
+/// Waits, up to `timeout`, until `condition` returns a value, checking it every few milliseconds
+/// (for tests watching something outside the process, such as a capture file).
+@discardableResult
+public func waitUntil<T>(
+    _ what: @autoclosure () -> String, timeout: Duration = .seconds(30), _ condition: () throws -> T?
+) async throws -> T {
+    try await Poll.until(what(), timeout: timeout, condition)
+}

@@ -35,6 +35,7 @@ struct AgentSession {
         } catch let error as AgentClientError {
             switch error.kind {
             case .notFound, .refused: throw CLIFailure.refused(error.message)
+            case .invalid: throw CLIFailure.usage(error.message)
             case .unavailable: throw CLIFailure.unavailable("the agent did not answer: \(error.message)")
             case .failed: throw CLIFailure.other(error.message)
             }

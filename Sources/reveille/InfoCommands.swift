@@ -6,7 +6,7 @@ import Foundation
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Tell whether the agent runs, its version, its store and how many alarms it has.",
+        abstract: "Tell whether the agent runs, its version, its store, how many alarms it has, and how alerts reach you.",
         discussion: "Does not start the agent.\n\nExamples:\n  reveille status\n  reveille status --json")
 
     @Flag(help: "Print the status as JSON.")
@@ -22,6 +22,8 @@ struct StatusCommand: AsyncParsableCommand {
                 fields["version"] = try await session.run { try await $0.property("Version").stringValue ?? "" }
                 fields["store"] = try await session.run { try await $0.property("StorePath").stringValue ?? "" }
                 fields["alarms"] = try await session.run { String(try await $0.property("AlarmCount").integerValue ?? 0) }
+                fields["notifications"] = try await session.run { try await $0.property("NotificationServer").stringValue ?? "" }
+                fields["sound"] = try await session.run { try await $0.property("SoundOutput").stringValue ?? "" }
             }
             if json {
                 var object: [String: Any] = ["running": running]
@@ -29,13 +31,15 @@ struct StatusCommand: AsyncParsableCommand {
                     object["version"] = fields["version"]
                     object["store"] = fields["store"]
                     object["alarms"] = Int(fields["alarms"] ?? "0") ?? 0
+                    object["notifications"] = fields["notifications"]
+                    object["sound"] = fields["sound"]
                 }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                print("agent    " + (running ? "running" : "not running"))
-                for key in ["version", "store", "alarms"] {
-                    if let value = fields[key] { print(key.padding(toLength: 9, withPad: " ", startingAt: 0) + value) }
+                print("agent         " + (running ? "running" : "not running"))
+                for key in ["version", "store", "alarms", "notifications", "sound"] {
+                    if let value = fields[key] { print(key.padding(toLength: 14, withPad: " ", startingAt: 0) + value) }
                 }
             }
         }

@@ -36,10 +36,16 @@ struct AlarmOptions: ParsableArguments {
         guard let sound else { return .default }
         guard !sound.isEmpty else { throw ValidationError("invalid --sound: empty") }
         if sound == "default" { return .default }
-        guard sound.contains("/") || sound.hasPrefix("~") || sound.hasPrefix(".") else { return .named(sound) }
+        guard AlertConfiguration.AlertSound.isFilePath(sound) || sound.hasPrefix(".") else { return .named(sound) }
         let expanded = (sound as NSString).expandingTildeInPath
         let url = URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        return .named(url.standardizedFileURL.path)
+        let path = url.standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ValidationError("invalid --sound: no such file: \(path)")
+        }
+        guard !isDirectory.boolValue else { throw ValidationError("invalid --sound: a folder, not a sound file: \(path)") }
+        return .named(path)
     }
 
     /// Schedules a definition and prints the result.

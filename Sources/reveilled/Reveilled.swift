@@ -1,5 +1,6 @@
 import AlarmAgent
 import AlarmCore
+import AlarmDesktop
 import ArgumentParser
 import Foundation
 #if canImport(Glibc)
@@ -34,6 +35,18 @@ struct Reveilled: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A D-Bus address to serve on instead of the session bus.", valueName: "address"))
     var bus: String?
 
+    @Option(help: ArgumentHelp("How long (seconds) an alert's sound takes to rise from quiet to full volume; 0 starts at full.", valueName: "seconds"))
+    var ramp: Double = 30
+
+    @Option(name: .customLong("sound-device"), help: ArgumentHelp("The ALSA device alert sounds play on.", valueName: "pcm"))
+    var soundDevice: String = "default"
+
+    @Flag(help: "Alert without sound (notifications only).")
+    var silent = false
+
+    @Flag(name: .customLong("no-notifications"), help: "Alert without notifications (sound only; stop alerts with reveille stop).")
+    var noNotifications = false
+
     @Option(
         name: .customLong("print-introspection"),
         help: ArgumentHelp("Print the introspection XML of the manager or an alarm object, and exit.", valueName: "manager|alarm"))
@@ -46,6 +59,8 @@ struct Reveilled: AsyncParsableCommand {
         guard grace >= 0, grace.isFinite else { throw ValidationError("--grace must be zero or more seconds") }
         guard ringTimeout >= 0, ringTimeout.isFinite else { throw ValidationError("--ring-timeout must be zero or more seconds") }
         guard maxAlarms > 0 else { throw ValidationError("--max-alarms must be at least 1") }
+        guard ramp >= 0, ramp <= 3_600, ramp.isFinite else { throw ValidationError("--ramp must be between 0 and 3600 seconds") }
+        guard !soundDevice.isEmpty else { throw ValidationError("--sound-device must name an ALSA PCM") }
     }
 
     func run() async throws {
@@ -73,15 +88,24 @@ struct Reveilled: AsyncParsableCommand {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let ownExecutable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(URL.init(fileURLWithPath:))
         let binaries = ownExecutable?.deletingLastPathComponent() ?? here
+        if let bus {
+            // libnotify talks to the session bus it finds in the environment: make it this one.
+            setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1)
+        }
+        let desktop = DesktopOptions(
+            notifications: !noNotifications,
+            sound: silent ? nil : SoundPlayer.Configuration(device: .system(name: soundDevice), rampDuration: .milliseconds(Int64(ramp * 1000))),
+            soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")))
         let configuration = AgentConfiguration(
             storeDirectory: directory,
             policy: AlarmPolicy(graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms),
             busAddress: bus,
             trustedExecutables: [binaries.appendingPathComponent("reveille").path],
-            version: AgentVersion.current)
+            version: AgentVersion.current,
+            desktop: desktop)
         let agent: AlarmAgent
         do {
-            agent = try await AlarmAgent(configuration: configuration, presenter: nil, logger: logger)
+            agent = try await AlarmAgent(configuration: configuration, logger: logger)
         } catch let error as AgentStartError {
             FileHandle.standardError.write(Data("reveilled: \(error)\n".utf8))
             throw ExitCode(1)

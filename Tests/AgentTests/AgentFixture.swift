@@ -63,13 +63,22 @@ struct AgentFixture: Sendable {
     let agent: SandboxProcess?
 
     /// Starts a sandbox and the agent (unless `startingAgent` is false), waiting until it owns its name.
+    ///
+    /// `pacedBytesPerSecond` paces the ALSA capture to that rate (see `AlsaCapture`): tests that
+    /// let alerts ring must pace it, or a player fills the disk as fast as it can write; without
+    /// pacing the agent runs `--silent`.
     static func start(
-        notificationServer: Bool = false, agentArguments: [String] = [], startingAgent: Bool = true
+        notificationServer: Bool = false, pacedBytesPerSecond: Int? = nil, agentArguments: [String] = [],
+        startingAgent: Bool = true
     ) async throws -> AgentFixture {
-        let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: notificationServer) }
+        let sandbox = try await offPool {
+            try DesktopSandbox(startsNotificationServer: notificationServer, pacedBytesPerSecond: pacedBytesPerSecond)
+        }
         var agent: SandboxProcess?
         if startingAgent {
-            agent = try sandbox.spawn(Built.path("reveilled"), agentArguments)
+            // Unpaced, the capture takes sound as fast as a player writes it: such tests ring silently.
+            let arguments = pacedBytesPerSecond == nil ? agentArguments + ["--silent"] : agentArguments
+            agent = try sandbox.spawn(Built.path("reveilled"), arguments)
             try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         }
         return AgentFixture(sandbox: sandbox, agent: agent)

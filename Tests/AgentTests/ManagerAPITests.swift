@@ -225,7 +225,7 @@ struct ManagerAPITests {
         let agent = try #require(fixture.agent)
         agent.terminate()
         #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
-        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), [])
+        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
         defer { restarted.terminate() }
         try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         let shown = try await fixture.reveille("show", id, "--json")
@@ -251,7 +251,7 @@ struct UpdatesAcrossRestartTests {
         let agent = try #require(fixture.agent)
         agent.terminate()
         #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
-        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), [])
+        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
         defer { restarted.terminate() }
         try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         #expect(try await fixture.reveille("timer", "5m", "--title", "After").status == .exited(0))

@@ -15,6 +15,8 @@ public enum AgentError {
     public static let noPostAlertDuration = prefix + "NoPostAlertDuration"
     /// A configuration field is not valid.
     public static let invalidConfiguration = prefix + "InvalidConfiguration"
+    /// The alarm's sound file does not exist or does not decode, or the sound name is unknown.
+    public static let invalidSound = prefix + "InvalidSound"
     /// An argument (such as an id) is not valid.
     public static let invalidArguments = prefix + "InvalidArguments"
     /// The caller has as many alarms as it may have.

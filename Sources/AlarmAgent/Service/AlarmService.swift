@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmDesktop
 import AlarmKit
 import DBus
 import Foundation
@@ -33,6 +34,10 @@ public final class AlarmService: Sendable {
     let resolver: CallerResolver
     let authorization: AuthorizationCenter
     let status: AgentStatus
+    /// Notifications and sound, for the status properties.
+    let desktop: DesktopPresenter?
+    /// Refuses a sound given at scheduling time that cannot be played.
+    let validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
     let logger: Logger
     /// The alarm objects exported now, with the record each was last announced with.
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
@@ -48,8 +53,11 @@ public final class AlarmService: Sendable {
     /// Creates the service; `start()` exports it.
     public init(
         connection: DBusConnection, engine: AlarmEngine, clock: any AlarmClock, resolver: CallerResolver,
-        authorization: AuthorizationCenter, status: AgentStatus, logger: Logger
+        authorization: AuthorizationCenter, status: AgentStatus, desktop: DesktopPresenter?,
+        validateSound: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void, logger: Logger
     ) {
+        self.desktop = desktop
+        self.validateSound = validateSound
         self.connection = connection
         self.engine = engine
         self.clock = clock

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmDesktop
 import AlarmKit
 import DBus
 import Foundation
@@ -20,6 +21,11 @@ extension AlarmService {
                         let id = try Self.id(call.arguments.first)
                         let resolved = try await s.authorizedCaller(of: call)
                         let definition = try AlarmWire.decodeConfiguration(call.arguments[1])
+                        do throws(SoundError) {
+                            try s.validateSound(definition.sound)
+                        } catch {
+                            throw DBusError(name: AgentError.invalidSound, message: error.description)
+                        }
                         let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller)
                         await s.exportIfNeeded(record)
                         return [AlarmWire.encode(record, at: s.clock.read())]
@@ -111,6 +117,18 @@ extension AlarmService {
                     let resolved = try await s.caller(of: call)
                     guard case .app(let app) = resolved.caller else { return .string(AlarmManager.AuthorizationState.authorized.rawValue) }
                     return .string(await s.authorization.state(of: app).rawValue)
+                },
+                DBusProperty(name: "NotificationServer", signature: "s", access: .read) { _ in
+                    .string(try required(service).desktop?.notifications?.server.description ?? "not used (the agent runs without notifications)")
+                },
+                DBusProperty(name: "SoundOutput", signature: "s", access: .read) { _ in
+                    let s = try required(service)
+                    guard let sounds = s.desktop?.sounds else { return .string("off (the agent runs silent)") }
+                    switch sounds.outputStatus {
+                    case .unknown: return .string("not tried yet (no alert has rung)")
+                    case .available: return .string("available (\(sounds.configuration.device))")
+                    case .unavailable(let reason): return .string("unavailable: \(reason); alerts are shown without sound")
+                    }
                 },
                 DBusProperty(name: "AlarmCount", signature: "u", access: .read) { call in
                     let s = try required(service)

@@ -78,5 +78,14 @@ public enum AlertConfiguration {
         case `default`
         /// A sound file's path, or a freedesktop sound-theme name.
         case named(String)
+
+        /// Extensions that make a name without `/` a file name rather than a sound-theme name.
+        public static let fileExtensions: Set<String> = ["oga", "ogg", "opus", "wav", "flac", "mp3", "aif", "aiff"]
+
+        /// Whether `name` names a file (it has a `/`, starts with `~`, or ends in an audio
+        /// extension) rather than a sound-theme name such as `alarm-clock-elapsed`.
+        public static func isFilePath(_ name: String) -> Bool {
+            name.contains("/") || name.hasPrefix("~") || fileExtensions.contains((name as NSString).pathExtension.lowercased())
+        }
     }
 }

@@ -1,0 +1,219 @@
+import AlarmCore
+import Foundation
+
+/// What a notification carries, built from an alarm record: pure data, no libnotify.
+///
+/// `NotificationPresenter` turns it into `notify_notification_new` / `notify_notification_update`,
+/// `notify_notification_set_hint`, `notify_notification_add_action` and friends; tests and the
+/// presenter share this one description of summary, body, actions and hints.
+public struct NotificationContent: Hashable, Sendable {
+    /// One action: its key on the bus and its label.
+    public struct Action: Hashable, Sendable {
+        /// The key (`default`, `stop`, `snooze`, …).
+        public var key: String
+        /// The label shown.
+        public var label: String
+    }
+
+    /// A hint value, typed as it goes on the bus.
+    public enum Hint: Hashable, Sendable {
+        /// `y`.
+        case byte(UInt8)
+        /// `b`.
+        case boolean(Bool)
+        /// `s`.
+        case string(String)
+        /// `i`.
+        case int32(Int32)
+    }
+
+    /// `summary` (plain text; the specification gives it no markup).
+    public var summary: String
+    /// `body`, with markup escaped.
+    public var body: String
+    /// `app_icon`.
+    public var icon: String
+    /// The actions, in order.
+    public var actions: [Action]
+    /// The hints; `urgency` is always a byte.
+    public var hints: [String: Hint]
+    /// `expire_timeout` in milliseconds; 0 never expires.
+    public var expireTimeout: Int32
+}
+
+/// The response a person gave through a notification, delivered to `onAction`.
+public enum NotificationResponse: String, Hashable, Sendable {
+    /// The `stop` action.
+    case stop
+    /// The `snooze` / `repeat` action (`.countdown`), or `open` (`.custom`).
+    case secondary
+    /// A click on the bubble itself (`default`).
+    case `default`
+    /// A person closed the alert's bubble (reason 2, later than the suppression window): the agent
+    /// should stop the alarm, as the X on a ringing alarm does.
+    case dismissed
+    /// The server closed the alert right after it was posted (do-not-disturb on Budgie, Cinnamon,
+    /// MATE): not a request; keep ringing.
+    case suppressed
+    /// The countdown's `pause` action.
+    case pause
+    /// The paused countdown's `resume` action.
+    case resume
+    /// The countdown's `cancel` action.
+    case cancel
+}
+
+extension NotificationContent {
+    /// The app name sent with every notification.
+    public static let appName = "Reveille"
+    /// The desktop entry (and app id).
+    public static let desktopEntry = "io.github.reveille.Reveille"
+    /// The icon (the desktop entry's).
+    public static let icon = "alarm-clock"
+    /// The alert's category.
+    public static let alertCategory = "x-reveille.alarm"
+    /// The countdown's category.
+    public static let countdownCategory = "x-reveille.countdown"
+
+    /// The secondary action's key for an alert: `snooze` or `repeat` (`.countdown`; `repeat` for a
+    /// timer or when the button says Repeat), `open` (`.custom`), or `nil` when there is none.
+    public static func secondaryKey(for alert: AlarmPresentation.Alert, isTimer: Bool) -> String? {
+        guard let button = alert.secondaryButton else { return nil }
+        switch alert.secondaryButtonBehavior {
+        case .countdown:
+            return button == .repeatButton || (isTimer && button != .snoozeButton) ? "repeat" : "snooze"
+        case .custom:
+            return "open"
+        case nil:
+            return nil
+        }
+    }
+
+    /// The first part of an alarm's id that `reveille stop` takes (8 hex digits, lowercase).
+    public static func idPrefix(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+
+    /// The alert notification of a ringing alarm.
+    ///
+    /// - Parameters:
+    ///   - record: the alarm.
+    ///   - hasActions: whether the server draws actions (`actions` capability) and is there at all;
+    ///     when not, the body says how to stop the alarm from a terminal.
+    ///   - timeZone: the zone the alarm's time is shown in.
+    public static func alert(_ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current) -> NotificationContent {
+        let alert = record.definition.presentation.alert
+        var lines: [String] = []
+        var when = record.anchor
+        if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
+        let time = timeText(when, timeZone: timeZone)
+        let label = record.definition.title
+        lines.append(label.isEmpty ? time : "\(time) · \(label)")
+        if !hasActions {
+            lines.append("To stop it: reveille stop \(idPrefix(record.id))")
+        }
+        // `default` is a click on the bubble; servers do not draw its label.
+        var actions = [Action(key: "default", label: "Show"), Action(key: "stop", label: alert.stopButton.text.key)]
+        if let key = secondaryKey(for: alert, isTimer: record.definition.isTimer), let button = alert.secondaryButton {
+            actions.append(Action(key: key, label: button.text.key))
+        }
+        return NotificationContent(
+            summary: alert.title.key.isEmpty ? (record.definition.isTimer ? "Timer" : "Alarm") : alert.title.key,
+            body: Markup.escape(lines.joined(separator: "\n")),
+            icon: icon,
+            actions: actions,
+            hints: [
+                "urgency": .byte(2),
+                "resident": .boolean(true),
+                "suppress-sound": .boolean(true),
+                "desktop-entry": .string(desktopEntry),
+                "category": .string(alertCategory),
+                "SWAYNC_BYPASS_DND": .boolean(true),
+            ],
+            expireTimeout: 0)
+    }
+
+    /// The countdown notification of a running (`paused == false`) or paused countdown with
+    /// `remaining` seconds left of `duration`; `nil` when the alarm has no presentation for it.
+    public static func countdown(
+        _ record: AlarmRecord, remaining: TimeInterval, duration: TimeInterval, paused: Bool, hasActions: Bool
+    ) -> NotificationContent? {
+        let presentation = record.definition.presentation
+        guard let countdown = presentation.countdown else { return nil }
+        let summary: String
+        var actions: [Action] = []
+        if paused {
+            summary = presentation.paused?.title.key ?? countdown.title.key
+            actions.append(Action(key: "resume", label: presentation.paused?.resumeButton.text.key ?? "Resume"))
+        } else {
+            summary = countdown.title.key
+            if let pause = countdown.pauseButton { actions.append(Action(key: "pause", label: pause.text.key)) }
+        }
+        actions.append(Action(key: "cancel", label: "Cancel"))
+        var body = paused ? "Paused · \(durationText(remaining)) left" : "\(durationText(remaining)) left"
+        let label = record.definition.title
+        if !label.isEmpty { body += " · \(label)" }
+        if !hasActions { body += "\nTo cancel it: reveille cancel \(idPrefix(record.id))" }
+        let progress = duration > 0 ? Int32(max(0, min(100, ((duration - remaining) / duration * 100).rounded()))) : 0
+        return NotificationContent(
+            summary: summary.isEmpty ? "Timer" : summary,
+            body: Markup.escape(body),
+            icon: icon,
+            actions: actions,
+            hints: [
+                "urgency": .byte(0),
+                "transient": .boolean(true),
+                "suppress-sound": .boolean(true),
+                "desktop-entry": .string(desktopEntry),
+                "category": .string(countdownCategory),
+                "value": .int32(progress),
+            ],
+            expireTimeout: 0)
+    }
+
+    /// The notification that an alarm's alerts were missed: they came while nothing could ring
+    /// (the computer was off or asleep, or the agent was not running) and beyond the grace window.
+    public static func missed(_ record: AlarmRecord, count: Int) -> NotificationContent {
+        note(
+            record,
+            body: count == 1
+                ? "It was due while Reveille could not ring, and is past."
+                : "It was due \(count) times while Reveille could not ring.")
+    }
+
+    /// The notification that an alert rang until the ring time-out and nobody answered.
+    public static func timedOut(_ record: AlarmRecord, timeZone: TimeZone = .current) -> NotificationContent {
+        var when = record.anchor
+        if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
+        return note(record, body: "It rang at \(timeText(when, timeZone: timeZone)) and nobody answered.")
+    }
+
+    /// A normal-urgency note about a missed alarm.
+    private static func note(_ record: AlarmRecord, body: String) -> NotificationContent {
+        let title = record.definition.title.isEmpty ? (record.definition.isTimer ? "Timer" : "Alarm") : record.definition.title
+        return NotificationContent(
+            summary: "Missed: \(title)",
+            body: Markup.escape(body),
+            icon: icon, actions: [],
+            hints: [
+                "urgency": .byte(1), "desktop-entry": .string(desktopEntry), "category": .string(alertCategory),
+                "suppress-sound": .boolean(true),
+            ],
+            expireTimeout: -1)
+    }
+
+    /// `H:MM` in the zone (24-hour clock, as the locale-independent default).
+    static func timeText(_ date: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let minute = parts.minute ?? 0
+        return "\(parts.hour ?? 0):\(minute < 10 ? "0" : "")\(minute)"
+    }
+
+    /// `M:SS` or `H:MM:SS`, rounding up so a countdown never shows 0:00 while it runs.
+    public static func durationText(_ seconds: TimeInterval) -> String {
+        let total = max(0, Int(seconds.rounded(.up)))
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
+    }
+}

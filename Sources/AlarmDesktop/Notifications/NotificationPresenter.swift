@@ -1,0 +1,570 @@
+import AlarmCore
+import CLibNotify
+import Foundation
+import Synchronization
+
+/// Shows alarms as desktop notifications; decides nothing about alarm state.
+public protocol AlarmNotifying: AnyObject, Sendable {
+    /// Carries out one presentation effect (returns at once; the work happens on the presenter's thread).
+    func perform(_ effect: PresentationEffect)
+    /// Takes every notification away and ends the presenter's thread.
+    func shutDown()
+    /// The notification server, as last seen.
+    var server: NotificationServerStatus { get }
+}
+
+/// Alarms as freedesktop notifications, through libnotify, on a thread of its own.
+///
+/// A dedicated thread runs its own `GMainContext` / `GMainLoop` (see `GLibThread`); `notify_init`,
+/// every `notify_notification_*` call, and every callback happen there.
+///
+/// - Alerts: `notify_notification_new`, `notify_notification_set_urgency(NOTIFY_URGENCY_CRITICAL)`
+///   (sent as the byte 2), `notify_notification_set_timeout(NOTIFY_EXPIRES_NEVER)`, the hints of
+///   `NotificationContent.alert` through `notify_notification_set_hint`, and the actions `default`,
+///   `stop`, and `snooze`/`repeat`/`open` through `notify_notification_add_action`. When the server
+///   lacks the `actions` capability (`notify_get_server_caps`) or there is no server, the body says
+///   `reveille stop <id prefix>`.
+/// - Responses: action callbacks and the `closed` signal (`g_signal_connect_data`; context through
+///   `user_data`, released in the destroy notifier) become `onAction(alarmID, response)`. After an
+///   action the presenter closes the notification itself (`notify_notification_close`) and ignores
+///   the close that follows. A close within `suppressionWindow` of posting is `.suppressed`, never a
+///   stop; a later close with reason 2 (dismissed) is `.dismissed`.
+/// - Only the current owner of `org.freedesktop.Notifications` is heard: libnotify receives
+///   `ActionInvoked` / `NotificationClosed` through a `GDBusProxy` for the well-known name, and
+///   GDBusProxy drops signals whose sender is not the name's current owner (gdbusproxy.c,
+///   `on_signal_received`); on top of that the presenter ignores a callback for a notification
+///   posted to an owner other than the current one.
+/// - Server restarts: `g_bus_watch_name` on `org.freedesktop.Notifications`; when an owner appears
+///   that did not receive an alert (or countdown) still shown, it is posted again, as a new
+///   notification.
+/// - Countdowns: one quiet notification per alarm (urgency low, transient, no sound), updated in
+///   place (`notify_notification_update` + `notify_notification_show`, the same id) when the
+///   displayed second changes, so at most once a second, with the progress hint `value`.
+///
+/// `onAction` is called on the presenter's thread: hand the work on and return.
+public final class NotificationPresenter: AlarmNotifying {
+    /// Receives a person's response for an alarm.
+    public typealias ActionHandler = @Sendable (UUID, NotificationResponse) -> Void
+
+    private let thread: GLibThread
+    private let state: PresenterState
+
+    /// Starts the presenter's thread and calls `notify_init("Reveille")` there.
+    ///
+    /// - Parameters:
+    ///   - clock: reads the clocks, to turn a countdown's deadline into time left.
+    ///   - suppressionWindow: a close this soon after posting means a server hid the alert.
+    ///   - timeZone: the zone alert times are shown in.
+    ///   - onAction: receives responses, on the presenter's thread.
+    public init(
+        clock: @escaping @Sendable () -> ClockReading,
+        suppressionWindow: Duration = .seconds(1),
+        timeZone: TimeZone = .current,
+        onAction: @escaping ActionHandler
+    ) {
+        let state = PresenterState(
+            clock: clock, suppressionWindow: suppressionWindow, timeZone: timeZone, onAction: onAction)
+        self.state = state
+        let thread = GLibThread()
+        state.thread = thread
+        self.thread = thread
+        thread.start(name: "reveille-notifications", setUp: { state.start() }, tearDown: { state.finish() })
+    }
+
+    deinit { shutDown() }
+
+    public func perform(_ effect: PresentationEffect) {
+        let reading: ClockReading?
+        switch effect {
+        case .countdown: reading = state.clock()
+        default: reading = nil
+        }
+        thread.invoke { [state] in state.perform(effect, reading: reading) }
+    }
+
+    /// The notification server as last seen (`notify_get_server_info`, `notify_get_server_caps`).
+    public var server: NotificationServerStatus { state.server.withLock { $0 } }
+
+    /// Closes every notification, stops watching the bus, calls `notify_uninit` and ends the thread.
+    public func shutDown() { thread.quit() }
+
+    /// Waits until everything handed to the presenter so far has been carried out (for tests and
+    /// orderly hand-offs).
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            thread.invoke { [state] in state.whenReady { continuation.resume() } }
+        }
+    }
+}
+
+/// The notification server, as the presenter last saw it.
+public enum NotificationServerStatus: Sendable, Equatable, CustomStringConvertible {
+    /// Not looked up yet.
+    case unknown
+    /// Nobody owns `org.freedesktop.Notifications`: alerts ring, unseen.
+    case missing
+    /// A server runs: its name and version, and whether it draws actions (Stop, Snooze).
+    case running(name: String, version: String, hasActions: Bool)
+
+    public var description: String {
+        switch self {
+        case .unknown: "unknown"
+        case .missing: "none (alerts ring; stop them with reveille stop)"
+        case .running(let name, let version, let hasActions):
+            "\(name.isEmpty ? "unnamed server" : name)\(version.isEmpty ? "" : " " + version)"
+                + (hasActions ? "" : " (no action buttons; stop alerts with reveille stop)")
+        }
+    }
+}
+
+/// Everything the presenter keeps; touched only on its GLib thread.
+final class PresenterState: @unchecked Sendable {  // confined to the presenter's GLib thread (GLibThread)
+    static let serverName = "org.freedesktop.Notifications"
+    /// The shortest time between two countdown updates, in seconds.
+    static let minimumRefresh: TimeInterval = 0.9
+
+    let clock: @Sendable () -> ClockReading
+    let suppressionWindow: Duration
+    let timeZone: TimeZone
+    let onAction: NotificationPresenter.ActionHandler
+    /// The thread; set before it starts.
+    var thread: GLibThread?
+
+    /// The current owner of `org.freedesktop.Notifications`, or `nil`.
+    var owner: String?
+    /// Whether the bus watch reported the name's first state: until then work waits in `pending`.
+    var resolved = false
+    var pending: [() -> Void] = []
+    /// Whether the current server has the `actions` capability.
+    var hasActions = false
+    /// What `NotificationPresenter.server` reports; written on the thread, read anywhere.
+    let server = Mutex(NotificationServerStatus.unknown)
+    var watchID: guint = 0
+
+    var alerts: [UUID: Posted] = [:]
+    var countdowns: [UUID: Posted] = [:]
+    var others: [Posted] = []
+
+    init(
+        clock: @escaping @Sendable () -> ClockReading, suppressionWindow: Duration, timeZone: TimeZone,
+        onAction: @escaping NotificationPresenter.ActionHandler
+    ) {
+        self.clock = clock
+        self.suppressionWindow = suppressionWindow
+        self.timeZone = timeZone
+        self.onAction = onAction
+    }
+
+    // MARK: Life
+
+    /// `notify_init` and `g_bus_watch_name`, on the thread.
+    func start() {
+        _ = notify_init(NotificationContent.appName)
+        let context = Unmanaged.passRetained(WeakState(self)).toOpaque()
+        watchID = g_bus_watch_name(
+            G_BUS_TYPE_SESSION, Self.serverName, G_BUS_NAME_WATCHER_FLAGS_NONE,
+            { _, _, owner, data in
+                guard let state = Unmanaged<WeakState>.fromOpaque(data!).takeUnretainedValue().state else { return }
+                state.serverAppeared(owner.map { String(cString: $0) })
+            },
+            { _, _, data in
+                guard let state = Unmanaged<WeakState>.fromOpaque(data!).takeUnretainedValue().state else { return }
+                state.serverVanished()
+            },
+            context,
+            { data in Unmanaged<WeakState>.fromOpaque(data!).release() })
+    }
+
+    /// Closes everything, `g_bus_unwatch_name`, `notify_uninit`; on the thread, after the loop.
+    func finish() {
+        for posted in Array(alerts.values) + Array(countdowns.values) + others { close(posted) }
+        alerts = [:]
+        countdowns = [:]
+        others = []
+        if watchID != 0 { g_bus_unwatch_name(watchID) }
+        watchID = 0
+        notify_uninit()
+    }
+
+    func whenReady(_ work: @escaping () -> Void) {
+        if resolved { work() } else { pending.append(work) }
+    }
+
+    private func resolve() {
+        guard !resolved else { return }
+        resolved = true
+        let work = pending
+        pending = []
+        for item in work { item() }
+    }
+
+    // MARK: The server
+
+    func serverAppeared(_ newOwner: String?) {
+        owner = newOwner
+        hasActions = Self.serverHasActions()
+        let (name, version) = Self.serverInformation()
+        server.withLock { $0 = .running(name: name, version: version, hasActions: hasActions) }
+        guard resolved else { return resolve() }
+        // Let libnotify's own proxy see the same owner change first, then post again.
+        thread?.soon { [weak self] in self?.repostForNewOwner() }
+    }
+
+    func serverVanished() {
+        owner = nil
+        hasActions = false
+        server.withLock { $0 = .missing }
+        resolve()
+    }
+
+    /// The server's name and version (`notify_get_server_info`); empty when it does not answer.
+    static func serverInformation() -> (name: String, version: String) {
+        var name: UnsafeMutablePointer<CChar>?
+        var version: UnsafeMutablePointer<CChar>?
+        guard notify_get_server_info(&name, nil, &version, nil) != 0 else { return ("", "") }
+        defer {
+            g_free(name)
+            g_free(version)
+        }
+        return (name.map { String(cString: $0) } ?? "", version.map { String(cString: $0) } ?? "")
+    }
+
+    /// Whether `notify_get_server_caps` lists `actions`.
+    static func serverHasActions() -> Bool {
+        guard var list = notify_get_server_caps() else { return false }
+        defer { g_list_free_full(list, { g_free($0) }) }
+        var found = false
+        while true {
+            if let data = list.pointee.data, String(cString: data.assumingMemoryBound(to: CChar.self)) == "actions" {
+                found = true
+            }
+            guard let next = list.pointee.next else { break }
+            list = next
+        }
+        return found
+    }
+
+    private func repostForNewOwner() {
+        guard let owner else { return }
+        for posted in alerts.values where posted.postedTo != owner && !posted.answered {
+            discard(posted)
+            postAlert(posted)
+        }
+        for posted in countdowns.values where posted.postedTo != owner && !posted.hidden {
+            discard(posted)
+            showCountdown(posted)
+        }
+    }
+
+    // MARK: Effects
+
+    func perform(_ effect: PresentationEffect, reading: ClockReading?) {
+        guard resolved else {
+            pending.append { [weak self] in self?.perform(effect, reading: reading) }
+            return
+        }
+        switch effect {
+        case .alert(let record):
+            if let countdown = countdowns.removeValue(forKey: record.id) { close(countdown) }
+            if let existing = alerts[record.id] {
+                existing.record = record
+                existing.answered = false
+                if existing.postedTo != owner || owner == nil { discard(existing) }
+                postAlert(existing)
+            } else {
+                let posted = Posted(alarmID: record.id, record: record, role: .alert)
+                alerts[record.id] = posted
+                postAlert(posted)
+            }
+        case .endAlert(let id, let outcome):
+            guard let posted = alerts.removeValue(forKey: id) else { return }
+            close(posted)
+            if outcome == .timedOut {
+                let note = Posted(alarmID: id, record: posted.record, role: .missed)
+                others.append(note)
+                show(note, NotificationContent.timedOut(posted.record, timeZone: timeZone))
+            }
+        case .countdown(let record):
+            if let alert = alerts.removeValue(forKey: record.id) { close(alert) }
+            let reading = reading ?? clock()
+            let posted = countdowns[record.id] ?? Posted(alarmID: record.id, record: record, role: .countdown)
+            posted.record = record
+            switch record.phase {
+            case .countdown(let running):
+                let left = max(0, running.endsAt.remaining(from: reading))
+                posted.countdownEnd = .now + .seconds(left)
+                posted.pausedRemaining = nil
+                posted.duration = running.duration
+            case .paused(let paused):
+                posted.countdownEnd = nil
+                posted.pausedRemaining = paused.remaining
+                posted.duration = paused.duration
+            case .scheduled, .alerting:
+                return
+            }
+            countdowns[record.id] = posted
+            posted.hidden = false
+            if posted.postedTo != owner || owner == nil { discard(posted) }
+            showCountdown(posted)
+        case .endCountdown(let id):
+            if let posted = countdowns.removeValue(forKey: id) { close(posted) }
+        case .missed(let record, let count):
+            let posted = Posted(alarmID: record.id, record: record, role: .missed)
+            others.append(posted)
+            show(posted, NotificationContent.missed(record, count: count))
+        }
+    }
+
+    // MARK: Alerts
+
+    private func postAlert(_ posted: Posted) {
+        let content = NotificationContent.alert(
+            posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone)
+        posted.postedAt = .now
+        show(posted, content)
+    }
+
+    // MARK: Countdowns
+
+    private func showCountdown(_ posted: Posted) {
+        if let tick = posted.tick {
+            thread?.cancel(tick)
+            posted.tick = nil
+        }
+        let paused = posted.countdownEnd == nil
+        let remaining = posted.countdownEnd.map { max(0, (ContinuousClock.now.duration(to: $0)).timeInterval) }
+            ?? posted.pausedRemaining ?? 0
+        guard let content = NotificationContent.countdown(
+            posted.record, remaining: remaining, duration: posted.duration, paused: paused,
+            hasActions: owner != nil && hasActions)
+        else { return }
+        if content != posted.lastContent || posted.notification == nil {
+            show(posted, content)
+        }
+        // Wake when the displayed second changes (display refresh). Updates stay at least
+        // `minimumRefresh` apart: a boundary sooner than that after this update is skipped, so the
+        // first update after posting 3.5 s before the end shows 0:02 at 2.0 s, and from then on
+        // each update falls on a boundary (timer jitter makes those 0.99x s apart).
+        guard !paused, remaining > 0 else { return }
+        var wait = remaining - remaining.rounded(.up) + 1  // (0, 1]
+        if wait < Self.minimumRefresh { wait += 1 }
+        let milliseconds = UInt32(max(1, (wait * 1000).rounded(.up)))
+        posted.tick = thread?.after(milliseconds: milliseconds) { [weak self, weak posted] in
+            guard let self, let posted else { return }
+            if let tick = posted.tick { g_source_unref(tick) }
+            posted.tick = nil
+            self.showCountdown(posted)
+        }
+    }
+
+    // MARK: libnotify
+
+    /// Posts or updates `posted`'s notification with `content`: `notify_notification_new` (or
+    /// `notify_notification_update` with cleared actions and hints), the hints, the actions, the
+    /// `closed` handler, `notify_notification_show`.
+    private func show(_ posted: Posted, _ content: NotificationContent) {
+        let notification: UnsafeMutablePointer<NotifyNotification>
+        if let existing = posted.notification {
+            notification = existing
+            notify_notification_update(notification, content.summary, content.body, content.icon)
+            notify_notification_clear_actions(notification)
+            notify_notification_clear_hints(notification)
+        } else {
+            notification = notify_notification_new(content.summary, content.body, content.icon)
+            posted.notification = notification
+            let box = Unmanaged.passRetained(CallbackContext(state: self, posted: posted, key: "")).toOpaque()
+            posted.closedHandler = reveille_notification_connect_closed(
+                notification,
+                { notification, data in
+                    let context = Unmanaged<CallbackContext>.fromOpaque(data!).takeUnretainedValue()
+                    let reason = notify_notification_get_closed_reason(notification)
+                    context.state?.closed(context.posted, reason: reason, notification: notification)
+                }, box,
+                { data, _ in Unmanaged<CallbackContext>.fromOpaque(data!).release() })
+        }
+        notify_notification_set_app_name(notification, NotificationContent.appName)
+        notify_notification_set_timeout(notification, content.expireTimeout)
+        for (key, hint) in content.hints.sorted(by: { $0.key < $1.key }) {
+            switch (key, hint) {
+            case ("urgency", .byte(let level)):
+                // Sent as a byte by libnotify (notify_notification_set_urgency → g_variant_new_byte).
+                notify_notification_set_urgency(notification, NotifyUrgency(UInt32(level)))
+            case (_, .byte(let value)): notify_notification_set_hint(notification, key, g_variant_new_byte(value))
+            case (_, .boolean(let value)): notify_notification_set_hint(notification, key, g_variant_new_boolean(value ? 1 : 0))
+            case (_, .string(let value)): notify_notification_set_hint(notification, key, g_variant_new_string(value))
+            case (_, .int32(let value)): notify_notification_set_hint(notification, key, g_variant_new_int32(value))
+            }
+        }
+        for action in content.actions {
+            let box = Unmanaged.passRetained(CallbackContext(state: self, posted: posted, key: action.key)).toOpaque()
+            notify_notification_add_action(
+                notification, action.key, action.label,
+                { notification, _, data in
+                    let context = Unmanaged<CallbackContext>.fromOpaque(data!).takeUnretainedValue()
+                    context.state?.invoked(context.posted, key: context.key, notification: notification)
+                }, box,
+                { data in Unmanaged<CallbackContext>.fromOpaque(data!).release() })
+        }
+        posted.lastContent = content
+        posted.closingByUs = false
+        var error: UnsafeMutablePointer<GError>?
+        if notify_notification_show(notification, &error) != 0 {
+            posted.postedTo = owner
+        } else {
+            // No server (or it failed): posted again when a server appears.
+            if let error { g_error_free(error) }
+            posted.postedTo = nil
+            discard(posted)
+        }
+    }
+
+    /// Closes the notification (`notify_notification_close`) and lets it go.
+    private func close(_ posted: Posted) {
+        if let tick = posted.tick {
+            thread?.cancel(tick)
+            posted.tick = nil
+        }
+        if let notification = posted.notification, posted.postedTo != nil, posted.postedTo == owner {
+            posted.closingByUs = true
+            var error: UnsafeMutablePointer<GError>?
+            if notify_notification_close(notification, &error) == 0, let error { g_error_free(error) }
+        }
+        discard(posted)
+    }
+
+    /// Lets the notification object go without telling the server (`g_signal_handler_disconnect`,
+    /// `g_object_unref`: libnotify's finalizer disconnects it from its proxy).
+    private func discard(_ posted: Posted) {
+        guard let notification = posted.notification else { return }
+        if posted.closedHandler != 0 { g_signal_handler_disconnect(notification, posted.closedHandler) }
+        posted.closedHandler = 0
+        posted.notification = nil
+        posted.lastContent = nil
+        g_object_unref(notification)
+    }
+
+    // MARK: Responses
+
+    private func isCurrent(_ posted: Posted, _ notification: UnsafeMutablePointer<NotifyNotification>?) -> Bool {
+        notification != nil && posted.notification == notification && posted.postedTo != nil && posted.postedTo == owner
+    }
+
+    func invoked(_ posted: Posted, key: String, notification: UnsafeMutablePointer<NotifyNotification>?) {
+        guard isCurrent(posted, notification) else { return }
+        switch posted.role {
+        case .alert:
+            guard !posted.answered, alerts[posted.alarmID] === posted else { return }
+            let response: NotificationResponse
+            switch key {
+            case "stop": response = .stop
+            case "snooze", "repeat", "open": response = .secondary
+            case "default":
+                // A click on the bubble is not an answer: the alarm rings on, so the alert comes
+                // back (servers take a clicked bubble away) with Stop and Snooze.
+                if let notification = posted.notification {
+                    posted.closingByUs = true
+                    var error: UnsafeMutablePointer<GError>?
+                    if notify_notification_close(notification, &error) == 0, let error { g_error_free(error) }
+                }
+                discard(posted)
+                postAlert(posted)
+                onAction(posted.alarmID, .default)
+                return
+            default: return
+            }
+            posted.answered = true
+            // Close it ourselves (dunst leaves it on screen) and ignore the close that follows.
+            if let notification = posted.notification {
+                posted.closingByUs = true
+                var error: UnsafeMutablePointer<GError>?
+                if notify_notification_close(notification, &error) == 0, let error { g_error_free(error) }
+            }
+            onAction(posted.alarmID, response)
+        case .countdown:
+            guard countdowns[posted.alarmID] === posted else { return }
+            switch key {
+            case "pause": onAction(posted.alarmID, .pause)
+            case "resume": onAction(posted.alarmID, .resume)
+            case "cancel": onAction(posted.alarmID, .cancel)
+            default: return
+            }
+        case .missed:
+            return
+        }
+    }
+
+    func closed(_ posted: Posted, reason: Int32, notification: UnsafeMutablePointer<NotifyNotification>?) {
+        guard isCurrent(posted, notification) else { return }
+        let byUs = posted.closingByUs
+        posted.closingByUs = false
+        let sincePosting = ContinuousClock.now - posted.postedAt
+        // The server no longer shows it: a later change posts a new one.
+        discard(posted)
+        posted.postedTo = nil
+        if !byUs, posted.role == .countdown {
+            // A person put the countdown away: no new bubble each second until it changes.
+            posted.hidden = true
+            if let tick = posted.tick {
+                thread?.cancel(tick)
+                posted.tick = nil
+            }
+        }
+        guard !byUs, !posted.answered, posted.role == .alert, alerts[posted.alarmID] === posted else { return }
+        if sincePosting < suppressionWindow {
+            onAction(posted.alarmID, .suppressed)
+        } else if reason == 2 {
+            posted.answered = true
+            onAction(posted.alarmID, .dismissed)
+        }
+    }
+}
+
+/// One notification the presenter shows (an alert, a countdown, a missed-alarm note).
+final class Posted {
+    enum Role { case alert, countdown, missed }
+
+    let alarmID: UUID
+    var record: AlarmRecord
+    let role: Role
+    var notification: UnsafeMutablePointer<NotifyNotification>?
+    var closedHandler: gulong = 0
+    var lastContent: NotificationContent?
+    /// The server's unique name it was posted to, or `nil` when it is not shown.
+    var postedTo: String?
+    var postedAt: ContinuousClock.Instant = .now
+    /// An action was taken (or it was dismissed): its closes are ignored, it is not posted again.
+    var answered = false
+    /// We closed it: ignore the close that follows.
+    var closingByUs = false
+    // Countdown
+    var countdownEnd: ContinuousClock.Instant?
+    var pausedRemaining: TimeInterval?
+    var duration: TimeInterval = 0
+    var tick: UnsafeMutablePointer<GSource>?
+    /// A person closed the countdown's bubble: not shown again until the next countdown effect.
+    var hidden = false
+
+    init(alarmID: UUID, record: AlarmRecord, role: Role) {
+        self.alarmID = alarmID
+        self.record = record
+        self.role = role
+    }
+}
+
+/// What a libnotify callback needs, carried through `user_data`.
+private final class CallbackContext {
+    weak var state: PresenterState?
+    let posted: Posted
+    let key: String
+    init(state: PresenterState, posted: Posted, key: String) {
+        self.state = state
+        self.posted = posted
+        self.key = key
+    }
+}
+
+/// The state, weakly, for the bus watch's callbacks.
+private final class WeakState {
+    weak var state: PresenterState?
+    init(_ state: PresenterState) { self.state = state }
+}

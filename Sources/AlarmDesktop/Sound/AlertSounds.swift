@@ -1,0 +1,161 @@
+import AlarmCore
+import Foundation
+import Logging
+import Synchronization
+
+/// The sounds of the alerts ringing now: one `SoundPlayer` per alarm, started when its alert
+/// starts and stopped when it ends, so stopping one never silences another.
+///
+/// Sounds are resolved with a `SoundResolver` (the alarm's file or theme name, the theme's
+/// `alarm-clock-elapsed`, Reveille's own sound, a synthesized tone) and kept decoded, keyed by the
+/// file, so a second alert of the same sound starts without reading the file again. The default
+/// sound is decoded when the agent starts, off the alert's path.
+///
+/// With no sound output the alert still shows: the first failure is logged once (and again only
+/// after the output worked in between), and `outputStatus` tells `reveille status` why.
+public final class AlertSounds: Sendable {
+    /// How the players play: device, ramp, latency.
+    public let configuration: SoundPlayer.Configuration
+    /// Where sounds are found.
+    public let resolver: SoundResolver
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The player of each ringing alarm.
+        var players: [UUID: RingingSound] = [:]
+        /// Decoded sounds, by the sound the alarm asked for, with the file's identity when read.
+        var cache: [AlertConfiguration.AlertSound: (resolved: SoundResolver.Resolved, stamp: FileStamp?)] = [:]
+    }
+
+    /// Creates the sound side; `prepare()` decodes the default sound ahead of time.
+    public init(configuration: SoundPlayer.Configuration, resolver: SoundResolver, logger: Logger) {
+        self.configuration = configuration
+        self.resolver = resolver
+        self.logger = logger
+    }
+
+    /// Decodes the default sound now, so the first alert does not wait for it, and opens the
+    /// device once, so a missing sound output is logged (once) and shown before any alert.
+    public func prepare() {
+        let resolved = sound(for: .default)
+        do {
+            try SoundPlayer(sound: resolved.sound, configuration: configuration).probe()
+            logger.debug("Sound output found", metadata: ["device": "\(configuration.device)", "sound": "\(resolved.source)"])
+        } catch {
+            logger.warning("No sound output; alerts are shown without sound", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    /// Whether sound can be played, as the last alert found.
+    public var outputStatus: SoundOutputStatus { SoundPlayer.outputStatus }
+
+    /// The alarms ringing now.
+    public var ringing: Set<UUID> { state.withLock { Set($0.players.keys) } }
+
+    /// The player of a ringing alarm (for measurements).
+    public func player(of id: UUID) -> SoundPlayer? { state.withLock { $0.players[id] }?.player }
+
+    /// Starts ringing `record`'s sound, unless it already rings. Returns at once: the sound is
+    /// found off the caller's thread, and the player's own thread opens the device.
+    public func start(_ record: AlarmRecord) {
+        let alert = RingingSound()
+        let isNew = state.withLock { state -> Bool in
+            guard state.players[record.id] == nil else { return false }
+            state.players[record.id] = alert
+            return true
+        }
+        guard isNew else { return }
+        let logger = self.logger
+        Task.detached(priority: .userInitiated) { [self] in
+            let resolved = sound(for: record.definition.sound)
+            let player = SoundPlayer(sound: resolved.sound, configuration: configuration)
+            guard alert.attach(player) else { return }
+            do {
+                try await player.start()
+                logger.debug("Ringing", metadata: ["alarm": "\(record.id)", "sound": "\(resolved.source)"])
+            } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
+                let message: Logger.Message = "No sound output; alerts are shown without sound"
+                let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]
+                if firstReport { logger.warning(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
+            } catch {
+                logger.error("The alarm sound did not start", metadata: ["alarm": "\(record.id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Stops `id`'s sound at once (the player drops what the device holds).
+    public func stop(_ id: UUID) {
+        state.withLock { $0.players.removeValue(forKey: id) }?.stop()
+    }
+
+    /// Stops every sound and waits until every device is closed.
+    public func stopAll() async {
+        let alerts = state.withLock { state -> [RingingSound] in
+            defer { state.players = [:] }
+            return Array(state.players.values)
+        }
+        for alert in alerts { alert.stop() }
+        for alert in alerts { await alert.player?.waitUntilFinished() }
+    }
+
+    /// The decoded sound for `sound`, from the cache or resolved now (and cached). A cached file is
+    /// used again only while its size and modification time are unchanged; a named file that stopped
+    /// decoding since it was scheduled falls back, and the fallback is logged.
+    func sound(for sound: AlertConfiguration.AlertSound) -> SoundResolver.Resolved {
+        if let cached = state.withLock({ $0.cache[sound] }), cached.stamp == FileStamp(cached.resolved.source.url) {
+            return cached.resolved
+        }
+        let resolved = resolver.resolve(sound)
+        for skipped in resolved.skipped {
+            logger.warning("An alarm sound could not be used; trying the next", metadata: ["reason": "\(skipped)"])
+        }
+        if case .named(let name) = sound, SoundResolver.isFilePath(name), resolved.source.url?.path != name {
+            logger.warning("An alarm's sound is missing; ringing another", metadata: ["sound": "\(name)", "playing": "\(resolved.source)"])
+            return resolved  // not kept: the file may come back
+        }
+        let stamp = FileStamp(resolved.source.url)
+        state.withLock { $0.cache[sound] = (resolved, stamp) }
+        return resolved
+    }
+}
+
+/// One ringing alert's sound: its player once the sound is found, or the Stop that came first.
+final class RingingSound: Sendable {
+    private let state = Mutex<(stopped: Bool, player: SoundPlayer?)>((false, nil))
+
+    /// The player, once attached.
+    var player: SoundPlayer? { state.withLock { $0.player } }
+
+    /// Attaches the player; false (and the player is not to start) when Stop came first.
+    func attach(_ player: SoundPlayer) -> Bool {
+        state.withLock { state in
+            guard !state.stopped else { return false }
+            state.player = player
+            return true
+        }
+    }
+
+    /// Stops the player, or keeps it from starting.
+    func stop() {
+        state.withLock { state -> SoundPlayer? in
+            state.stopped = true
+            return state.player
+        }?.stop()
+    }
+}
+
+/// A file's size and modification time (`stat`), to notice a sound file replaced on disk.
+struct FileStamp: Equatable, Sendable {
+    let size: Int
+    let modified: Date
+
+    /// The stamp of the file at `url`; `nil` for no URL or no file.
+    init?(_ url: URL?) {
+        guard let url, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
+        else { return nil }
+        self.size = size
+        self.modified = modified
+    }
+}

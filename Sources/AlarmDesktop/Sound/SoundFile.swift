@@ -1,0 +1,71 @@
+import CSndFile
+import Foundation
+
+/// Decoding sound files with libsndfile (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3 with libsndfile 1.1+).
+public enum SoundFile {
+    /// The most channels Reveille plays (7.1).
+    static let maximumChannels = 8
+    /// The longest sound Reveille keeps in memory: 10 minutes (it loops; longer files are cut).
+    static let maximumSeconds = 600
+
+    /// Decodes the whole file at `path` to interleaved 16-bit frames.
+    ///
+    /// Opens it (see `open`), reads with `sf_readf_short` until it returns 0 (so formats whose frame
+    /// count is only an estimate, such as MP3, are read whole), and closes it with `sf_close`.
+    /// Floating-point files are scaled to the 16-bit range by libsndfile.
+    ///
+    /// - Throws: `SoundError` saying why: no such file, not a regular file, libsndfile's message
+    ///   (`sf_strerror`), or no audio.
+    public static func decode(path: String) throws(SoundError) -> DecodedSound {
+        try read(path: path, upTo: nil)
+    }
+
+    /// Checks that the file at `path` is a sound Reveille can play, decoding only its first frames
+    /// (a scheduling-time check that stays fast for long files).
+    ///
+    /// - Throws: the `SoundError` `decode(path:)` would throw.
+    public static func check(path: String) throws(SoundError) {
+        _ = try read(path: path, upTo: chunkFrames)
+    }
+
+    private static let chunkFrames = 4_096
+
+    /// Opens the file with `sf_open(path, SFM_READ, &info)` (libsndfile detects the format from the
+    /// contents), checks its layout, and reads up to `limit` frames (`nil`: up to `maximumSeconds`).
+    private static func read(path: String, upTo limit: Int?) throws(SoundError) -> DecodedSound {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .fileNotFound(path: path)
+        }
+        guard !isDirectory.boolValue else { throw .notAFile(path: path) }
+
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw .undecodable(path: path, reason: String(cString: sf_strerror(nil)))
+        }
+        defer { sf_close(file) }
+        let channels = Int(info.channels)
+        let rate = Int(info.samplerate)
+        guard channels > 0, channels <= maximumChannels else {
+            throw .unsupported(path: path, reason: "\(channels) channels")
+        }
+        guard rate >= 1_000, rate <= 384_000 else { throw .unsupported(path: path, reason: "sample rate \(rate) Hz") }
+
+        let limit = limit ?? maximumSeconds * rate
+        var samples: [Int16] = []
+        samples.reserveCapacity(min(max(Int(info.frames), 0), limit) * channels)
+        var chunk = [Int16](repeating: 0, count: chunkFrames * channels)
+        while samples.count / channels < limit {
+            let read = chunk.withUnsafeMutableBufferPointer { buffer in
+                sf_readf_short(file, buffer.baseAddress, sf_count_t(chunkFrames))
+            }
+            if read <= 0 { break }
+            samples.append(contentsOf: chunk[0..<(Int(read) * channels)])
+        }
+        if sf_error(file) != 0, samples.isEmpty {
+            throw .undecodable(path: path, reason: String(cString: sf_strerror(file)))
+        }
+        guard !samples.isEmpty else { throw .unsupported(path: path, reason: "no audio in the file") }
+        return DecodedSound(samples: samples, channels: channels, sampleRate: rate)
+    }
+}

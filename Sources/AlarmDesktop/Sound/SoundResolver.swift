@@ -1,0 +1,233 @@
+import AlarmCore
+import Foundation
+
+/// Finds the sound an alert plays, so that an alarm never rings silently.
+///
+/// Order, for `.named(path)` (a name with a `/`, or ending in an audio extension): the file. For
+/// `.named(themeName)`: that name in the sound theme. For `.default`, and after either of those
+/// misses: the theme's `alarm-clock-elapsed`. Then Reveille's own `reveille-alarm.wav` in one of
+/// `ownSoundFolders`; then `DecodedSound.tone`, synthesized in code.
+///
+/// Theme lookup follows the freedesktop Sound Theme specification, output profile `stereo`: the
+/// current theme, the themes its `index.theme` `Inherits` (depth first, each once), then
+/// `freedesktop`; under `$XDG_DATA_HOME/sounds`, then each `$XDG_DATA_DIRS` entry's `sounds`;
+/// `<theme>/stereo/<name>.{oga,ogg,wav,flac}`. On a miss, the last `-part` of the name is dropped
+/// and the lookup repeated (`alarm-clock-elapsed`, `alarm-clock`, `alarm`).
+public struct SoundResolver: Sendable {
+    /// The name of the default alarm sound in the freedesktop sound theme.
+    public static let defaultThemeName = "alarm-clock-elapsed"
+    /// The file name of Reveille's own alarm sound, in `sounds/`.
+    public static let ownSoundFileName = "reveille-alarm.wav"
+    /// File extensions tried in a theme, in order.
+    public static let themeExtensions = ["oga", "ogg", "wav", "flac"]
+
+    /// Where a sound was found.
+    public enum Source: Sendable, Equatable, CustomStringConvertible {
+        /// The file the alarm names.
+        case file(URL)
+        /// A sound-theme file (`name` is the name that matched, maybe with parts dropped).
+        case theme(name: String, url: URL)
+        /// Reveille's own default sound.
+        case own(URL)
+        /// The tone synthesized in code.
+        case tone
+
+        public var description: String {
+            switch self {
+            case .file(let url): "file \(url.path)"
+            case .theme(let name, let url): "theme sound \(name) (\(url.path))"
+            case .own(let url): "Reveille's own sound (\(url.path))"
+            case .tone: "a synthesized tone"
+            }
+        }
+
+        /// The file, if any.
+        public var url: URL? {
+            switch self {
+            case .file(let url), .theme(_, let url), .own(let url): url
+            case .tone: nil
+            }
+        }
+    }
+
+    /// A sound found and decoded.
+    public struct Resolved: Sendable {
+        /// Where it came from.
+        public let source: Source
+        /// The decoded samples.
+        public let sound: DecodedSound
+        /// Candidates tried before it that existed but did not decode (for the log).
+        public let skipped: [SoundError]
+    }
+
+    /// The current sound theme's name.
+    public let themeName: String
+    /// Sound-theme roots, in lookup order (`$XDG_DATA_HOME/sounds`, then `$XDG_DATA_DIRS/…/sounds`).
+    public let themeRoots: [URL]
+    /// Folders holding Reveille's own sounds, in lookup order.
+    public let ownSoundFolders: [URL]
+
+    /// A resolver with explicit folders.
+    ///
+    /// - Parameters:
+    ///   - themeName: the current sound theme (GNOME's `org.gnome.desktop.sound theme-name`, say).
+    ///   - dataHome: `$XDG_DATA_HOME`.
+    ///   - dataDirectories: `$XDG_DATA_DIRS`, in order.
+    ///   - ownSoundFolders: where `reveille-alarm.wav` may be: `<prefix>/share/reveille/sounds`, a
+    ///     checkout's `sounds/`.
+    public init(themeName: String = "freedesktop", dataHome: URL?, dataDirectories: [URL], ownSoundFolders: [URL]) {
+        self.themeName = themeName.isEmpty ? "freedesktop" : themeName
+        themeRoots = ([dataHome].compactMap { $0 } + dataDirectories).map { $0.appendingPathComponent("sounds") }
+        self.ownSoundFolders = ownSoundFolders
+    }
+
+    /// A resolver reading `XDG_DATA_HOME` (default `~/.local/share`) and `XDG_DATA_DIRS` (default
+    /// `/usr/local/share:/usr/share`) from `environment`.
+    public init(
+        themeName: String = "freedesktop", environment: [String: String] = ProcessInfo.processInfo.environment,
+        ownSoundFolders: [URL]
+    ) {
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0) }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? home?.appendingPathComponent(".local/share")
+        let dirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        self.init(themeName: themeName, dataHome: dataHome, dataDirectories: dirs, ownSoundFolders: ownSoundFolders)
+    }
+
+    /// Where an installed program finds Reveille's own sounds: `<prefix>/share/reveille/sounds` for
+    /// an executable in `<prefix>/bin`.
+    /// For a program run from a checkout (`.build/<triple>/debug/reveilled`), the checkout's
+    /// `sounds/` comes after.
+    public static func installedSoundFolders(executable: URL) -> [URL] {
+        let folder = executable.resolvingSymlinksInPath().deletingLastPathComponent()
+        var folders = [folder.deletingLastPathComponent().appendingPathComponent("share/reveille/sounds")]
+        var ancestor = folder
+        for _ in 0..<4 {
+            ancestor.deleteLastPathComponent()
+            let checkout = ancestor.appendingPathComponent("sounds")
+            if FileManager.default.fileExists(atPath: checkout.appendingPathComponent(ownSoundFileName).path),
+                FileManager.default.fileExists(atPath: ancestor.appendingPathComponent("Package.swift").path)
+            {
+                folders.append(checkout)
+                break
+            }
+        }
+        return folders
+    }
+
+    // MARK: Resolving
+
+    /// Whether `name` is a file path rather than a sound-theme name.
+    public static func isFilePath(_ name: String) -> Bool { AlertConfiguration.AlertSound.isFilePath(name) }
+
+    /// The files to try for `sound`, best first, ending with the tone.
+    public func candidates(for sound: AlertConfiguration.AlertSound) -> [Source] {
+        var result: [Source] = []
+        if case .named(let name) = sound {
+            if Self.isFilePath(name) {
+                result.append(.file(URL(fileURLWithPath: (name as NSString).expandingTildeInPath)))
+            } else if let found = themeSound(named: name) {
+                result.append(.theme(name: found.name, url: found.url))
+            }
+        }
+        if let found = themeSound(named: Self.defaultThemeName), !result.contains(.theme(name: found.name, url: found.url)) {
+            result.append(.theme(name: found.name, url: found.url))
+        }
+        for folder in ownSoundFolders {
+            let url = folder.appendingPathComponent(Self.ownSoundFileName)
+            if FileManager.default.fileExists(atPath: url.path) { result.append(.own(url)) }
+        }
+        result.append(.tone)
+        return result
+    }
+
+    /// Finds and decodes the sound for `sound`: the first candidate that decodes. Never fails: the
+    /// last candidate is the synthesized tone.
+    public func resolve(_ sound: AlertConfiguration.AlertSound) -> Resolved {
+        var skipped: [SoundError] = []
+        for candidate in candidates(for: sound) {
+            guard let url = candidate.url else { return Resolved(source: .tone, sound: .tone, skipped: skipped) }
+            do {
+                return Resolved(source: candidate, sound: try SoundFile.decode(path: url.path), skipped: skipped)
+            } catch {
+                skipped.append(error)
+            }
+        }
+        return Resolved(source: .tone, sound: .tone, skipped: skipped)
+    }
+
+    /// Checks a sound given at scheduling time: a file must exist and decode; a theme name must be
+    /// found in the theme. `.default` is always accepted (it falls back to Reveille's own sound).
+    ///
+    /// - Throws: `SoundError` naming the file or name and why it is refused.
+    public func validate(_ sound: AlertConfiguration.AlertSound) throws(SoundError) {
+        guard case .named(let name) = sound else { return }
+        if Self.isFilePath(name) {
+            let path = (name as NSString).expandingTildeInPath
+            guard path.hasPrefix("/") else { throw .relativePath(path: name) }
+            try SoundFile.check(path: path)
+        } else {
+            guard !name.isEmpty, let found = themeSound(named: name) else { throw .unknownThemeSound(name: name) }
+            try SoundFile.check(path: found.url.path)
+        }
+    }
+
+    // MARK: The sound theme
+
+    /// The themes searched, in order: the current one, its ancestors through `Inherits`, then
+    /// `freedesktop`; each once.
+    public var themeChain: [String] {
+        var chain: [String] = []
+        func visit(_ theme: String) {
+            guard !theme.isEmpty, !theme.contains("/"), !chain.contains(theme) else { return }
+            chain.append(theme)
+            for parent in inherits(of: theme) { visit(parent) }
+        }
+        visit(themeName)
+        visit("freedesktop")
+        return chain
+    }
+
+    /// The `Inherits` list of `theme`'s `index.theme` (the first one found under the roots).
+    func inherits(of theme: String) -> [String] {
+        for root in themeRoots {
+            let index = root.appendingPathComponent(theme).appendingPathComponent("index.theme")
+            guard let text = try? String(contentsOf: index, encoding: .utf8) else { continue }
+            var inSection = false
+            for rawLine in text.split(whereSeparator: \.isNewline) {
+                let line = rawLine.trimmingCharacters(in: .whitespaces)
+                if line.hasPrefix("[") {
+                    inSection = line == "[Sound Theme]"
+                } else if inSection, let equals = line.firstIndex(of: "="),
+                    line[..<equals].trimmingCharacters(in: .whitespaces) == "Inherits"
+                {
+                    return line[line.index(after: equals)...].split(separator: ",")
+                        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                }
+            }
+            return []
+        }
+        return []
+    }
+
+    /// The file for theme sound `name`, dropping the last `-part` of the name on each miss.
+    public func themeSound(named name: String) -> (name: String, url: URL)? {
+        guard !name.isEmpty, !name.contains("/") else { return nil }
+        let chain = themeChain
+        var current = Substring(name)
+        while true {
+            for theme in chain {
+                for root in themeRoots {
+                    let folder = root.appendingPathComponent(theme).appendingPathComponent("stereo")
+                    for ext in Self.themeExtensions {
+                        let url = folder.appendingPathComponent("\(current).\(ext)")
+                        if FileManager.default.fileExists(atPath: url.path) { return (String(current), url) }
+                    }
+                }
+            }
+            guard let dash = current.lastIndex(of: "-") else { return nil }
+            current = current[..<dash]
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import AlarmCore
+import Foundation
+import Testing
+import TestSupport
+
+/// Alerts end to end: the real agent, dunst under Xvfb as the notification server, and ALSA's
+/// `default` captured to a file, paced to twice real time, as a person would see and hear them.
+@Suite("Agent: alerting on the desktop", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct AlertingTests {
+    /// Twice real time for 48 kHz stereo 16-bit sound.
+    static let pace = 2 * 48_000 * 4
+
+    /// A sandbox with the agent ringing at full volume from the first frame.
+    static func start(notificationServer: Bool = true, arguments: [String] = []) async throws -> AgentFixture {
+        try await AgentFixture.start(
+            notificationServer: notificationServer, pacedBytesPerSecond: pace, agentArguments: ["--ramp", "0"] + arguments)
+    }
+
+    /// Writes `wav` into the sandbox's home and returns its path.
+    static func write(_ wav: WAVFile, named name: String, in fixture: AgentFixture) throws -> String {
+        let url = fixture.sandbox.home.appendingPathComponent(name)
+        try wav.write(to: url)
+        return url.path
+    }
+
+    /// A sound whose every sample is `value`: a capture tells which alert it came from.
+    static func constant(_ value: Int16) -> WAVFile { WAVFile(frames: 4_800) { _, _ in value } }
+
+    /// Starts a timer and returns its id.
+    static func timer(_ fixture: AgentFixture, _ arguments: String...) async throws -> UUID {
+        let added = try await fixture.run(Built.path("reveille"), ["timer"] + arguments)
+        #expect(added.status == .exited(0), "\(added)")
+        return try #require(UUID(uuidString: added.line), "\(added)")
+    }
+
+    /// The alarms as `reveille list --json` shows them.
+    static func list(_ fixture: AgentFixture) async throws -> [AlarmDescription] {
+        let result = try await fixture.reveille("list", "--json")
+        return try JSONDecoder().decode([AlarmDescription].self, from: Data(result.output.utf8))
+    }
+
+    /// Waits until `reveille list` shows the alarm in `state` (`nil`: gone).
+    static func waitForState(_ state: String?, of id: UUID, in fixture: AgentFixture) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var seen: String?
+        while ContinuousClock.now < deadline {
+            seen = try await list(fixture).first { $0.id == id.uuidString.lowercased() }?.state
+            if seen == state { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("alarm \(id) is \(seen ?? "gone"), not \(state ?? "gone")")
+    }
+
+    /// Whether a Notify call is an alert (urgency critical) with this summary.
+    static func isAlert(_ call: NotifyCall, _ summary: String) -> Bool { call.summary == summary && call.urgency == .byte(2) }
+
+    @Test("A timer alerts: the Notify call, the looping sound; Repeat counts down and alerts again; Stop ends it")
+    func timerAlertsRepeatsAndStops() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let monitor = try sandbox.monitorNotifyCalls()
+        let wav = WAVFile.ramp(frames: 12_000)  // 0.25 s
+        let path = try Self.write(wav, named: "ramp.wav", in: fixture)
+
+        let id = try await Self.timer(fixture, "2s", "--title", "Tea", "--snooze", "2s", "--sound", path)
+        let alert = try await monitor.waitForNotify(matching: { Self.isAlert($0, "Tea") })
+        #expect(alert.appName == "Reveille")
+        #expect(alert.actionKeys == ["default", "stop", "repeat"])
+        #expect(alert.actionLabels["stop"] == "Stop")
+        #expect(alert.actionLabels["repeat"] == "Repeat")
+        #expect(alert.expireTimeout == 0)
+        #expect(alert.hints["resident"] == .boolean(true))
+        #expect(alert.hints["suppress-sound"] == .boolean(true))
+        #expect(alert.hints["desktop-entry"] == .string("io.github.reveille.Reveille"))
+        #expect(alert.hints["category"] == .string("x-reveille.alarm"))
+        #expect(alert.hints["SWAYNC_BYPASS_DND"] == .boolean(true))
+        #expect(alert.body.contains("Tea"))
+
+        // The sound loops seamlessly: the file, then the file again, sample for sample.
+        try await sandbox.waitForCapturedBytes(atLeast: 3 * wav.dataByteCount)
+        let samples = sandbox.capturedSamples()
+        let firstPass = Array(samples[0..<wav.samples.count]) == wav.samples
+        let secondPass = Array(samples[wav.samples.count..<(2 * wav.samples.count)]) == wav.samples
+        #expect(firstPass, "the capture starts with the sound file, sample for sample")
+        #expect(secondPass, "the sound loops with no gap or click")
+        try await Self.waitForState("alerting", of: id, in: fixture)
+
+        // Repeat, picked in dunst's menu as a person does: silence, and the countdown.
+        try await offPool { try sandbox.pickAction("repeat") }
+        let afterRepeat = try await sandbox.waitForSilence()
+        let countdown = try await Self.list(fixture).first
+        #expect(countdown?.state == "countdown")
+        #expect(countdown?.countdown?.postAlert == 2)
+
+        // It alerts again after two seconds, and sounds again.
+        try await monitor.waitForNotify(matching: { _ in
+            monitor.notifyCalls().filter { Self.isAlert($0, "Tea") }.count >= 2
+        })
+        try await sandbox.waitForCapturedBytes(atLeast: afterRepeat + 2 * wav.dataByteCount)
+
+        // Stop: silence, the timer is gone, the alert's notification is taken away.
+        try await offPool { try sandbox.pickAction("stop") }
+        try await sandbox.waitForSilence()
+        try await Self.waitForState(nil, of: id, in: fixture)
+        try await sandbox.waitForDisplayedCount(0)
+        let history = try await fixture.reveille("history", "--json")
+        #expect(history.output.contains(#""outcome":"snoozed""#))
+        #expect(history.output.contains(#""outcome":"stopped""#))
+    }
+
+    @Test("Two alarms ring; stopping one leaves the other sounding")
+    func independentAlerts() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let first = try await Self.timer(fixture, "1s", "--title", "First", "--sound", try Self.write(Self.constant(1_000), named: "a.wav", in: fixture))
+        let second = try await Self.timer(fixture, "1s", "--title", "Second", "--sound", try Self.write(Self.constant(2_000), named: "b.wav", in: fixture))
+        try await Self.waitForState("alerting", of: first, in: fixture)
+        try await Self.waitForState("alerting", of: second, in: fixture)
+        try await waitUntil("both sounds in the capture") {
+            let samples = Set(sandbox.capturedSamples())
+            return samples.contains(1_000) && samples.contains(2_000) ? () : nil
+        }
+
+        #expect(try await fixture.reveille("stop", first.uuidString).status == .exited(0))
+        // What the first stream had queued in its pacing pipe drains within a second.
+        try await Task.sleep(for: .seconds(1))
+        let mark = sandbox.capturedByteCount
+        try await sandbox.waitForCapturedBytes(atLeast: mark + 200_000)
+        let later = Set(sandbox.capturedSamples().dropFirst(mark / 2))
+        #expect(later.contains(2_000), "the second alarm still sounds")
+        #expect(!later.contains(1_000), "the first alarm is silent")
+        try await Self.waitForState("alerting", of: second, in: fixture)
+        #expect(try await offPool { try sandbox.displayedCount() } == 1)
+        #expect(try await fixture.reveille("stop", second.uuidString).status == .exited(0))
+        try await sandbox.waitForSilence()
+    }
+
+    @Test("dunst killed and started again mid-alert: the alert is posted again and never stops sounding")
+    func serverRestart() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let monitor = try sandbox.monitorNotifyCalls()
+        let id = try await Self.timer(fixture, "1s", "--title", "Bread")
+        try await monitor.waitForNotify(matching: { Self.isAlert($0, "Bread") })
+        try await offPool { try sandbox.stopNotificationServer(.kill) }
+        let duringOutage = sandbox.capturedByteCount
+        try await offPool { try sandbox.startNotificationServer() }
+        try await monitor.waitForNotify(matching: { _ in
+            monitor.notifyCalls().filter { Self.isAlert($0, "Bread") }.count >= 2
+        })
+        try await sandbox.waitForDisplayedCount(1)
+        try await sandbox.waitForCapturedBytes(atLeast: duringOutage + 100_000)
+        try await Self.waitForState("alerting", of: id, in: fixture)
+        try await offPool { try sandbox.pickAction("stop") }
+        try await Self.waitForState(nil, of: id, in: fixture)
+        try await sandbox.waitForSilence()
+    }
+
+    @Test("No notification server: the sound rings, status says so, and reveille stop ends it")
+    func noServer() async throws {
+        let fixture = try await Self.start(notificationServer: false)
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let id = try await Self.timer(fixture, "1s", "--title", "Eggs")
+        try await Self.waitForState("alerting", of: id, in: fixture)
+        try await sandbox.waitForCapturedBytes(atLeast: 200_000)
+        let status = try await fixture.reveille("status")
+        #expect(status.output.contains("notifications none"), "\(status)")
+        #expect(status.output.contains("sound         available"), "\(status)")
+        #expect(try await fixture.reveille("stop", String(id.uuidString.prefix(8))).status == .exited(0))
+        try await sandbox.waitForSilence()
+        let history = try await fixture.reveille("history", "--json")
+        #expect(history.output.contains(#""outcome":"stopped""#))
+    }
+
+    @Test("A sound file that went missing after scheduling falls back to another sound, never silence")
+    func missingSoundFallsBack() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let path = try Self.write(Self.constant(3_000), named: "gone.wav", in: fixture)
+        let id = try await Self.timer(fixture, "2s", "--title", "Gone", "--sound", path)
+        try FileManager.default.removeItem(atPath: path)
+        try await Self.waitForState("alerting", of: id, in: fixture)
+        try await sandbox.waitForCapturedBytes(atLeast: 200_000)
+        let samples = Set(sandbox.capturedSamples())
+        #expect(!samples.contains(3_000), "the deleted file is not what plays")
+        #expect(samples.contains { abs(Int($0)) > 1_000 }, "the fallback sound is audible")
+        #expect(fixture.agent?.standardError.contains("An alarm's sound is missing; ringing another") == true)
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        try await sandbox.waitForSilence()
+    }
+
+    @Test("A sound that cannot play is refused when scheduling, with the reason; nothing is scheduled")
+    func badSoundRefused() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let missing = try await fixture.reveille("timer", "5m", "--sound", "/nowhere/bell.wav")
+        #expect(missing.status == .exited(64), "\(missing)")
+        #expect(missing.error.contains("no such file: /nowhere/bell.wav"))
+
+        let text = fixture.sandbox.home.appendingPathComponent("notes.wav")
+        try Data("not a sound".utf8).write(to: text)
+        let undecodable = try await fixture.reveille("timer", "5m", "--sound", text.path)
+        #expect(undecodable.status == .exited(64), "\(undecodable)")
+        #expect(undecodable.error.contains("cannot decode sound file \(text.path)"), "\(undecodable)")
+
+        let unknown = try await fixture.reveille("timer", "5m", "--sound", "no-such-sound-at-all")
+        #expect(unknown.status == .exited(64), "\(unknown)")
+        #expect(unknown.error.contains("no sound named \"no-such-sound-at-all\""), "\(unknown)")
+
+        let theme = try await fixture.reveille("timer", "5m", "--sound", "bell")
+        #expect(theme.status == .exited(0), "a freedesktop theme sound is accepted: \(theme)")
+        #expect(try await Self.list(fixture).count == 1)
+    }
+
+    @Test("An unanswered alert ends at the ring time-out: silence, and a notification that it was missed")
+    func ringTimeout() async throws {
+        let fixture = try await Self.start(arguments: ["--ring-timeout", "2"])
+        defer { fixture.stop() }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let id = try await Self.timer(fixture, "1s", "--title", "Laundry")
+        try await monitor.waitForNotify(matching: { Self.isAlert($0, "Laundry") })
+        let missed = try await monitor.waitForNotify(matching: { $0.summary == "Missed: Laundry" })
+        #expect(missed.body.contains("nobody answered"))
+        try await fixture.sandbox.waitForSilence()
+        try await Self.waitForState(nil, of: id, in: fixture)
+        let history = try await fixture.reveille("history", "--json")
+        #expect(history.output.contains(#""outcome":"timedOut""#))
+    }
+
+    @Test("Closing the ringing alert's bubble stops it, as the X on a ringing alarm does")
+    func dismissStops() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let id = try await Self.timer(fixture, "1s", "--title", "Kettle")
+        try await monitor.waitForNotify(matching: { Self.isAlert($0, "Kettle") })
+        try await Task.sleep(for: .milliseconds(1_200))  // past the window in which a close means "suppressed"
+        try await offPool { try fixture.sandbox.closeAll() }
+        try await Self.waitForState(nil, of: id, in: fixture)
+        try await fixture.sandbox.waitForSilence()
+    }
+
+    @Test("The countdown notification's Pause, Resume and Cancel act on the timer")
+    func countdownActions() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let monitor = try sandbox.monitorNotifyCalls()
+        let id = try await Self.timer(fixture, "10m", "--title", "Oven")
+        let shown = try await monitor.waitForNotify(matching: { $0.urgency == .byte(0) && $0.actionKeys.contains("pause") })
+        #expect(shown.body.contains("left"))
+        try await offPool { try sandbox.pickAction("pause") }
+        try await Self.waitForState("paused", of: id, in: fixture)
+        try await monitor.waitForNotify(matching: { $0.actionKeys.contains("resume") })
+        try await offPool { try sandbox.pickAction("resume") }
+        try await Self.waitForState("countdown", of: id, in: fixture)
+        try await offPool { try sandbox.pickAction("cancel") }
+        try await Self.waitForState(nil, of: id, in: fixture)
+        try await sandbox.waitForDisplayedCount(0)
+        #expect(sandbox.capturedByteCount == 0, "a countdown makes no sound")
+    }
+}
