@@ -237,7 +237,7 @@ struct NotificationPresenterTests {
         probe.send("alert", UUID().uuidString, title, "snooze")
         let call = try await monitor.waitForNotify(matching: { $0.returnedID != nil })
         #expect(call.summary == title)
-        #expect(call.body.contains("Tom &amp; &quot;Jerry&quot; &lt;b&gt;it&apos;s&lt;/b&gt;"))
+        #expect(call.body.contains("Tom &amp; &quot;Jerry&quot; &lt;b&gt;it&#39;s&lt;/b&gt;"))
         #expect(!call.body.contains("<b>"))
         await probe.stop()
     }

@@ -74,6 +74,8 @@ public final class AlertSounds: Sendable {
             do {
                 try await player.start()
                 logger.debug("Ringing", metadata: ["alarm": "\(record.id)", "sound": "\(resolved.source)"])
+                await player.waitUntilFinished()
+                Self.logEnd(of: player, record: record, logger: logger)
             } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
                 let message: Logger.Message = "No sound output; alerts are shown without sound"
                 let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]
@@ -82,6 +84,22 @@ public final class AlertSounds: Sendable {
                 logger.error("The alarm sound did not start", metadata: ["alarm": "\(record.id)", "error": "\(error)"])
             }
         }
+    }
+
+    /// Logs (debug) how an alert's sound went: its first frame's lateness from the alert's
+    /// scheduled instant and when it fell silent, as wall-clock seconds that other processes (the
+    /// benchmark) can compare with their own readings.
+    private static func logEnd(of player: SoundPlayer, record: AlarmRecord, logger: Logger) {
+        var metadata: Logger.Metadata = ["alarm": "\(record.id)"]
+        if let failure = player.failure { metadata["failure"] = "\(failure)" }
+        if let first = player.firstFrameDate {
+            metadata["firstFrame"] = "\(first.timeIntervalSince1970)"
+            if case .alerting(let ringing) = record.phase {
+                metadata["firstFrameLateness"] = "\(first.timeIntervalSince(ringing.scheduledAt))"
+            }
+        }
+        if let silenced = player.silencedDate { metadata["silenced"] = "\(silenced.timeIntervalSince1970)" }
+        logger.debug("Alert sound ended", metadata: metadata)
     }
 
     /// Stops `id`'s sound at once (the player drops what the device holds).

@@ -107,6 +107,7 @@ public final class SoundPlayer: Sendable {
         var stopRequestedInstant: ContinuousClock.Instant?
         var dropCalledInstant: ContinuousClock.Instant?
         var droppedInstant: ContinuousClock.Instant?
+        var droppedDate: Date?
         var failure: String?
     }
 
@@ -152,6 +153,9 @@ public final class SoundPlayer: Sendable {
             return called - requested
         }
     }
+    /// When `snd_pcm_drop` returned after `stop()`, on the wall clock: the moment of silence, for
+    /// comparing with another process's clock readings.
+    public var silencedDate: Date? { state.withLock { $0.droppedDate } }
     /// Whether the thread is playing (opened and not yet stopped or failed).
     public var isPlaying: Bool { state.withLock { $0.running } }
     /// Why playback ended early (a write ALSA could not recover from), if it did.
@@ -395,7 +399,11 @@ public final class SoundPlayer: Sendable {
         state.withLock { $0.dropCalledInstant = dropCalled }
         snd_pcm_drop(pcm)
         let dropped = ContinuousClock.now
-        state.withLock { $0.droppedInstant = dropped }
+        let droppedDate = Date()
+        state.withLock { state in
+            state.droppedInstant = dropped
+            state.droppedDate = droppedDate
+        }
         var value: UInt64 = 0
         _ = read(wakeDescriptor, &value, MemoryLayout<UInt64>.size)
     }

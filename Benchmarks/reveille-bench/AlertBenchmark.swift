@@ -1,0 +1,126 @@
+import AlarmCore
+import AlarmKit
+import DBus
+import Foundation
+import TestSupport
+
+/// Alerts as a person meets them: the release agent rings alarms and timers in a sandbox with
+/// dunst and ALSA captured to a file (paced to real time), and the benchmark measures, per alert,
+/// the lateness from the scheduled instant to the `Notify` call on the bus and to the first audio
+/// frame handed to ALSA, the time from a `Stop` call to silence (`snd_pcm_drop` returned), and the
+/// agent's CPU while one alert rings.
+///
+/// The `Notify` call is timed by a bus monitor in this process; the first frame and the silence by
+/// the agent (its debug log, `Alert sound ended`), in wall-clock seconds, which this process
+/// compares with its own wall clock.
+enum AlertBenchmark {
+    struct Sample {
+        var notify: Duration
+        var firstFrame: Duration
+        var stopToSilence: Duration
+    }
+
+    static func run(alerts: Int) async throws {
+        print("== alerts (release agent, dunst, ALSA capture paced to real time)")
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let reveilled = folder.appendingPathComponent("reveilled").path
+        guard FileManager.default.isExecutableFile(atPath: reveilled) else {
+            print("reveilled must be built beside reveille-bench: swift build -c release")
+            return
+        }
+        let sandbox = try DesktopSandbox(startsNotificationServer: true, pacedBytesPerSecond: 48_000 * 4)
+        defer { sandbox.stop() }
+        let agent = try sandbox.spawn(reveilled, ["--verbose", "--ramp", "0"])
+        try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
+        let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        try sandbox.run(folder.appendingPathComponent("reveille").path, ["auth", "allow", ownExecutable])
+        let client = AgentClient(connection: try DBusConnection.connect(address: sandbox.busAddress))
+        let monitor = try sandbox.monitorNotifyCalls()
+        // The monitor stamps messages on the continuous clock; this maps them to the wall clock.
+        let (wallOrigin, continuousOrigin) = (Date(), ContinuousClock.now)
+        func wall(_ instant: ContinuousClock.Instant) -> Date {
+            wallOrigin.addingTimeInterval((instant - continuousOrigin) / .seconds(1))
+        }
+
+        var cpu: Double?
+        for kind in ["alarm", "timer"] {
+            var samples: [Sample] = []
+            for index in 0..<alerts {
+                let id = UUID()
+                let title = "\(kind) \(index)"
+                let definition: AlarmDefinition
+                if kind == "alarm" {
+                    // The next whole second at least 0.6 s away: what a clock-time alarm looks like.
+                    let at = (Date().timeIntervalSince1970 + 0.6).rounded(.up)
+                    definition = Fixtures.definition(.fixed(Date(timeIntervalSince1970: at)), title: title)
+                } else {
+                    definition = Fixtures.timer(1, title: title)
+                }
+                _ = try await client.schedule(id: id, definition: definition)
+                let call = try await monitor.waitForNotify(matching: { $0.summary == title && $0.urgency == .byte(2) })
+                // Let the sound start and the device fill before stopping.
+                try await Task.sleep(for: .milliseconds(150))
+                if cpu == nil, kind == "alarm" {
+                    cpu = try await ringingCPU(pid: agent.pid, seconds: 5)
+                }
+                let stopAt = Date()
+                try await client.stop(id: id)
+                let ended = try await soundEnded(for: id, in: agent)
+                let entry = try await client.history(limit: 5).first { $0.alarmID == id }
+                guard let scheduled = entry?.scheduledAt, let received = call.receivedAt else {
+                    throw SandboxError.failed("no history or Notify time for \(title)")
+                }
+                samples.append(Sample(
+                    notify: .seconds(wall(received).timeIntervalSince(scheduled)),
+                    firstFrame: .seconds(ended.firstFrame.timeIntervalSince(scheduled)),
+                    stopToSilence: .seconds(ended.silenced.timeIntervalSince(stopAt))))
+            }
+            func line(_ values: [Duration]) -> String {
+                "\(Measure.format(Measure.percentile(values, 0.5))) / \(Measure.format(Measure.percentile(values, 0.99))) / \(Measure.format(values.max() ?? .zero))"
+            }
+            Measure.report("\(kind)s: scheduled instant to Notify, p50 / p99 / max (\(alerts))", line(samples.map(\.notify)), target: "p99 < 5 ms")
+            Measure.report("\(kind)s: scheduled instant to first audio frame, p50 / p99 / max", line(samples.map(\.firstFrame)), target: "p99 < 30 ms")
+            Measure.report("\(kind)s: Stop call to silence, p50 / p99 / max", line(samples.map(\.stopToSilence)), target: "< 50 ms")
+        }
+        if let cpu {
+            Measure.report("agent CPU while one alert rings (5 s)", String(format: "%.2f%% of a core", cpu), target: "< 2%")
+        }
+        client.connection.close()
+    }
+
+    /// The agent's share of one core over `seconds` (`utime + stime` from `/proc/PID/stat`).
+    static func ringingCPU(pid: Int32, seconds: Int) async throws -> Double {
+        func ticks() -> Int {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = text.lastIndex(of: ")")
+            else { return 0 }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            // After the name: state is field 3, utime field 14, stime field 15.
+            return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        }
+        let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let before = ticks()
+        let start = ContinuousClock.now
+        try await Task.sleep(for: .seconds(seconds))
+        let elapsed = (ContinuousClock.now - start) / .seconds(1)
+        return Double(ticks() - before) / hertz / elapsed * 100
+    }
+
+    /// Waits for the agent's `Alert sound ended` log line for `id` and reads its wall-clock times.
+    static func soundEnded(for id: UUID, in agent: SandboxProcess) async throws -> (firstFrame: Date, silenced: Date) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            for line in agent.standardError.split(separator: "\n") where line.contains("Alert sound ended") && line.contains("\(id)") {
+                func value(_ key: String) -> Double? {
+                    guard let range = line.range(of: "\(key)=") else { return nil }
+                    return Double(line[range.upperBound...].prefix { $0 == "." || $0.isNumber })
+                }
+                if let first = value("firstFrame"), let silenced = value("silenced") {
+                    return (Date(timeIntervalSince1970: first), Date(timeIntervalSince1970: silenced))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw SandboxError.failed("the agent logged no end of the sound for \(id)")
+    }
+}
