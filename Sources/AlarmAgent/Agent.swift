@@ -20,14 +20,24 @@ public struct AgentConfiguration: Sendable {
     public var trustedExecutables: Set<String>
     /// The version `reveille status` shows.
     public var version: String
+    /// The bus on which logind and timedate1 are watched; `nil` is the system bus
+    /// (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket).
+    public var systemBusAddress: String?
+    /// The file naming the system time zone, watched for changes: `/etc/localtime`.
+    public var localTimePath: String
 
     /// Creates a configuration.
-    public init(storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String) {
+    public init(
+        storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String,
+        systemBusAddress: String? = nil, localTimePath: String = SystemClock.defaultLocalTimePath
+    ) {
         self.storeDirectory = storeDirectory
         self.policy = policy
         self.busAddress = busAddress
         self.trustedExecutables = trustedExecutables
         self.version = version
+        self.systemBusAddress = systemBusAddress
+        self.localTimePath = localTimePath
     }
 }
 
@@ -45,12 +55,18 @@ public enum AgentStartError: Error, CustomStringConvertible {
 }
 
 /// The agent: the store, the engine, the wake-ups and the D-Bus service, wired together.
+///
+/// Besides its kernel timers (which see clock sets), the agent re-checks every deadline when the
+/// machine resumes from suspend (logind on the system bus) and computes clock-time alarms again
+/// when the time zone changes (timedate1 on the system bus, and the `localtime` file). Without a
+/// system bus it serves on, watching the file.
 public final class AlarmAgent: Sendable {
     /// The engine, for the presenter and tests.
     public let engine: AlarmEngine
     /// The bus connection.
     public let connection: DBusConnection
     let service: AlarmService
+    let wakeSources: WakeSources
     let lock: AgentLock
     let logger: Logger
 
@@ -63,23 +79,29 @@ public final class AlarmAgent: Sendable {
         if let aside = store.recoveredFrom {
             logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
-        let clock = SystemClock()
+        let clock = SystemClock(localTimePath: configuration.localTimePath)
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
         let agentPresenter = AgentPresenter(desktop: presenter, intents: IntentRunner(connection: connection, logger: logger))
         engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
+        wakeSources = WakeSources(
+            engine: engine, clock: clock, systemBusAddress: configuration.systemBusAddress,
+            graceWindow: configuration.policy.graceWindow, logger: logger)
         service = AlarmService(
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
-            status: .init(version: configuration.version, storePath: store.databaseURL.path), logger: logger)
+            status: .init(version: configuration.version, storePath: store.databaseURL.path, wakeSources: wakeSources),
+            logger: logger)
     }
 
     /// Serves until the task is cancelled or the bus goes away.
     ///
-    /// Returns normally when cancelled (SIGTERM); throws when the bus was lost, so that systemd
-    /// restarts the agent.
+    /// Returns normally when cancelled (SIGTERM); throws when the session bus was lost, so that
+    /// systemd restarts the agent. Losing the system bus only stops the resume and timedate1 watch.
     public func run() async throws {
+        // The time-zone file is watched before the name is taken; the system bus is joined meanwhile.
+        wakeSources.start()
         try await service.export()
         let serving = Task { await service.run() }
         defer { serving.cancel() }
@@ -96,6 +118,7 @@ public final class AlarmAgent: Sendable {
 
     /// Stops waking up and closes the bus connection; everything is already stored.
     public func shutdown() async {
+        wakeSources.stop()
         await engine.shutdown()
         connection.close()
     }

@@ -16,6 +16,10 @@ struct Reveilled: AsyncParsableCommand {
         discussion: """
             Serves io.github.reveille.Alarms1 on the session bus. Normally started by D-Bus activation, \
             systemd (reveilled.service) or by the reveille command; run it by hand to watch its log.
+
+            It checks every deadline again when the machine resumes from suspend (logind's PrepareForSleep \
+            on the system bus) and computes clock-time alarms again when the time zone changes (timedate1 \
+            on the system bus, and the localtime file). Without a system bus it serves on, watching the file.
             """,
         version: AgentVersion.current)
 
@@ -33,6 +37,18 @@ struct Reveilled: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("A D-Bus address to serve on instead of the session bus.", valueName: "address"))
     var bus: String?
+
+    @Option(
+        name: .customLong("system-bus"),
+        help: ArgumentHelp(
+            "A D-Bus address to watch logind (resume from suspend) and timedate1 (time zone) on instead of the system bus.",
+            valueName: "address"))
+    var systemBus: String?
+
+    @Option(
+        name: .customLong("localtime"),
+        help: ArgumentHelp("The file naming the system time zone, watched for changes.", valueName: "path"))
+    var localTime: String = SystemClock.defaultLocalTimePath
 
     @Option(
         name: .customLong("print-introspection"),
@@ -78,7 +94,9 @@ struct Reveilled: AsyncParsableCommand {
             policy: AlarmPolicy(graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms),
             busAddress: bus,
             trustedExecutables: [binaries.appendingPathComponent("reveille").path],
-            version: AgentVersion.current)
+            version: AgentVersion.current,
+            systemBusAddress: systemBus,
+            localTimePath: localTime)
         let agent: AlarmAgent
         do {
             agent = try await AlarmAgent(configuration: configuration, presenter: nil, logger: logger)
