@@ -63,13 +63,15 @@ struct AgentFixture: Sendable {
     let agent: SandboxProcess?
 
     /// Starts a sandbox and the agent (unless `startingAgent` is false), waiting until it owns its name.
+    /// The agent runs without the variables in `unsettingForAgent` (such as `TZ`).
     static func start(
-        notificationServer: Bool = false, agentArguments: [String] = [], startingAgent: Bool = true
+        notificationServer: Bool = false, agentArguments: [String] = [], startingAgent: Bool = true,
+        unsettingForAgent: Set<String> = []
     ) async throws -> AgentFixture {
         let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: notificationServer) }
         var agent: SandboxProcess?
         if startingAgent {
-            agent = try sandbox.spawn(Built.path("reveilled"), agentArguments)
+            agent = try sandbox.spawn(Built.path("reveilled"), agentArguments, unsetting: unsettingForAgent)
             try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         }
         return AgentFixture(sandbox: sandbox, agent: agent)
