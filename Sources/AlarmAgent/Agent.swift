@@ -23,11 +23,16 @@ public struct AgentConfiguration: Sendable {
     public var version: String
     /// How alerts are shown and heard; `nil` runs without a desktop (no notifications, no sound).
     public var desktop: DesktopOptions?
+    /// The bus on which logind and timedate1 are watched; `nil` is the system bus
+    /// (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket).
+    public var systemBusAddress: String?
+    /// The file naming the system time zone, watched for changes: `/etc/localtime`.
+    public var localTimePath: String
 
     /// Creates a configuration.
     public init(
         storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String,
-        desktop: DesktopOptions?
+        desktop: DesktopOptions?, systemBusAddress: String? = nil, localTimePath: String = SystemClock.defaultLocalTimePath
     ) {
         self.storeDirectory = storeDirectory
         self.policy = policy
@@ -35,6 +40,8 @@ public struct AgentConfiguration: Sendable {
         self.trustedExecutables = trustedExecutables
         self.version = version
         self.desktop = desktop
+        self.systemBusAddress = systemBusAddress
+        self.localTimePath = localTimePath
     }
 }
 
@@ -69,6 +76,11 @@ public enum AgentStartError: Error, CustomStringConvertible {
 }
 
 /// The agent: the store, the engine, the wake-ups and the D-Bus service, wired together.
+///
+/// Besides its kernel timers (which see clock sets), the agent re-checks every deadline when the
+/// machine resumes from suspend (logind on the system bus) and computes clock-time alarms again
+/// when the time zone changes (timedate1 on the system bus, and the `localtime` file). Without a
+/// system bus it serves on, watching the file.
 public final class AlarmAgent: Sendable {
     /// The engine, for the presenter and tests.
     public let engine: AlarmEngine
@@ -77,6 +89,7 @@ public final class AlarmAgent: Sendable {
     /// Notifications and sound, when the agent alerts on a desktop.
     public let desktop: DesktopPresenter?
     let service: AlarmService
+    let wakeSources: WakeSources
     let lock: AgentLock
     let logger: Logger
 
@@ -89,7 +102,7 @@ public final class AlarmAgent: Sendable {
         if let aside = store.recoveredFrom {
             logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
-        let clock = SystemClock()
+        let clock = SystemClock(localTimePath: configuration.localTimePath)
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
         let responder = AlertResponder(logger: logger)
         let sounds = SoundResolver(ownSoundFolders: configuration.desktop?.soundFolders ?? [])
@@ -106,17 +119,22 @@ public final class AlarmAgent: Sendable {
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
+        wakeSources = WakeSources(
+            engine: engine, clock: clock, systemBusAddress: configuration.systemBusAddress,
+            graceWindow: configuration.policy.graceWindow, logger: logger)
         service = AlarmService(
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
-            status: .init(version: configuration.version, storePath: store.databaseURL.path),
+            status: .init(version: configuration.version, storePath: store.databaseURL.path, wakeSources: wakeSources),
             desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
 
     /// Serves until the task is cancelled or the bus goes away.
     ///
-    /// Returns normally when cancelled (SIGTERM); throws when the bus was lost, so that systemd
-    /// restarts the agent.
+    /// Returns normally when cancelled (SIGTERM); throws when the session bus was lost, so that
+    /// systemd restarts the agent. Losing the system bus only stops the resume and timedate1 watch.
     public func run() async throws {
+        // The time-zone file is watched before the name is taken; the system bus is joined meanwhile.
+        wakeSources.start()
         try await service.export()
         let serving = Task { await service.run() }
         defer { serving.cancel() }
@@ -134,6 +152,7 @@ public final class AlarmAgent: Sendable {
     /// Stops waking up, silences the alerts and takes the notifications away (alerts still ringing
     /// ring again when the agent starts), and closes the bus connection; everything is already stored.
     public func shutdown() async {
+        wakeSources.stop()
         await engine.shutdown()
         await desktop?.shutDown()
         connection.close()

@@ -179,17 +179,19 @@ public final class DesktopSandbox: Sendable {
     // MARK: Running programs
 
     /// Starts `executable` (a name looked up on the sandbox's `PATH`, or a path) with `arguments`,
-    /// in its own process group, with the sandbox's environment (plus `overrides`), standard input
-    /// from `/dev/null` and its output captured. `stop()` ends it and its whole group.
+    /// in its own process group, with the sandbox's environment (plus `overrides`, less the
+    /// variables named in `unsetting`, such as `TZ`), standard input from `/dev/null` and its output
+    /// captured. `stop()` ends it and its whole group.
     public func spawn(
         _ executable: String, _ arguments: [String] = [], environment overrides: [String: String] = [:],
-        currentDirectory: URL? = nil
+        unsetting: Set<String> = [], currentDirectory: URL? = nil
     ) throws -> SandboxProcess {
         let path = try resolve(executable)
+        let environment = self.environment.merging(overrides) { $1 }.filter { !unsetting.contains($0.key) }
         return try state.withLock { state in
             guard !state.stopped else { throw SandboxError.failed("the sandbox was stopped") }
             let process = try SandboxProcess(
-                executable: path, arguments: arguments, environment: environment.merging(overrides) { $1 },
+                executable: path, arguments: arguments, environment: environment,
                 outputFolder: logsDirectory, currentDirectory: currentDirectory)
             state.children.append(process)
             state.startedPIDs.append(process.pid)

@@ -2,12 +2,21 @@ import AlarmKit
 import ArgumentParser
 import Foundation
 
-/// `reveille status`: whether the agent runs, its version, store and alarm count.
+/// `reveille status`: whether the agent runs, its version, store and alarm count, whether alarms
+/// can wake the machine from suspend, and which events make the agent check its deadlines again.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Tell whether the agent runs, its version, its store, how many alarms it has, and how alerts reach you.",
-        discussion: "Does not start the agent.\n\nExamples:\n  reveille status\n  reveille status --json")
+        discussion: """
+            Also tells which notification server shows alerts and whether sound can play, whether alarms can wake the machine from suspend here (and if not, why), and \
+            which events make the agent check its deadlines again: clock sets, time-zone changes and \
+            resume from suspend. Does not start the agent.
+
+            Examples:
+              reveille status
+              reveille status --json
+            """)
 
     @Flag(help: "Print the status as JSON.")
     var json = false
@@ -15,32 +24,46 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open(startingAgent: false)
-            var fields: [String: String] = [:]
             let running = await session.client.isAgentRunning()
-            fields["running"] = running ? "yes" : "no"
+            var object: [String: Any] = ["running": running]
+            var lines = ["agent    " + (running ? "running" : "not running")]
             if running {
-                fields["version"] = try await session.run { try await $0.property("Version").stringValue ?? "" }
-                fields["store"] = try await session.run { try await $0.property("StorePath").stringValue ?? "" }
-                fields["alarms"] = try await session.run { String(try await $0.property("AlarmCount").integerValue ?? 0) }
-                fields["notifications"] = try await session.run { try await $0.property("NotificationServer").stringValue ?? "" }
-                fields["sound"] = try await session.run { try await $0.property("SoundOutput").stringValue ?? "" }
+                let version = try await session.run { try await $0.property("Version").stringValue ?? "" }
+                let store = try await session.run { try await $0.property("StorePath").stringValue ?? "" }
+                let alarms = try await session.run { Int(try await $0.property("AlarmCount").integerValue ?? 0) }
+                object["version"] = version
+                object["store"] = store
+                object["alarms"] = alarms
+                lines += ["version  " + version, "store    " + store, "alarms   \(alarms)"]
+                if let server = try? await session.client.property("NotificationServer").stringValue,
+                    let sound = try? await session.client.property("SoundOutput").stringValue
+                {
+                    object["notifications"] = server
+                    object["sound"] = sound
+                    lines += ["notices  " + server, "sound    " + sound]
+                }
+                // An older agent lacks these: leave them out.
+                let client = session.client
+                if let canWake = try? await client.property("CanWakeFromSuspend").boolValue,
+                    let wake = try? await client.property("WakeFromSuspend").stringValue
+                {
+                    object["canWakeFromSuspend"] = canWake
+                    object["wakeFromSuspend"] = wake
+                    lines.append("wake     " + wake)
+                }
+                if let events = try? await client.property("WatchedEvents").arrayValue?.compactMap(\.stringValue),
+                    let sources = try? await client.property("EventSources").stringValue
+                {
+                    object["watchedEvents"] = events
+                    object["eventSources"] = sources
+                    lines.append("events   " + sources)
+                }
             }
             if json {
-                var object: [String: Any] = ["running": running]
-                if running {
-                    object["version"] = fields["version"]
-                    object["store"] = fields["store"]
-                    object["alarms"] = Int(fields["alarms"] ?? "0") ?? 0
-                    object["notifications"] = fields["notifications"]
-                    object["sound"] = fields["sound"]
-                }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                print("agent         " + (running ? "running" : "not running"))
-                for key in ["version", "store", "alarms", "notifications", "sound"] {
-                    if let value = fields[key] { print(key.padding(toLength: 14, withPad: " ", startingAt: 0) + value) }
-                }
+                print(lines.joined(separator: "\n"))
             }
         }
     }

@@ -17,6 +17,10 @@ struct Reveilled: AsyncParsableCommand {
         discussion: """
             Serves io.github.reveille.Alarms1 on the session bus. Normally started by D-Bus activation, \
             systemd (reveilled.service) or by the reveille command; run it by hand to watch its log.
+
+            It checks every deadline again when the machine resumes from suspend (logind's PrepareForSleep \
+            on the system bus) and computes clock-time alarms again when the time zone changes (timedate1 \
+            on the system bus, and the localtime file). Without a system bus it serves on, watching the file.
             """,
         version: AgentVersion.current)
 
@@ -46,6 +50,18 @@ struct Reveilled: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-notifications"), help: "Alert without notifications (sound only; stop alerts with reveille stop).")
     var noNotifications = false
+
+    @Option(
+        name: .customLong("system-bus"),
+        help: ArgumentHelp(
+            "A D-Bus address to watch logind (resume from suspend) and timedate1 (time zone) on instead of the system bus.",
+            valueName: "address"))
+    var systemBus: String?
+
+    @Option(
+        name: .customLong("localtime"),
+        help: ArgumentHelp("The file naming the system time zone, watched for changes.", valueName: "path"))
+    var localTime: String = SystemClock.defaultLocalTimePath
 
     @Option(
         name: .customLong("print-introspection"),
@@ -102,7 +118,9 @@ struct Reveilled: AsyncParsableCommand {
             busAddress: bus,
             trustedExecutables: [binaries.appendingPathComponent("reveille").path],
             version: AgentVersion.current,
-            desktop: desktop)
+            desktop: desktop,
+            systemBusAddress: systemBus,
+            localTimePath: localTime)
         let agent: AlarmAgent
         do {
             agent = try await AlarmAgent(configuration: configuration, logger: logger)

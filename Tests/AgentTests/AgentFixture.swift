@@ -66,10 +66,11 @@ struct AgentFixture: Sendable {
     ///
     /// `pacedBytesPerSecond` paces the ALSA capture to that rate (see `AlsaCapture`): tests that
     /// let alerts ring must pace it, or a player fills the disk as fast as it can write; without
-    /// pacing the agent runs `--silent`.
+    /// pacing the agent runs `--silent`. The agent runs without the variables in
+    /// `unsettingForAgent` (such as `TZ`).
     static func start(
         notificationServer: Bool = false, pacedBytesPerSecond: Int? = nil, agentArguments: [String] = [],
-        startingAgent: Bool = true
+        startingAgent: Bool = true, unsettingForAgent: Set<String> = []
     ) async throws -> AgentFixture {
         let sandbox = try await offPool {
             try DesktopSandbox(startsNotificationServer: notificationServer, pacedBytesPerSecond: pacedBytesPerSecond)
@@ -78,7 +79,7 @@ struct AgentFixture: Sendable {
         if startingAgent {
             // Unpaced, the capture takes sound as fast as a player writes it: such tests ring silently.
             let arguments = pacedBytesPerSecond == nil ? agentArguments + ["--silent"] : agentArguments
-            agent = try sandbox.spawn(Built.path("reveilled"), arguments)
+            agent = try sandbox.spawn(Built.path("reveilled"), arguments, unsetting: unsettingForAgent)
             try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         }
         return AgentFixture(sandbox: sandbox, agent: agent)

@@ -42,12 +42,14 @@ public final class AlarmService: Sendable {
     /// The alarm objects exported now, with the record each was last announced with.
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
 
-    /// What `Version`, `StorePath` and `reveille status` report.
+    /// What `Version`, `StorePath`, the wake-up properties and `reveille status` report.
     public struct AgentStatus: Sendable {
         /// The agent's version.
         public var version: String
         /// The store's database file.
         public var storePath: String
+        /// What wakes the agent besides its timers, and whether alarms wake the machine.
+        var wakeSources: WakeSources?
     }
 
     /// Creates the service; `start()` exports it.

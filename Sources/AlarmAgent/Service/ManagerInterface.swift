@@ -135,6 +135,18 @@ extension AlarmService {
                     let caller = try await s.caller(of: call).caller
                     return .uint32(UInt32(await s.engine.alarms(visibleTo: caller).count))
                 },
+                DBusProperty(name: "CanWakeFromSuspend", signature: "b", access: .read) { _ in
+                    .boolean(try required(service).status.wakeSources?.capability.canWake ?? false)
+                },
+                DBusProperty(name: "WakeFromSuspend", signature: "s", access: .read) { _ in
+                    .string(try required(service).status.wakeSources?.capability.explanation ?? "")
+                },
+                DBusProperty(name: "WatchedEvents", signature: "as", access: .read) { _ in
+                    .strings(try required(service).status.wakeSources?.watchedEvents ?? ["clock-set"])
+                },
+                DBusProperty(name: "EventSources", signature: "s", access: .read) { _ in
+                    .string(try required(service).status.wakeSources?.eventSources ?? "clock set (timerfd)")
+                },
             ],
             signals: [DBusSignal(name: "AuthorizationChanged", arguments: [.init(name: "state", signature: "s")])])
     }

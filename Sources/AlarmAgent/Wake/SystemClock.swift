@@ -11,35 +11,60 @@ import Synchronization
 /// deadline, one absolute `CLOCK_BOOTTIME` timer, which counts through suspend.
 public final class SystemClock: AlarmClock {
     private let zone: Mutex<TimeZone>
+    /// The file naming the system time zone, normally `/etc/localtime`.
+    public let localTimePath: String
 
-    /// Creates the system clock, reading the time zone now.
-    public init() {
-        zone = Mutex(TimeZone.current)
+    /// Creates the system clock, reading the time zone now from `TZ` or `localTimePath`.
+    public init(localTimePath: String = SystemClock.defaultLocalTimePath) {
+        self.localTimePath = localTimePath
+        zone = Mutex(Self.systemTimeZone(localTimePath: localTimePath) ?? TimeZone.current)
     }
 
-    /// Reads the system time zone again (after `/etc/localtime` or timedate1 changed).
-    public func refreshTimeZone() {
-        let current = Self.systemTimeZone()
-        zone.withLock { $0 = current }
+    /// Where the system time zone is named: `/etc/localtime`.
+    public static let defaultLocalTimePath = "/etc/localtime"
+
+    /// Reads the system time zone again (after `/etc/localtime` or timedate1 changed) and returns
+    /// it. When it cannot be read (the link is being replaced), the zone stays as it was.
+    @discardableResult
+    public func refreshTimeZone() -> TimeZone {
+        let current = Self.systemTimeZone(localTimePath: localTimePath)
+        return zone.withLock { zone in
+            if let current { zone = current }
+            return zone
+        }
     }
 
-    /// The system's time zone: `TZ`, or where `/etc/localtime` points.
-    static func systemTimeZone() -> TimeZone {
-        if let name = ProcessInfo.processInfo.environment["TZ"], let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
+    /// The system's time zone: `TZ`; or the zone `localTimePath` links to (following a chain of
+    /// links until one names a file under a `zoneinfo/` folder); or, when it is a copy of a zone
+    /// file, the name in the `timezone` file beside it (Debian's `/etc/timezone`). `nil` when none
+    /// of them names a known zone, or `localTimePath` is missing (a link being replaced).
+    static func systemTimeZone(
+        localTimePath: String, tz: String? = ProcessInfo.processInfo.environment["TZ"]
+    ) -> TimeZone? {
+        if let name = tz, let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
             return zone
         }
-        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
-            let range = target.range(of: "zoneinfo/"),
-            let zone = TimeZone(identifier: String(target[range.upperBound...]))
-        {
-            return zone
+        var path = localTimePath
+        for _ in 0..<8 {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { break }
+            if let range = target.range(of: "zoneinfo/", options: .backwards) {
+                var name = String(target[range.upperBound...])
+                // zoneinfo/posix/Europe/Berlin and zoneinfo/right/… name the same zones.
+                for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
+                if let zone = TimeZone(identifier: name) { return zone }
+                break
+            }
+            path = target.hasPrefix("/") ? target : (URL(fileURLWithPath: path).deletingLastPathComponent().path + "/" + target)
         }
-        if let name = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8),
+        // A copy of a zone file rather than a link: the name is in the `timezone` file beside it.
+        guard FileManager.default.fileExists(atPath: localTimePath) else { return nil }
+        let timezoneFile = URL(fileURLWithPath: localTimePath).deletingLastPathComponent().appendingPathComponent("timezone").path
+        if let name = try? String(contentsOfFile: timezoneFile, encoding: .utf8),
             let zone = TimeZone(identifier: name.trimmingCharacters(in: .whitespacesAndNewlines))
         {
             return zone
         }
-        return TimeZone.current
+        return nil
     }
 
     /// Reads both clocks and the time zone.

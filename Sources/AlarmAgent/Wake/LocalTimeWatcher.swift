@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reports changes of the file naming the system time zone (`/etc/localtime`), through inotify.
+///
+/// The file is usually a symbolic link that tools replace by creating a new link and renaming it
+/// over the old one, so the watch is on its folder, for entries of its name being created, moved
+/// in, written, deleted or changed in their attributes. Nothing is polled: the inotify descriptor
+/// is read when the kernel says it is readable (a dispatch read source).
+public final class LocalTimeWatcher: Sendable {
+    /// The watched file.
+    public let path: String
+    /// One element for each batch of events about the file, in order; it finishes when `stop()` is
+    /// called or the folder goes away. Several events in quick succession (a link deleted, then
+    /// created) may come as one element or as several.
+    public let changes: AsyncStream<Void>
+
+    private let descriptor: Int32
+    private let name: [UInt8]
+    private let continuation: AsyncStream<Void>.Continuation
+    private let source = Mutex<(any DispatchSourceRead)?>(nil)
+
+    /// The events that mean the file may name another zone now.
+    private static let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)
+
+    /// Starts watching `path`'s folder for changes of `path`. Throws a `POSIXError` when inotify
+    /// cannot be set up or the folder cannot be watched (it does not exist, or no inotify watches
+    /// are left).
+    public init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        self.path = path
+        name = Array(url.lastPathComponent.utf8)
+        (changes, continuation) = AsyncStream.makeStream(of: Void.self)
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard inotify_add_watch(descriptor, url.deletingLastPathComponent().path, Self.mask | UInt32(IN_ONLYDIR)) >= 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            close(descriptor)
+            throw error
+        }
+        let descriptor = self.descriptor
+        source.withLock { source in
+            let readSource = DispatchSource.makeReadSource(
+                fileDescriptor: descriptor, queue: DispatchQueue(label: "reveille.localtime"))
+            readSource.setEventHandler { [weak self] in self?.readEvents() }
+            // The descriptor is closed once dispatch has let go of it.
+            readSource.setCancelHandler { close(descriptor) }
+            readSource.resume()
+            source = readSource
+        }
+    }
+
+    /// Stops watching and finishes `changes`.
+    public func stop() {
+        source.withLock { source in
+            source?.cancel()
+            source = nil
+        }
+        continuation.finish()
+    }
+
+    deinit { stop() }
+
+    /// Reads every queued event; yields once when any is about the file, finishes when the watch
+    /// is gone (`IN_IGNORED`: the folder was deleted or unmounted).
+    private func readEvents() {
+        var mentioned = false
+        var ended = false
+        // Large enough for many events with names up to NAME_MAX; aligned for the event header.
+        var buffer = [UInt64](repeating: 0, count: 4096 / 8)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len].
+                while offset + 16 <= count {
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameBytes = bytes[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        mentioned = true  // events were lost: the file may have changed
+                    } else if mask & UInt32(IN_IGNORED) != 0 {
+                        ended = true
+                    } else if Array(nameBytes) == name {
+                        mentioned = true
+                    }
+                    offset += 16 + length
+                }
+            }
+        }
+        if mentioned { continuation.yield() }
+        if ended { stop() }
+    }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Test doubles of logind and timedate1 on a private bus playing the system bus.
+
+Usage: system_services.py BUS_ADDRESS ZONE_LINK
+Owns org.freedesktop.login1 and org.freedesktop.timedate1 on BUS_ADDRESS and prints "ready".
+
+  org.freedesktop.login1.Manager.Suspend(b interactive) at /org/freedesktop/login1
+      emits PrepareForSleep(true), then PrepareForSleep(false), as logind does around a suspend
+      (nothing is suspended), and prints "suspended".
+  org.freedesktop.timedate1.SetTimezone(s zone, b interactive) at /org/freedesktop/timedate1
+      points ZONE_LINK at /usr/share/zoneinfo/ZONE (a new link renamed over the old, as timedated
+      does with /etc/localtime), then emits PropertiesChanged with the new Timezone, and prints
+      "timezone ZONE".
+  org.freedesktop.DBus.Properties.Get/GetAll on timedate1: Timezone, read from ZONE_LINK.
+"""
+import os
+import sys
+
+import dbus
+import dbus.bus
+import dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+ADDRESS, ZONE_LINK = sys.argv[1], sys.argv[2]
+LOGIN1 = "org.freedesktop.login1"
+TIMEDATE1 = "org.freedesktop.timedate1"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+
+
+class Login1(dbus.service.Object):
+    @dbus.service.method(LOGIN1 + ".Manager", in_signature="b", out_signature="")
+    def Suspend(self, interactive):
+        self.PrepareForSleep(True)
+        self.PrepareForSleep(False)
+        print("suspended", flush=True)
+
+    @dbus.service.signal(LOGIN1 + ".Manager", signature="b")
+    def PrepareForSleep(self, start):
+        pass
+
+
+class Timedate1(dbus.service.Object):
+    def zone(self):
+        target = os.readlink(ZONE_LINK)
+        return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
+
+    @dbus.service.method(TIMEDATE1, in_signature="sb", out_signature="")
+    def SetTimezone(self, zone, interactive):
+        path = "/usr/share/zoneinfo/" + zone
+        if not os.path.exists(path):
+            raise dbus.exceptions.DBusException("Invalid or not installed time zone '%s'" % zone,
+                                                name="org.freedesktop.DBus.Error.InvalidArgs")
+        temporary = ZONE_LINK + ".new"
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        os.symlink(path, temporary)
+        os.rename(temporary, ZONE_LINK)
+        self.PropertiesChanged(TIMEDATE1, {"Timezone": dbus.String(zone)}, dbus.Array([], signature="s"))
+        print("timezone %s" % zone, flush=True)
+
+    @dbus.service.method(PROPERTIES, in_signature="ss", out_signature="v")
+    def Get(self, interface, name):
+        if interface == TIMEDATE1 and name == "Timezone":
+            return dbus.String(self.zone())
+        raise dbus.exceptions.DBusException("No such property", name="org.freedesktop.DBus.Error.UnknownProperty")
+
+    @dbus.service.method(PROPERTIES, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        if interface == TIMEDATE1:
+            return dbus.Dictionary({"Timezone": dbus.String(self.zone())}, signature="sv")
+        return dbus.Dictionary({}, signature="sv")
+
+    @dbus.service.signal(PROPERTIES, signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+
+DBusGMainLoop(set_as_default=True)
+bus = dbus.bus.BusConnection(ADDRESS)
+login1 = Login1(bus, "/org/freedesktop/login1")
+timedate1 = Timedate1(bus, "/org/freedesktop/timedate1")
+names = [dbus.service.BusName(LOGIN1, bus), dbus.service.BusName(TIMEDATE1, bus)]
+loop = GLib.MainLoop()
+# Ends with the bus, or after a generous limit if the test forgets it.
+bus.call_on_disconnection(lambda connection: loop.quit())
+GLib.timeout_add_seconds(300, loop.quit)
+print("ready", flush=True)
+loop.run()

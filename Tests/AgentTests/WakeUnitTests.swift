@@ -1,0 +1,135 @@
+@testable import AlarmAgent
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The parts of the wake sources that need no agent: reading the zone from the `localtime` link,
+/// the inotify watch of it, and what `status` says about waking from suspend. Real files in a
+/// temporary folder, the real kernel.
+@Suite("Agent: time-zone file and wake capability")
+struct WakeUnitTests {
+    /// A temporary folder, removed by `remove()`.
+    struct Folder {
+        let url = Fixtures.temporaryDirectory("reveille-wake-unit")
+        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+        func link(_ name: String, to target: String) throws {
+            try FileManager.default.createSymbolicLink(atPath: path(name), withDestinationPath: target)
+        }
+        func remove() { try? FileManager.default.removeItem(at: url) }
+    }
+
+    @Test("The zone is read from the link, through a chain of links, or from the timezone file beside a copy; TZ wins")
+    func readingTheZone() throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        try folder.link("direct", to: "/usr/share/zoneinfo/Asia/Tokyo")
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("direct"), tz: nil)?.identifier == "Asia/Tokyo")
+
+        try folder.link("current", to: "/usr/share/zoneinfo/America/New_York")
+        try folder.link("chained", to: folder.path("current"))
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("chained"), tz: nil)?.identifier == "America/New_York")
+        try folder.link("relative", to: "current")
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("relative"), tz: nil)?.identifier == "America/New_York")
+
+        try folder.link("posix", to: "/usr/share/zoneinfo/posix/Europe/Berlin")
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("posix"), tz: nil)?.identifier == "Europe/Berlin")
+
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("missing"), tz: nil) == nil, "a link being replaced keeps the zone")
+
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: folder.path("localtime"))
+        try "Europe/Berlin\n".write(toFile: folder.path("timezone"), atomically: true, encoding: .utf8)
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("localtime"), tz: nil)?.identifier == "Europe/Berlin")
+
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("direct"), tz: ":Europe/Paris")?.identifier == "Europe/Paris")
+    }
+
+    @Test("The watch reports a link renamed over the file and its deletion, and ends with its folder")
+    func watchingTheLink() async throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        try folder.link("localtime", to: "/usr/share/zoneinfo/America/New_York")
+        let watcher = try LocalTimeWatcher(path: folder.path("localtime"))
+        defer { watcher.stop() }
+        let changes = Recorder(watcher.changes)
+
+        try "x".write(toFile: folder.path("unrelated"), atomically: false, encoding: .utf8)
+        try folder.link(".localtime.new", to: "/usr/share/zoneinfo/Asia/Tokyo")
+        #expect(rename(folder.path(".localtime.new"), folder.path("localtime")) == 0)
+        try await changes.wait(forCount: 1)
+
+        try FileManager.default.removeItem(atPath: folder.path("localtime"))
+        try await changes.wait(forCount: 2)
+
+        folder.remove()
+        try await changes.waitForEnd()
+    }
+
+    @Test("stop() ends the stream; a folder that does not exist cannot be watched")
+    func stopping() async throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        let watcher = try LocalTimeWatcher(path: folder.path("localtime"))
+        let changes = Recorder(watcher.changes)
+        watcher.stop()
+        try await changes.waitForEnd()
+        #expect(throws: POSIXError.self) { try LocalTimeWatcher(path: folder.path("nowhere/localtime")) }
+    }
+
+    @Test("Waking from suspend: no, and why, for a machine without an RTC, without a wake alarm, and with one")
+    func wakeCapability() throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        let missing = WakeCapability.assess(rtcDirectory: folder.path("rtc0"), graceWindow: 600)
+        #expect(!missing.canWake)
+        #expect(missing.explanation == "no: this machine has no real-time clock that could wake it (\(folder.path("rtc0")) is missing); alarms missed while asleep ring on resume if no more than 10m late")
+
+        try FileManager.default.createDirectory(atPath: folder.path("rtc0"), withIntermediateDirectories: true)
+        let noAlarm = WakeCapability.assess(rtcDirectory: folder.path("rtc0"), graceWindow: 0)
+        #expect(noAlarm.explanation == "no: this machine's real-time clock cannot wake it (\(folder.path("rtc0/wakealarm")) is missing); alarms missed while asleep are recorded as missed on resume")
+
+        try "".write(toFile: folder.path("rtc0/wakealarm"), atomically: false, encoding: .utf8)
+        chmod(folder.path("rtc0/wakealarm"), 0o444)
+        let present = WakeCapability.assess(rtcDirectory: folder.path("rtc0"), graceWindow: 600)
+        #expect(!present.canWake, "the agent never sets the RTC wake alarm")
+        if access(folder.path("rtc0/wakealarm"), W_OK) == 0 {  // root may write anything
+            #expect(present.explanation.hasPrefix("no: the RTC wake alarm (\(folder.path("rtc0/wakealarm"))) is writable here, but the agent does not set it"))
+        } else {
+            #expect(present.explanation.hasPrefix("no: waking from suspend needs the RTC wake alarm (\(folder.path("rtc0/wakealarm"))), which only root may set"))
+        }
+    }
+
+    /// Counts a stream's elements and notes its end, for waiting on them.
+    final class Recorder: Sendable {
+        private let state = Mutex<(count: Int, ended: Bool)>((0, false))
+
+        init(_ stream: AsyncStream<Void>) {
+            Task { [self] in
+                for await _ in stream { state.withLock { $0.count += 1 } }
+                state.withLock { $0.ended = true }
+            }
+        }
+
+        /// Waits (up to 30 s) until at least `count` elements came.
+        func wait(forCount count: Int) async throws {
+            try await wait("\(count) changes") { $0.count >= count }
+        }
+
+        /// Waits (up to 30 s) until the stream has ended.
+        func waitForEnd() async throws {
+            try await wait("the end of the stream") { $0.ended }
+        }
+
+        private func wait(_ what: String, _ condition: ((count: Int, ended: Bool)) -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition(state.withLock { $0 }) {
+                guard ContinuousClock.now < deadline else { throw TestEnvironmentError.failed("waited 30 s for \(what)") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+}
