@@ -4,9 +4,11 @@
 //   .build/release/reveille-bench engine                                the engine and store only
 //   .build/release/reveille-bench wire                                  1,000 alarms on the wire
 //   .build/release/reveille-bench agent [--idle-seconds N]              the agent over D-Bus
+//   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence, CPU
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let selected = Set(arguments.filter { !$0.hasPrefix("-") && Int($0) == nil })
+let alerts = arguments.firstIndex(of: "--alerts").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 50
 let idleSeconds = arguments.firstIndex(of: "--idle-seconds").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 60
 if selected.isEmpty || selected.contains("engine") {
     try await EngineBenchmark.run()
@@ -16,4 +18,7 @@ if selected.isEmpty || selected.contains("wire") {
 }
 if selected.isEmpty || selected.contains("agent") {
     try await AgentBenchmark.run(idleSeconds: idleSeconds)
+}
+if selected.isEmpty || selected.contains("alert") {
+    try await AlertBenchmark.run(alerts: alerts)
 }

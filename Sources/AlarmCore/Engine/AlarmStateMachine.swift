@@ -224,7 +224,9 @@ public struct AlarmStateMachine: Sendable {
         _ record: AlarmRecord, scheduledAt: Date, occurrence: Bool, at reading: ClockReading
     ) -> Transition {
         var actions: [Action] = []
-        if case .countdown = record.phase { actions.append(.endCountdown(record.id)) }
+        // A countdown that ends in an alert is taken away after the alert is shown, not before.
+        var endsCountdown = false
+        if case .countdown = record.phase { endsCountdown = true }
         var next = record
         var dueAt = scheduledAt
         if occurrence { next.anchor = scheduledAt }
@@ -250,6 +252,7 @@ public struct AlarmStateMachine: Sendable {
                 next.anchor = latest
             } else {
                 if occurrence { next.anchor = latest }
+                if endsCountdown { actions.append(.endCountdown(record.id)) }
                 return actions.withFollowUp(afterAlertOf: next, at: reading, calendar: calendarIfRepeating(record, reading))
             }
         }
@@ -262,6 +265,7 @@ public struct AlarmStateMachine: Sendable {
             alertedAt: reading.now, endedAt: nil, outcome: nil))))
         actions.append(.store(next))
         actions.append(.presentAlert(next))
+        if endsCountdown { actions.append(.endCountdown(record.id)) }
         actions.append(next.deadline.map { .arm(record.id, $0) } ?? .disarm(record.id))
         return Transition(record: next, actions: actions)
     }

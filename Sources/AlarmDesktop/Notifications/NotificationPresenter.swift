@@ -265,7 +265,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         }
         switch effect {
         case .alert(let record):
-            if let countdown = countdowns.removeValue(forKey: record.id) { close(countdown) }
+            // The alert goes out first; the countdown it replaces is closed after (both calls wait
+            // for the server's reply).
+            defer { if let countdown = countdowns.removeValue(forKey: record.id) { close(countdown) } }
             if let existing = alerts[record.id] {
                 existing.record = record
                 existing.answered = false
