@@ -108,7 +108,7 @@ struct CLITests {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
         #expect(URL(fileURLWithPath: executable).lastPathComponent == "reveilled")
         let running = try await fixture.reveille("status")
-        #expect(running.output.contains("agent    running"))
+        #expect(running.output.contains("agent    running"), "\(running)")
         #expect(running.output.contains("alarms   1"))
         kill(pid, SIGTERM)
     }
