@@ -81,10 +81,46 @@ enum AlertBenchmark {
             Measure.report("\(kind)s: scheduled instant to first audio frame, p50 / p99 / max", line(samples.map(\.firstFrame)), target: "p99 < 30 ms")
             Measure.report("\(kind)s: Stop call to silence, p50 / p99 / max", line(samples.map(\.stopToSilence)), target: "< 50 ms")
         }
+        // Recovery: kill -9 while an alert rings, start the agent again, and time how long until the
+        // alert is posted again and sounds again.
+        var current = agent
+        var toNotify: [Duration] = []
+        var toSound: [Duration] = []
+        for index in 0..<10 {
+            let id = UUID()
+            let title = "crash \(index)"
+            _ = try await client.schedule(id: id, definition: Fixtures.timer(0.5, title: title))
+            try await monitor.waitForNotify(matching: { $0.summary == title && $0.urgency == .byte(2) })
+            current.kill()
+            _ = try await current.waitForExit(timeout: .seconds(10))
+            let spawnedAt = Date()
+            let spawnedInstant = ContinuousClock.now
+            current = try sandbox.spawn(reveilled, ["--verbose"])
+            let again = try await monitor.waitForNotify(matching: { call in
+                call.summary == title && call.urgency == .byte(2) && (call.receivedAt ?? spawnedInstant) > spawnedInstant
+            })
+            try await waitForName(sandbox)
+            try await client.stop(id: id)
+            let ended = try await soundEnded(for: id, in: current)
+            toNotify.append((again.receivedAt ?? spawnedInstant) - spawnedInstant)
+            toSound.append(.seconds(ended.firstFrame.timeIntervalSince(spawnedAt)))
+        }
+        current.terminate()
+        Measure.report(
+            "kill -9 while ringing, restart to the alert posted again, median / max (10)",
+            "\(Measure.format(Measure.percentile(toNotify, 0.5))) / \(Measure.format(toNotify.max() ?? .zero))", target: "< 1 s")
+        Measure.report(
+            "  restart to its sound again, median / max",
+            "\(Measure.format(Measure.percentile(toSound, 0.5))) / \(Measure.format(toSound.max() ?? .zero))", target: "< 1 s")
         if let cpu {
             Measure.report("agent CPU while one alert rings (5 s, volume ramp on)", String(format: "%.3f%% of a core", cpu), target: "< 2%")
         }
         client.connection.close()
+    }
+
+    /// Waits until the agent owns its bus name again.
+    static func waitForName(_ sandbox: DesktopSandbox) async throws {
+        try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
     }
 
     /// The agent's share of one core over `seconds`: the CPU time of all its threads, in

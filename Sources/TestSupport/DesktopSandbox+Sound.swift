@@ -28,3 +28,52 @@ extension DesktopSandbox {
         }
     }
 }
+
+/// Reads the capture as it grows, a new part at a time, keeping which sample values were heard:
+/// cheap to call often, however long the capture gets. (Paced capture: one file.)
+public final class CaptureListener: @unchecked Sendable {  // used from one test task at a time
+    private let url: URL
+    private var offset: UInt64 = 0
+    private var carry: UInt8?
+    /// Whether each 16-bit sample value (as its bit pattern) was heard.
+    private var seen = [Bool](repeating: false, count: 65_536)
+
+    /// Listens to the sandbox's capture from its current end (`fromStart`: from its beginning).
+    public init(_ sandbox: DesktopSandbox, fromStart: Bool = false) {
+        url = sandbox.captureURL
+        if !fromStart { offset = UInt64(sandbox.capturedByteCount) }
+    }
+
+    /// Whether `value` was heard (since `forget()`).
+    public func heard(_ value: Int16) -> Bool { seen[Int(UInt16(bitPattern: value))] }
+
+    /// Reads what was captured since the last call.
+    public func listen() {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: offset)
+        guard let data = try? handle.readToEnd(), !data.isEmpty else { return }
+        offset += UInt64(data.count)
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var index = 0
+            if let low = carry {
+                seen[Int(UInt16(low) | UInt16(bytes[0]) << 8)] = true
+                carry = nil
+                index = 1
+            }
+            seen.withUnsafeMutableBufferPointer { seen in
+                while index + 1 < bytes.count {
+                    seen[Int(UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8)] = true
+                    index += 2
+                }
+            }
+            if index < bytes.count { carry = bytes[index] }
+        }
+    }
+
+    /// Forgets what was heard and goes on from the capture's current end.
+    public func forget() {
+        listen()
+        seen = [Bool](repeating: false, count: 65_536)
+    }
+}

@@ -43,7 +43,8 @@ enum Poll {
 /// (for tests watching something outside the process, such as a capture file).
 @discardableResult
 public func waitUntil<T>(
-    _ what: @autoclosure () -> String, timeout: Duration = .seconds(30), _ condition: () throws -> T?
+    _ what: @autoclosure () -> String, timeout: Duration = .seconds(30), detail: () -> String = { "" },
+    _ condition: () throws -> T?
 ) async throws -> T {
-    try await Poll.until(what(), timeout: timeout, condition)
+    try await Poll.until(what(), timeout: timeout, detail: detail, condition)
 }

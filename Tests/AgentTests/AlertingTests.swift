@@ -265,3 +265,72 @@ struct AlertingTests {
         #expect(sandbox.capturedByteCount == 0, "a countdown makes no sound")
     }
 }
+
+/// Many alerts at once.
+@Suite("Agent: two hundred alerts in the same second", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct ManyAlertsTests {
+    @Test("200 alarms due in the same second: every notification is posted and every sound plays on its own")
+    func twoHundredAtOnce() async throws {
+        // 8 kHz mono sounds, each stream paced to four times real time: 200 streams stay light.
+        let pace = 4 * 8_000 * 2
+        let fixture = try await AgentFixture.start(
+            notificationServer: true, pacedBytesPerSecond: pace, agentArguments: ["--ramp", "0", "--verbose"])
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        try await fixture.authorizeTestProcess()
+        let client = try fixture.client()
+        defer { client.connection.close() }
+        let monitor = try sandbox.monitorNotifyCalls()
+        let count = 200
+        func value(_ index: Int) -> Int16 { Int16(1_000 + index) }
+        // Each alarm's sound is a constant sample value of its own: the capture tells them apart.
+        var ids: [UUID] = []
+        let started = ContinuousClock.now
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3).rounded(.up))
+        for index in 0..<count {
+            let wav = WAVFile(frames: 800, channels: 1, sampleRate: 8_000) { _, _ in value(index) }
+            let path = try AlertingTests.write(wav, named: "s\(index).wav", in: fixture)
+            var definition = Fixtures.definition(.fixed(due), title: "Many \(index)")
+            definition.sound = .named(path)
+            let id = UUID()
+            _ = try await client.schedule(id: id, definition: definition)
+            ids.append(id)
+        }
+        let scheduled = ContinuousClock.now
+        func alerts() -> [NotifyCall] { monitor.notifyCalls().filter { $0.urgency == .byte(2) && $0.summary.hasPrefix("Many ") } }
+        try await waitUntil("\(count) alert notifications", timeout: .seconds(60), detail: {
+            let shown = (try? sandbox.displayedCount()).map(String.init) ?? "?"
+            return "\(Set(alerts().map(\.summary)).count) posted (\(alerts().count) calls); dunst shows \(shown); agent log:\n"
+                + (fixture.agent?.standardError.suffix(3_000) ?? "")
+        }) { Set(alerts().map(\.summary)).count == count ? () : nil }
+        let lastNotify = alerts().compactMap(\.receivedAt).max() ?? .now
+        print("scheduling 200 alarms took \(scheduled - started); the last of the 200 Notify calls went out \(lastNotify - scheduled) after")
+        let listener = CaptureListener(sandbox, fromStart: true)
+        try await waitUntil("all \(count) sounds in the capture", timeout: .seconds(60), detail: {
+            "heard \((0..<count).filter { listener.heard(value($0)) }.count)"
+        }) {
+            listener.listen()
+            return (0..<count).allSatisfy { listener.heard(value($0)) } ? () : nil
+        }
+        print("200 sounds heard \(ContinuousClock.now - started) after scheduling began")
+
+        // Stop the even ones: the odd ones go on sounding, the even ones fall silent.
+        for (index, id) in ids.enumerated() where index % 2 == 0 { try await client.stop(id: id) }
+        // What the stopped streams had in their pacing pipes (64 KiB + 4 KiB each) drains.
+        try await Task.sleep(for: .seconds(Double(68 * 1_024) / Double(pace) + 1))
+        listener.forget()
+        try await waitUntil("the ringing half heard again", timeout: .seconds(60)) {
+            listener.listen()
+            return (0..<count).filter { $0 % 2 == 1 }.allSatisfy { listener.heard(value($0)) } ? () : nil
+        }
+        let stillHeard = (0..<count).filter { listener.heard(value($0)) }
+        #expect(stillHeard.allSatisfy { $0 % 2 == 1 }, "stopped alarms still sound: \(stillHeard.filter { $0 % 2 == 0 })")
+        for (index, id) in ids.enumerated() where index % 2 == 1 { try await client.stop(id: id) }
+        try await sandbox.waitForSilence(timeout: .seconds(60))
+        let late = (fixture.agent?.standardError ?? "").split(separator: "\n").compactMap { line -> Double? in
+            guard let range = line.range(of: "firstFrameLateness=") else { return nil }
+            return Double(line[range.upperBound...].prefix { $0 == "." || $0 == "-" || $0.isNumber || $0 == "e" })
+        }.sorted()
+        print("first frames: \(late.count), lateness min \(late.first ?? 0) median \(late.isEmpty ? 0 : late[late.count / 2]) max \(late.last ?? 0)")
+    }
+}
