@@ -370,3 +370,15 @@ struct ClockChangeTests {
         #expect(await harness.state(of: id) == .alerting)
     }
 }
+
+/// A whole day of alarms through the things that go wrong with time.
+@Suite("Engine: a day with DST, clock steps, a suspend and a time-zone change")
+struct DayOfTimeTests {
+    @Test("No alert is missed and none rings early")
+    func day() async throws {
+        let result = try await DaySimulation().run()
+        #expect(result.alerts > 150, "\(result)")
+        #expect(result.missed.isEmpty, "\(result.missed.prefix(10))")
+        #expect(result.early.isEmpty, "\(result.early.prefix(10))")
+    }
+}
