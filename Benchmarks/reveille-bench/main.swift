@@ -7,6 +7,8 @@
 //   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence, CPU
 //   .build/release/reveille-bench day                                   a simulated day of clock and zone changes
 
+import TestSupport
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let selected = Set(arguments.filter { !$0.hasPrefix("-") && Int($0) == nil })
 let alerts = arguments.firstIndex(of: "--alerts").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 50
