@@ -93,6 +93,9 @@ struct Reveilled: AsyncParsableCommand {
         // A reader that went away (a closed log pipe, a sound server's pipe) must fail the write,
         // not end the agent.
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit reached (RLIMIT_FSIZE) must fail the write (the store reports a full
+        // disk), not end the agent.
+        signal(SIGXFSZ, SIG_IGN)
         let level: Logger.Level = verbose ? .debug : .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -239,7 +239,13 @@ public final class AlarmService: Sendable {
         do {
             return try await body()
         } catch {
-            throw AgentError.dbusError(for: error)
+            let named = AgentError.dbusError(for: error)
+            if named.name == AgentError.storageFailed {
+                // The disk is full, the folder read-only, the database failing: the caller hears
+                // StorageFailed, the person's log says why; nothing changed.
+                logger.error("A change could not be stored; nothing changed", metadata: ["error": "\(error)"])
+            }
+            throw named
         }
     }
 
