@@ -1,0 +1,68 @@
+import AlarmCore
+import AlarmKit
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The world around the agent failing: it recovers, or exits cleanly for systemd to restart it, and
+/// never spins.
+@Suite("Agent: a failing desktop", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct ResilienceTests {
+    /// CPU time of all the process's threads, from `/proc/PID/task/*/schedstat`.
+    static func cpuTime(of pid: pid_t) -> Duration {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let nanoseconds = tasks.reduce(0) { total, task in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
+            return total + (Int(text.split(separator: " ").first ?? "") ?? 0)
+        }
+        return .nanoseconds(nanoseconds)
+    }
+
+    @Test("The notification server crashes five times mid-alert: every new server gets the alert, the sound goes on, the agent does not spin")
+    func serverCrashLoop() async throws {
+        let fixture = try await AlertingTests.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let agent = try #require(fixture.agent)
+        let monitor = try sandbox.monitorNotifyCalls()
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Sturdy")
+        try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, "Sturdy") })
+        let cpuBefore = Self.cpuTime(of: agent.pid)
+        let started = ContinuousClock.now
+        for round in 1...5 {
+            try await offPool { try sandbox.stopNotificationServer(.kill) }
+            try await Task.sleep(for: .milliseconds(200))
+            try await offPool { try sandbox.startNotificationServer() }
+            try await waitUntil("the alert posted to server number \(round + 1)") {
+                monitor.notifyCalls().filter { AlertingTests.isAlert($0, "Sturdy") }.count >= round + 1 ? () : nil
+            }
+        }
+        let wall = ContinuousClock.now - started
+        let cpu = Self.cpuTime(of: agent.pid) - cpuBefore
+        #expect(cpu < wall * 0.25, "the agent used \(cpu) of CPU in \(wall)")
+        try await sandbox.waitForDisplayedCount(1)
+        let mark = sandbox.capturedByteCount
+        try await sandbox.waitForCapturedBytes(atLeast: mark + 100_000)
+        try await offPool { try sandbox.pickAction("stop") }
+        try await AlertingTests.waitForState(nil, of: id, in: fixture)
+    }
+
+    @Test("The session bus goes away: the agent exits with a failure status at once, for systemd to restart it, its alarms stored")
+    func sessionBusGone() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let agent = try #require(fixture.agent)
+        let id = try await fixture.reveille("timer", "1h", "--title", "Kept").line
+        kill(fixture.sandbox.bus.pid, SIGKILL)
+        let status = try await agent.waitForExit(timeout: .seconds(30))
+        #expect(status == .exited(1), "\(status)")
+        #expect(agent.standardError.contains("the session bus went away"), "\(agent.standardError.suffix(1_000))")
+        let store = fixture.sandbox.dataHome.appendingPathComponent("reveille/alarms.sqlite")
+        let alarms = try AlarmStore(directory: store.deletingLastPathComponent()).loadAlarms()
+        #expect(alarms.map { $0.id.uuidString.lowercased() } == [id])
+    }
+}
