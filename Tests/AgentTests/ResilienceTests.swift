@@ -66,3 +66,44 @@ struct ResilienceTests {
         #expect(alarms.map { $0.id.uuidString.lowercased() } == [id])
     }
 }
+
+extension ResilienceTests {
+    /// The processes whose parent is `pid`.
+    static func children(of pid: pid_t) -> [pid_t] {
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return all.compactMap(pid_t.init).filter { child in
+            guard let text = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                let close = text.lastIndex(of: ")")
+            else { return false }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == pid
+        }
+    }
+
+    @Test("The sound device vanishes mid-ring: the alert goes on, the sound comes back on a new stream, the agent does not spin")
+    func deviceVanishes() async throws {
+        let fixture = try await AlertingTests.start(arguments: ["--verbose"])
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let agent = try #require(fixture.agent)
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Unplugged")
+        try await AlertingTests.waitForState("alerting", of: id, in: fixture)
+        try await sandbox.waitForCapturedBytes(atLeast: 100_000)
+        // The capture's writer (the file plugin's `pv` behind a shell) is the device: take it away.
+        let writers = Self.children(of: agent.pid).flatMap { [$0] + Self.children(of: $0) }
+        #expect(!writers.isEmpty)
+        for writer in writers { kill(writer, SIGKILL) }
+        let cpuBefore = Self.cpuTime(of: agent.pid)
+        let started = ContinuousClock.now
+        try await waitUntil("the agent to notice the device is gone") {
+            agent.standardError.contains("The alarm sound stopped; trying the device again") ? () : nil
+        }
+        let mark = sandbox.capturedByteCount
+        try await sandbox.waitForCapturedBytes(atLeast: mark + 100_000)
+        let cpu = Self.cpuTime(of: agent.pid) - cpuBefore
+        #expect(cpu < (ContinuousClock.now - started) * 0.25, "the agent used \(cpu) of CPU")
+        try await AlertingTests.waitForState("alerting", of: id, in: fixture)
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        try await sandbox.waitForSilence()
+    }
+}

@@ -69,21 +69,37 @@ public final class AlertSounds: Sendable {
         let logger = self.logger
         Task.detached(priority: .userInitiated) { [self] in
             let resolved = sound(for: record.definition.sound)
-            let player = SoundPlayer(sound: resolved.sound, configuration: configuration)
-            guard alert.attach(player) else { return }
-            do {
-                try await player.start()
-                logger.debug("Ringing", metadata: ["alarm": "\(record.id)", "sound": "\(resolved.source)"])
-                await player.waitUntilFinished()
-                Self.logEnd(of: player, record: record, logger: logger)
-            } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
-                let message: Logger.Message = "No sound output; alerts are shown without sound"
-                let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]
-                if firstReport { logger.warning(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
-            } catch {
-                logger.error("The alarm sound did not start", metadata: ["alarm": "\(record.id)", "error": "\(error)"])
+            // A device that fails (unplugged, its server gone) is tried again, less and less often,
+            // for as long as the alert rings.
+            for attempt in 0... {
+                if attempt > 0 {
+                    try? await Task.sleep(for: Self.retryDelay(attempt: attempt))
+                    guard !alert.isStopped else { return }
+                }
+                let player = SoundPlayer(sound: resolved.sound, configuration: configuration)
+                guard alert.attach(player) else { return }
+                do {
+                    try await player.start()
+                    logger.debug("Ringing", metadata: ["alarm": "\(record.id)", "sound": "\(resolved.source)", "attempt": "\(attempt)"])
+                    await player.waitUntilFinished()
+                    Self.logEnd(of: player, record: record, logger: logger)
+                    guard let failure = player.failure else { return }
+                    logger.warning("The alarm sound stopped; trying the device again", metadata: ["alarm": "\(record.id)", "reason": "\(failure)"])
+                } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
+                    let message: Logger.Message = "No sound output; alerts are shown without sound"
+                    let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]
+                    if firstReport { logger.warning(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
+                } catch {
+                    logger.error("The alarm sound did not start", metadata: ["alarm": "\(record.id)", "error": "\(error)"])
+                    return
+                }
             }
         }
+    }
+
+    /// How long to wait before trying the device again: 0.5 s, 1 s, 2 s, … up to 30 s.
+    static func retryDelay(attempt: Int) -> Duration {
+        .milliseconds(min(30_000, 500 << min(attempt - 1, 6)))
     }
 
     /// Logs (debug) how an alert's sound went: its first frame's lateness from the alert's
@@ -142,8 +158,11 @@ public final class AlertSounds: Sendable {
 final class RingingSound: Sendable {
     private let state = Mutex<(stopped: Bool, player: SoundPlayer?)>((false, nil))
 
-    /// The player, once attached.
+    /// The player, once attached (the latest, after a retry).
     var player: SoundPlayer? { state.withLock { $0.player } }
+
+    /// Whether Stop came.
+    var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// Attaches the player; false (and the player is not to start) when Stop came first.
     func attach(_ player: SoundPlayer) -> Bool {
