@@ -52,6 +52,16 @@ struct Reveilled: AsyncParsableCommand {
     var noNotifications = false
 
     @Option(
+        name: .customLong("dnd-sound"),
+        help: ArgumentHelp(
+            "How an alarm without breakthrough rings while do-not-disturb is on (its notification waits): quiet or silent.",
+            valueName: "quiet|silent"))
+    var dndSound: DoNotDisturbStatus.HeldSound = .quiet
+
+    @Flag(name: .customLong("ignore-dnd"), help: "Do not look at the desktop's do-not-disturb: never lift it, never hold alerts back.")
+    var ignoreDoNotDisturb = false
+
+    @Option(
         name: .customLong("system-bus"),
         help: ArgumentHelp(
             "A D-Bus address to watch logind (resume from suspend) and timedate1 (time zone) on instead of the system bus.",
@@ -111,7 +121,8 @@ struct Reveilled: AsyncParsableCommand {
         let desktop = DesktopOptions(
             notifications: !noNotifications,
             sound: silent ? nil : SoundPlayer.Configuration(device: .system(name: soundDevice), rampDuration: .milliseconds(Int64(ramp * 1000))),
-            soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")))
+            soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")),
+            doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound)
         let configuration = AgentConfiguration(
             storeDirectory: directory,
             policy: AlarmPolicy(graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms),
@@ -153,3 +164,5 @@ enum IntrospectedObject: String, ExpressibleByArgument, CaseIterable {
     case manager
     case alarm
 }
+
+extension DoNotDisturbStatus.HeldSound: ExpressibleByArgument {}
