@@ -58,12 +58,16 @@ public struct DesktopOptions: Sendable {
     public var doNotDisturb: Bool
     /// What an alarm without breakthrough does while do-not-disturb is on.
     public var heldSound: DoNotDisturbStatus.HeldSound
+    /// Silent mode, opt-in: the level (percent) a muted or silent output is raised to while an
+    /// alarm rings; `nil` leaves the mixer alone.
+    public var unmuteTo: Int?
 
     /// Creates the options.
     public init(
         notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL],
-        doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet
+        doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet, unmuteTo: Int? = nil
     ) {
+        self.unmuteTo = unmuteTo
         self.notifications = notifications
         self.sound = sound
         self.soundFolders = soundFolders
@@ -128,7 +132,13 @@ public final class AlarmAgent: Sendable {
                         busAddress: configuration.busAddress, configHome: Self.configHome(), heldSound: options.heldSound),
                     logger: logger)
                 : nil
-            return DesktopPresenter(notifications: notifications, sounds: sounds, doNotDisturb: doNotDisturb)
+            let silentMode = options.sound.map { sound in
+                SilentModeGuard(
+                    mixer: OutputMixer(device: Self.mixerDevice(for: sound.device)), unmuteTo: options.unmuteTo,
+                    journal: RestoreJournal(url: configuration.storeDirectory.appendingPathComponent(Self.volumeJournalName)),
+                    logger: logger)
+            }
+            return DesktopPresenter(notifications: notifications, sounds: sounds, doNotDisturb: doNotDisturb, silentMode: silentMode)
         }
         let agentPresenter = AgentPresenter(desktop: desktop, intents: IntentRunner(connection: connection, logger: logger))
         engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
@@ -147,6 +157,19 @@ public final class AlarmAgent: Sendable {
 
     /// The do-not-disturb journal's name in the store's folder.
     public static let doNotDisturbJournalName = "dnd-restore.json"
+
+    /// The silent-mode journal's name in the store's folder.
+    public static let volumeJournalName = "volume-restore.json"
+
+    /// The control device whose mixer a PCM's sound goes through: `default` for `default` and
+    /// `hw:N`/`plughw:N` for card N's.
+    static func mixerDevice(for device: SoundDevice) -> String {
+        guard case .system(let name) = device else { return "default" }
+        for prefix in ["plughw:", "hw:"] where name.hasPrefix(prefix) {
+            return "hw:" + name.dropFirst(prefix.count).prefix { $0 != "," }
+        }
+        return "default"
+    }
 
     /// `XDG_CONFIG_HOME`, or `~/.config`.
     static func configHome() -> URL {

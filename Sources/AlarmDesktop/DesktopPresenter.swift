@@ -19,15 +19,22 @@ public final class DesktopPresenter: AlarmPresenter {
     public let sounds: AlertSounds?
     /// The do-not-disturb guard, or `nil` (do-not-disturb is not looked at).
     public let doNotDisturb: DoNotDisturbGuard?
+    /// Silent mode: the output's mixer, read for the status and raised while alarms ring when
+    /// the person opted in; `nil` without sound.
+    public let silentMode: SilentModeGuard?
 
     /// The gain of an alert that waits for do-not-disturb to end, with `HeldSound.quiet` (-20 dB).
     public static let quietGain = 0.1
 
     /// Creates the presenter over its parts, and starts the guard.
-    public init(notifications: (any AlarmNotifying)?, sounds: AlertSounds?, doNotDisturb: DoNotDisturbGuard? = nil) {
+    public init(
+        notifications: (any AlarmNotifying)?, sounds: AlertSounds?, doNotDisturb: DoNotDisturbGuard? = nil,
+        silentMode: SilentModeGuard? = nil
+    ) {
         self.notifications = notifications
         self.sounds = sounds
         self.doNotDisturb = doNotDisturb
+        self.silentMode = silentMode
         let heldSound = doNotDisturb?.configuration.heldSound ?? .quiet
         doNotDisturb?.start(outputs: .init(
             post: { [notifications] effect in notifications?.perform(effect) },
@@ -46,12 +53,17 @@ public final class DesktopPresenter: AlarmPresenter {
     public func perform(_ effect: PresentationEffect) {
         switch effect {
         case .alert(let record):
-            if doNotDisturb == nil || record.definition.breakthrough { sounds?.start(record) }
+            if doNotDisturb == nil || record.definition.breakthrough {
+                if record.definition.breakthrough { silentMode?.alertStarted(record.id) }
+                sounds?.start(record)
+            }
         case .endAlert(let id, _):
             sounds?.stop(id)
+            silentMode?.alertEnded(id)
         case .countdown(let record):
             // A countdown that replaced an alert (snooze) is silent.
             sounds?.stop(record.id)
+            silentMode?.alertEnded(record.id)
         case .endCountdown, .missed:
             break
         }
@@ -65,6 +77,7 @@ public final class DesktopPresenter: AlarmPresenter {
     /// Silences everything, puts do-not-disturb back, and takes every notification away.
     public func shutDown() async {
         await sounds?.stopAll()
+        silentMode?.shutDown()
         await doNotDisturb?.shutDown()
         notifications?.shutDown()
     }

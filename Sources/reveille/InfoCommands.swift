@@ -45,6 +45,10 @@ struct StatusCommand: AsyncParsableCommand {
                 }
                 // An older agent lacks these: leave them out.
                 let client = session.client
+                if let volume = try? await client.property("OutputVolume").stringValue {
+                    object["outputVolume"] = volume
+                    lines.append("volume   " + volume)
+                }
                 if let dnd = try? await client.property("DoNotDisturb").dictionaryValue {
                     var entries: [String: Any] = [:]
                     for (key, value) in dnd {

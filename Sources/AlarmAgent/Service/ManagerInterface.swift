@@ -130,6 +130,9 @@ extension AlarmService {
                     case .unavailable(let reason): return .string("unavailable: \(reason); alerts are shown without sound")
                     }
                 },
+                DBusProperty(name: "OutputVolume", signature: "s", access: .read) { _ in
+                    .string(try required(service).desktop?.silentMode?.status ?? "not read (the agent runs silent)")
+                },
                 DBusProperty(name: "DoNotDisturb", signature: "a{sv}", access: .read) { _ in
                     Self.encode(try required(service).desktop?.doNotDisturb?.status)
                 },

@@ -7,12 +7,15 @@ public enum DoNotDisturbValue: Sendable, Hashable, Codable, CustomStringConverti
     case level(UInt32)
     /// A set of modes: mako's.
     case modes([String])
+    /// A sound output's mixer (silent mode): its playback switch and raw volume.
+    case output(unmuted: Bool, volume: Int)
 
     public var description: String {
         switch self {
         case .flag(let value): "\(value)"
         case .level(let value): "\(value)"
         case .modes(let modes): "[" + modes.joined(separator: ", ") + "]"
+        case .output(let unmuted, let volume): "\(unmuted ? "on" : "muted"), volume \(volume)"
         }
     }
 }

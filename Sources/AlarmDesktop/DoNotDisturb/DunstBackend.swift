@@ -44,7 +44,7 @@ public final class DunstBackend: DoNotDisturbBackend {
         switch value {
         case .flag: .flag(false)
         case .level: .level(0)
-        case .modes: nil
+        case .modes, .output: nil
         }
     }
 
@@ -54,8 +54,8 @@ public final class DunstBackend: DoNotDisturbBackend {
             try await connection.writeProperty("paused", of: Self.interface, at: Self.path, on: Self.name, .boolean(paused))
         case .level(let level):
             try await connection.writeProperty("pauseLevel", of: Self.interface, at: Self.path, on: Self.name, .uint32(level))
-        case .modes:
-            throw DoNotDisturbError("dunst has no modes")
+        case .modes, .output:
+            throw DoNotDisturbError("dunst's do-not-disturb is a switch or a level")
         }
     }
 

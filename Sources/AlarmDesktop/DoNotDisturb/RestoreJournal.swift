@@ -88,8 +88,8 @@ public struct RestoreJournal: Sendable {
 }
 
 extension DoNotDisturbValue {
-    // The journal's form: {"flag": true}, {"level": 50}, {"modes": ["a"]}.
-    private enum CodingKeys: String, CodingKey { case flag, level, modes }
+    // The journal's form: {"flag": true}, {"level": 50}, {"modes": ["a"]}, {"unmuted": false, "volume": 0}.
+    private enum CodingKeys: String, CodingKey { case flag, level, modes, unmuted, volume }
 
     /// Reads the journal's form.
     public init(from decoder: any Decoder) throws {
@@ -100,6 +100,8 @@ extension DoNotDisturbValue {
             self = .level(level)
         } else if let modes = try container.decodeIfPresent([String].self, forKey: .modes) {
             self = .modes(modes)
+        } else if let unmuted = try container.decodeIfPresent(Bool.self, forKey: .unmuted) {
+            self = .output(unmuted: unmuted, volume: try container.decode(Int.self, forKey: .volume))
         } else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no flag, level or modes"))
         }
@@ -112,6 +114,9 @@ extension DoNotDisturbValue {
         case .flag(let flag): try container.encode(flag, forKey: .flag)
         case .level(let level): try container.encode(level, forKey: .level)
         case .modes(let modes): try container.encode(modes, forKey: .modes)
+        case .output(let unmuted, let volume):
+            try container.encode(unmuted, forKey: .unmuted)
+            try container.encode(volume, forKey: .volume)
         }
     }
 }
