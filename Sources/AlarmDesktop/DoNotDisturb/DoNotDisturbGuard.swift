@@ -238,7 +238,9 @@ private final class Worker {
             case .lift:
                 await lift()
             case .post(let id):
-                if let record = ringing[id] { outputs.post(.alert(record)) }
+                guard let record = ringing[id] else { break }
+                // An alarm without breakthrough waited for this decision to start its sound too.
+                if record.definition.breakthrough { outputs.post(.alert(record)) } else { outputs.release(record) }
             case .hold(let id):
                 if let record = ringing[id] {
                     logger.info("Do-not-disturb is on: the alert waits", metadata: ["alarm": "\(id)"])
