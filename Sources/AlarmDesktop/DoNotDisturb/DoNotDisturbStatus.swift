@@ -3,7 +3,12 @@
 public struct DoNotDisturbStatus: Sendable, Hashable {
     /// Whether do-not-disturb is on.
     public enum State: String, Sendable, Hashable {
-        case on, off, unknown
+        /// Do-not-disturb is on (also while Reveille has lifted it for a ringing alert).
+        case on
+        /// Do-not-disturb is off.
+        case off
+        /// Not known: no server, one whose do-not-disturb is not read, or a read that failed.
+        case unknown
     }
 
     /// How an alarm that breaks through (the default) gets through right now.

@@ -12,9 +12,11 @@ public struct ServerDetector: Sendable {
     public struct Server: Sendable, Hashable {
         /// Its unique bus name.
         public var owner: String
-        /// `GetServerInformation`'s name, vendor and version.
+        /// `GetServerInformation`'s name, such as `dunst`.
         public var name: String
+        /// `GetServerInformation`'s vendor, such as `KDE`.
         public var vendor: String
+        /// `GetServerInformation`'s version.
         public var version: String
         /// The desktop whose do-not-disturb applies.
         public var desktop: NotificationDesktop

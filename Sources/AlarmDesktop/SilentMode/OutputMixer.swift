@@ -21,8 +21,9 @@ public struct OutputMixer: Sendable {
         public var element: String
         /// Whether playback is switched on (an element without a switch is always on).
         public var unmuted: Bool
-        /// The raw volume and its range.
+        /// The raw volume (front left channel).
         public var volume: Int
+        /// The raw volume's range.
         public var range: ClosedRange<Int>
 
         /// Creates a reading.
