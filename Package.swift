@@ -119,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentTests",
-            dependencies: ["AlarmKit", "AlarmAgent", "DBus", "TestSupport"],
+            dependencies: ["AlarmKit", "AlarmAgent", "AlarmDesktop", "DBus", "TestSupport"],
             exclude: ["Scripts"]
         ),
     ],

@@ -53,12 +53,26 @@ public struct DesktopOptions: Sendable {
     public var sound: SoundPlayer.Configuration?
     /// Folders that may hold Reveille's own alarm sound (`reveille-alarm.wav`).
     public var soundFolders: [URL]
+    /// Whether the desktop's do-not-disturb is watched and broken through (alarms with
+    /// `breakthrough`), or respected (alarms without).
+    public var doNotDisturb: Bool
+    /// What an alarm without breakthrough does while do-not-disturb is on.
+    public var heldSound: DoNotDisturbStatus.HeldSound
+    /// Silent mode, opt-in: the level (percent) a muted or silent output is raised to while an
+    /// alarm rings; `nil` leaves the mixer alone.
+    public var unmuteTo: Int?
 
     /// Creates the options.
-    public init(notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL]) {
+    public init(
+        notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL],
+        doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet, unmuteTo: Int? = nil
+    ) {
+        self.unmuteTo = unmuteTo
         self.notifications = notifications
         self.sound = sound
         self.soundFolders = soundFolders
+        self.doNotDisturb = doNotDisturb
+        self.heldSound = heldSound
     }
 }
 
@@ -111,7 +125,20 @@ public final class AlarmAgent: Sendable {
             sounds?.prepare()
             let notifications = options.notifications
                 ? NotificationPresenter(clock: { clock.read() }, onAction: { responder.respond($0, $1) }) : nil
-            return DesktopPresenter(notifications: notifications, sounds: sounds)
+            let doNotDisturb = options.doNotDisturb && options.notifications
+                ? DoNotDisturbGuard(
+                    configuration: .init(
+                        journal: RestoreJournal(url: configuration.storeDirectory.appendingPathComponent(Self.doNotDisturbJournalName)),
+                        busAddress: configuration.busAddress, configHome: Self.configHome(), heldSound: options.heldSound),
+                    logger: logger)
+                : nil
+            let silentMode = options.sound.map { sound in
+                SilentModeGuard(
+                    mixer: OutputMixer(device: Self.mixerDevice(for: sound.device)), unmuteTo: options.unmuteTo,
+                    journal: RestoreJournal(url: configuration.storeDirectory.appendingPathComponent(Self.volumeJournalName)),
+                    logger: logger)
+            }
+            return DesktopPresenter(notifications: notifications, sounds: sounds, doNotDisturb: doNotDisturb, silentMode: silentMode)
         }
         let agentPresenter = AgentPresenter(desktop: desktop, intents: IntentRunner(connection: connection, logger: logger))
         engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
@@ -126,6 +153,28 @@ public final class AlarmAgent: Sendable {
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
             status: .init(version: configuration.version, storePath: store.databaseURL.path, wakeSources: wakeSources),
             desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
+    }
+
+    /// The do-not-disturb journal's name in the store's folder.
+    public static let doNotDisturbJournalName = "dnd-restore.json"
+
+    /// The silent-mode journal's name in the store's folder.
+    public static let volumeJournalName = "volume-restore.json"
+
+    /// The control device whose mixer a PCM's sound goes through: `default` for `default` and
+    /// `hw:N`/`plughw:N` for card N's.
+    static func mixerDevice(for device: SoundDevice) -> String {
+        guard case .system(let name) = device else { return "default" }
+        for prefix in ["plughw:", "hw:"] where name.hasPrefix(prefix) {
+            return "hw:" + name.dropFirst(prefix.count).prefix { $0 != "," }
+        }
+        return "default"
+    }
+
+    /// `XDG_CONFIG_HOME`, or `~/.config`.
+    static func configHome() -> URL {
+        if let path = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"], path.hasPrefix("/") { return URL(fileURLWithPath: path) }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
     }
 
     /// Serves until the task is cancelled or the bus goes away.

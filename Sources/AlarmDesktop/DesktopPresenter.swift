@@ -1,45 +1,84 @@
 import AlarmCore
 import Foundation
 
-/// The desktop side of alerting: notifications (when there is a presenter for them) and sound,
-/// driven by the engine's presentation effects.
+/// The desktop side of alerting: notifications (when there is a presenter for them), sound, and
+/// the do-not-disturb guard, driven by the engine's presentation effects.
 ///
 /// It decides nothing about an alarm's state: a person's answers reach `onResponse` (from the
 /// notification presenter) and the agent turns them into engine requests, whose effects come back
 /// here. An alert rings until its `endAlert`; a notification server that is missing or hides the
 /// alert never silences it.
+///
+/// With a do-not-disturb guard, every notification effect goes through it, in order: an alert is
+/// posted once do-not-disturb is lifted (where the desktop would hide it), and an alert without
+/// breakthrough waits while do-not-disturb is on, ringing quietly or not at all.
 public final class DesktopPresenter: AlarmPresenter {
     /// The notifications, or `nil` (no notifications at all).
     public let notifications: (any AlarmNotifying)?
     /// The alert sounds, or `nil` (silent: visual alerts only).
     public let sounds: AlertSounds?
+    /// The do-not-disturb guard, or `nil` (do-not-disturb is not looked at).
+    public let doNotDisturb: DoNotDisturbGuard?
+    /// Silent mode: the output's mixer, read for the status and raised while alarms ring when
+    /// the person opted in; `nil` without sound.
+    public let silentMode: SilentModeGuard?
 
-    /// Creates the presenter over its two halves.
-    public init(notifications: (any AlarmNotifying)?, sounds: AlertSounds?) {
+    /// The gain of an alert that waits for do-not-disturb to end, with `HeldSound.quiet` (-20 dB).
+    public static let quietGain = 0.1
+
+    /// Creates the presenter over its parts, and starts the guard.
+    public init(
+        notifications: (any AlarmNotifying)?, sounds: AlertSounds?, doNotDisturb: DoNotDisturbGuard? = nil,
+        silentMode: SilentModeGuard? = nil
+    ) {
         self.notifications = notifications
         self.sounds = sounds
+        self.doNotDisturb = doNotDisturb
+        self.silentMode = silentMode
+        let heldSound = doNotDisturb?.configuration.heldSound ?? .quiet
+        doNotDisturb?.start(outputs: .init(
+            post: { [notifications] effect in notifications?.perform(effect) },
+            hold: { [sounds] record in
+                if heldSound == .quiet { sounds?.start(record, maximumGain: Self.quietGain) }
+            },
+            release: { [notifications, sounds] record in
+                sounds?.stop(record.id)
+                sounds?.start(record)
+                notifications?.perform(.alert(record))
+            }))
     }
 
-    /// Starts the sound before the notification on an alert, and silences it before the
-    /// notification goes away on an end; everything else is the notifications' business.
+    /// Starts the sound before the notification on an alert (an alert without breakthrough waits
+    /// for the guard), and silences it before the notification goes away on an end.
     public func perform(_ effect: PresentationEffect) {
         switch effect {
         case .alert(let record):
-            sounds?.start(record)
+            if doNotDisturb == nil || record.definition.breakthrough {
+                if record.definition.breakthrough { silentMode?.alertStarted(record.id) }
+                sounds?.start(record)
+            }
         case .endAlert(let id, _):
             sounds?.stop(id)
+            silentMode?.alertEnded(id)
         case .countdown(let record):
             // A countdown that replaced an alert (snooze) is silent.
             sounds?.stop(record.id)
+            silentMode?.alertEnded(record.id)
         case .endCountdown, .missed:
             break
         }
-        notifications?.perform(effect)
+        if let doNotDisturb {
+            doNotDisturb.submit(effect)
+        } else {
+            notifications?.perform(effect)
+        }
     }
 
-    /// Silences everything and takes every notification away.
+    /// Silences everything, puts do-not-disturb back, and takes every notification away.
     public func shutDown() async {
         await sounds?.stopAll()
+        silentMode?.shutDown()
+        await doNotDisturb?.shutDown()
         notifications?.shutDown()
     }
 }

@@ -16,6 +16,18 @@ static inline gulong reveille_notification_connect_closed(
     return g_signal_connect_data(notification, "closed", G_CALLBACK(callback), user_data, destroy, (GConnectFlags)0);
 }
 
+/// `g_signal_connect` is a macro: connects a GSettings `changed::KEY` signal through
+/// `g_signal_connect_data`, with `destroy` run when the handler goes.
+static inline gulong reveille_settings_connect_changed(
+    GSettings *settings,
+    const char *detailed_signal,
+    void (*callback)(GSettings *settings, const gchar *key, gpointer user_data),
+    gpointer user_data,
+    GClosureNotify destroy)
+{
+    return g_signal_connect_data(settings, detailed_signal, G_CALLBACK(callback), user_data, destroy, (GConnectFlags)0);
+}
+
 /// `NOTIFY_EXPIRES_NEVER` is a macro.
 static inline gint reveille_notify_expires_never(void) { return NOTIFY_EXPIRES_NEVER; }
 

@@ -9,7 +9,8 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Tell whether the agent runs, its version, its store, how many alarms it has, and how alerts reach you.",
         discussion: """
-            Also tells which notification server shows alerts and whether sound can play, whether alarms can wake the machine from suspend here (and if not, why), and \
+            Also tells which notification server shows alerts and whether sound can play, whether \
+            do-not-disturb is on and how an alarm gets through it right now, whether alarms can wake the machine from suspend here (and if not, why), and \
             which events make the agent check its deadlines again: clock sets, time-zone changes and \
             resume from suspend. Does not start the agent.
 
@@ -44,6 +45,24 @@ struct StatusCommand: AsyncParsableCommand {
                 }
                 // An older agent lacks these: leave them out.
                 let client = session.client
+                if let volume = try? await client.property("OutputVolume").stringValue {
+                    object["outputVolume"] = volume
+                    lines.append("volume   " + volume)
+                }
+                if let dnd = try? await client.property("DoNotDisturb").dictionaryValue {
+                    var entries: [String: Any] = [:]
+                    for (key, value) in dnd {
+                        if let text = value.stringValue {
+                            entries[key] = text
+                        } else if let flag = value.boolValue {
+                            entries[key] = flag
+                        } else if let number = value.integerValue {
+                            entries[key] = number
+                        }
+                    }
+                    object["doNotDisturb"] = entries
+                    lines.append("dnd      " + (dnd["description"]?.stringValue ?? "unknown"))
+                }
                 if let canWake = try? await client.property("CanWakeFromSuspend").boolValue,
                     let wake = try? await client.property("WakeFromSuspend").stringValue
                 {

@@ -16,6 +16,11 @@ struct AlarmOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The alarm's id (a UUID); scheduling an id again replaces that alarm.", valueName: "uuid"))
     var id: String?
 
+    @Flag(
+        name: .customLong("no-breakthrough"),
+        help: "Respect do-not-disturb: while it is on, the alert waits to be shown and rings as the agent's --dnd-sound says (alarms break through by default).")
+    var noBreakthrough = false
+
     @Flag(help: "Print the alarm as JSON instead of its id.")
     var json = false
 
@@ -48,8 +53,10 @@ struct AlarmOptions: ParsableArguments {
         return .named(path)
     }
 
-    /// Schedules a definition and prints the result.
+    /// Schedules a definition (with `--no-breakthrough` applied) and prints the result.
     func schedule(_ definition: AlarmDefinition, id: UUID) async throws {
+        var definition = definition
+        definition.breakthrough = !noBreakthrough
         try await reportingFailures {
             let session = try await AgentSession.open()
             let alarm = try await session.run { try await $0.schedule(id: id, definition: definition) }

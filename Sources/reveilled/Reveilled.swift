@@ -52,6 +52,23 @@ struct Reveilled: AsyncParsableCommand {
     var noNotifications = false
 
     @Option(
+        name: .customLong("dnd-sound"),
+        help: ArgumentHelp(
+            "How an alarm without breakthrough rings while do-not-disturb is on (its notification waits): quiet or silent.",
+            valueName: "quiet|silent"))
+    var dndSound: DoNotDisturbStatus.HeldSound = .quiet
+
+    @Option(
+        name: .customLong("unmute-to"),
+        help: ArgumentHelp(
+            "Silent mode, opt-in: while an alarm rings, turn a muted or silent output up to this volume (1-100 percent), and back after.",
+            valueName: "percent"))
+    var unmuteTo: Int?
+
+    @Flag(name: .customLong("ignore-dnd"), help: "Do not look at the desktop's do-not-disturb: never lift it, never hold alerts back.")
+    var ignoreDoNotDisturb = false
+
+    @Option(
         name: .customLong("system-bus"),
         help: ArgumentHelp(
             "A D-Bus address to watch logind (resume from suspend) and timedate1 (time zone) on instead of the system bus.",
@@ -77,6 +94,7 @@ struct Reveilled: AsyncParsableCommand {
         guard maxAlarms > 0 else { throw ValidationError("--max-alarms must be at least 1") }
         guard ramp >= 0, ramp <= 3_600, ramp.isFinite else { throw ValidationError("--ramp must be between 0 and 3600 seconds") }
         guard !soundDevice.isEmpty else { throw ValidationError("--sound-device must name an ALSA PCM") }
+        if let unmuteTo, !(1...100).contains(unmuteTo) { throw ValidationError("--unmute-to must be between 1 and 100 (percent)") }
     }
 
     func run() async throws {
@@ -114,7 +132,8 @@ struct Reveilled: AsyncParsableCommand {
         let desktop = DesktopOptions(
             notifications: !noNotifications,
             sound: silent ? nil : SoundPlayer.Configuration(device: .system(name: soundDevice), rampDuration: .milliseconds(Int64(ramp * 1000))),
-            soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")))
+            soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")),
+            doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound, unmuteTo: unmuteTo)
         let configuration = AgentConfiguration(
             storeDirectory: directory,
             policy: AlarmPolicy(graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms),
@@ -156,3 +175,5 @@ enum IntrospectedObject: String, ExpressibleByArgument, CaseIterable {
     case manager
     case alarm
 }
+
+extension DoNotDisturbStatus.HeldSound: ExpressibleByArgument {}

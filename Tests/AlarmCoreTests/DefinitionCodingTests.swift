@@ -1,42 +1,53 @@
 @testable import AlarmCore
 import Foundation
 import Testing
-import TestSupport
 
-/// The store's binary form of a definition reads back exactly, and refuses damaged bytes.
-@Suite("Store definition coding")
+/// The store's binary definition form across its formats: rows written before `breakthrough`
+/// existed stay readable, and read as breaking through.
+@Suite("Store: definition formats")
 struct DefinitionCodingTests {
-    static let definitions: [AlarmDefinition] = {
-        var custom = Fixtures.definition(Fixtures.clockTime(23, 59, on: [.saturday, .monday, .saturday]), snooze: 90, title: "Ünïcode ⏰")
-        custom.presentation.alert.secondaryButton = .openAppButton
-        custom.presentation.alert.secondaryButtonBehavior = .custom
-        custom.tintColor = Color(red: 0.1, green: 0.2, blue: 0.3, opacity: 0.4)
-        custom.metadata = Data([0, 1, 2, 255])
-        custom.sound = .named("alarm-clock-elapsed")
-        var bare = Fixtures.timer(1.5)
-        bare.presentation = AlarmPresentation(alert: .init(title: ""))
-        return [
-            Fixtures.definition(.fixed(Date(timeIntervalSinceReferenceDate: 801_234_567.123_456_7)), preAlert: 60),
-            Fixtures.definition(Fixtures.clockTime(0, 0)),
-            custom,
-            bare,
-        ]
-    }()
-
-    @Test("Every shape reads back equal", arguments: definitions)
-    func roundTrip(definition: AlarmDefinition) throws {
+    @Test("breakthrough off survives the round trip; on is the default")
+    func breakthroughRoundTrip() throws {
+        var definition = Sample.timer
+        #expect(definition.breakthrough)
+        #expect(try DefinitionCoding.decode(DefinitionCoding.encode(definition)).breakthrough)
+        definition.breakthrough = false
         #expect(try DefinitionCoding.decode(DefinitionCoding.encode(definition)) == definition)
     }
 
-    @Test("Every truncation and an unknown format throw instead of trapping")
-    func damaged() {
-        let bytes = DefinitionCoding.encode(Self.definitions[2])
-        for length in 0..<bytes.count {
-            #expect(throws: StoreError.self) { try DefinitionCoding.decode(bytes.prefix(length)) }
-        }
-        var unknown = bytes
-        unknown[unknown.startIndex] = 99
-        #expect(throws: StoreError.unreadableRow("definition format 99 is unknown")) { try DefinitionCoding.decode(unknown) }
-        #expect(throws: StoreError.self) { try DefinitionCoding.decode(bytes + Data([0])) }
+    @Test("A format-1 row (before breakthrough) reads back whole, breaking through", arguments: [
+        Sample.fixed, Sample.relativeOnce, Sample.relativeWeekly, Sample.timer,
+    ])
+    func formatOneRowsStayReadable(_ definition: AlarmDefinition) throws {
+        // A format-1 row is today's row without the trailing breakthrough byte, format byte 1.
+        var bytes = DefinitionCoding.encode(definition)
+        #expect(bytes.first == 2 && bytes.last == 1)
+        bytes.removeLast()
+        bytes[bytes.startIndex] = 1
+        let read = try DefinitionCoding.decode(bytes)
+        #expect(read == definition)
+        #expect(read.breakthrough)
+    }
+
+    @Test("An unknown format or a bad breakthrough byte is refused, not guessed")
+    func refusesWhatItCannotRead() throws {
+        var bytes = DefinitionCoding.encode(Sample.timer)
+        bytes[bytes.endIndex - 1] = 7
+        #expect(throws: StoreError.self) { try DefinitionCoding.decode(bytes) }
+        bytes[bytes.startIndex] = 3
+        #expect(throws: StoreError.self) { try DefinitionCoding.decode(bytes) }
+    }
+
+    @Test("JSON written before breakthrough existed decodes as breaking through")
+    func jsonWithoutTheKey() throws {
+        var definition = Sample.timer
+        definition.breakthrough = false
+        let encoded = try JSONEncoder().encode(definition)
+        var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        #expect(object["breakthrough"] as? Bool == false)
+        #expect(try JSONDecoder().decode(AlarmDefinition.self, from: encoded) == definition)
+        object["breakthrough"] = nil
+        let old = try JSONSerialization.data(withJSONObject: object)
+        #expect(try JSONDecoder().decode(AlarmDefinition.self, from: old).breakthrough)
     }
 }

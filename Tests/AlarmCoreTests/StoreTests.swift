@@ -40,7 +40,7 @@ private struct InjectedFault: Error, Equatable {
 }
 
 /// Records of every shape.
-private enum Sample {
+enum Sample {
     static let t0 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
 
     static let idA = UUID(uuidString: "0A0A0A0A-0000-4000-8000-000000000001")!
@@ -96,7 +96,7 @@ private enum Sample {
     }
 
     /// One record of each phase and schedule kind, named for the test's output.
-    static let roundTripCases: [RoundTripCase] = [
+    fileprivate static let roundTripCases: [RoundTripCase] = [
         .init("scheduled, fixed", AlarmRecord(
             id: UUID(), owner: "user", definition: fixed,
             phase: .scheduled(alertAt: t0.addingTimeInterval(86_400.5)), anchor: t0)),

@@ -78,6 +78,11 @@ public final class AlarmService: Sendable {
             return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
         })
         for record in await engine.alarms(visibleTo: .user) { await exportIfNeeded(record) }
+        desktop?.doNotDisturb?.onStatusChange { [weak self] status in
+            guard let self else { return }
+            try? connection.emitPropertiesChanged(
+                path: Self.managerPath, interface: Self.managerInterface, changed: ["DoNotDisturb": Self.encode(status)])
+        }
     }
 
     /// Keeps the alarm objects in step with the engine, and follows authorization changes and

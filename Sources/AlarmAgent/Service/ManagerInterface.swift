@@ -130,6 +130,12 @@ extension AlarmService {
                     case .unavailable(let reason): return .string("unavailable: \(reason); alerts are shown without sound")
                     }
                 },
+                DBusProperty(name: "OutputVolume", signature: "s", access: .read) { _ in
+                    .string(try required(service).desktop?.silentMode?.status ?? "not read (the agent runs silent)")
+                },
+                DBusProperty(name: "DoNotDisturb", signature: "a{sv}", access: .read) { _ in
+                    Self.encode(try required(service).desktop?.doNotDisturb?.status)
+                },
                 DBusProperty(name: "AlarmCount", signature: "u", access: .read) { call in
                     let s = try required(service)
                     let caller = try await s.caller(of: call).caller
@@ -175,6 +181,31 @@ extension AlarmService {
         guard try await caller(of: call).caller == .user else {
             throw DBusError(name: AgentError.notAuthorized, message: "only the person's own reveille command may do this")
         }
+    }
+
+    /// The `DoNotDisturb` property: `server` (s), `desktop` (s, empty when unknown), `setting` (s),
+    /// `state` (`on`, `off`, `unknown`), `way` (how an alarm with breakthrough gets through now:
+    /// `not-needed`, `shown-as-critical`, `lifted-while-ringing`, `sound-only`, `unknown`),
+    /// `lifted` (b), `held` (u: alerts without breakthrough waiting), `heldSound` (`quiet`,
+    /// `silent`), `description` (s: the sentence `reveille status` prints).
+    static func encode(_ status: DoNotDisturbStatus?) -> DBusValue {
+        guard let status else {
+            return .dictionary([
+                "state": .string("unknown"), "way": .string("unknown"),
+                "description": .string("not watched (the agent runs without notifications, or with --ignore-dnd)"),
+            ])
+        }
+        return .dictionary([
+            "server": .string(status.server),
+            "desktop": .string(status.desktop?.rawValue ?? ""),
+            "setting": .string(status.setting ?? ""),
+            "state": .string(status.state.rawValue),
+            "way": .string(status.way.rawValue),
+            "lifted": .boolean(status.lifted),
+            "held": .uint32(UInt32(clamping: status.held)),
+            "heldSound": .string(status.heldSound.rawValue),
+            "description": .string(status.sentence),
+        ])
     }
 
     static func encode(_ entry: AlertHistoryEntry) -> DBusValue {

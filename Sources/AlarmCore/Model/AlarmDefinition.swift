@@ -26,6 +26,10 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
     /// knows only by its executable. The agent checks, when it runs an intent, that this bus name
     /// belongs to that app's process; an app known by its app id gets its own id.
     public var applicationID: String?
+    /// Whether the alert breaks through the desktop's do-not-disturb, as AlarmKit's alarms cut
+    /// through Focus and Silent mode (the default). When false, the alert waits while
+    /// do-not-disturb is on and rings as the agent's `--dnd-sound` says.
+    public var breakthrough: Bool = true
 
     /// Creates a definition from its parts.
     public init(
@@ -68,6 +72,25 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
 
     /// Whether this is a timer: a countdown with no schedule.
     public var isTimer: Bool { schedule == nil }
+}
+
+extension AlarmDefinition {
+    /// Reads a definition, taking `breakthrough` as true when the JSON has no such key (written
+    /// before it existed).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            schedule: try container.decodeIfPresent(Alarm.Schedule.self, forKey: .schedule),
+            countdownDuration: try container.decodeIfPresent(Alarm.CountdownDuration.self, forKey: .countdownDuration),
+            presentation: try container.decode(AlarmPresentation.self, forKey: .presentation),
+            tintColor: try container.decode(Color.self, forKey: .tintColor),
+            metadata: try container.decodeIfPresent(Data.self, forKey: .metadata),
+            sound: try container.decode(AlertConfiguration.AlertSound.self, forKey: .sound))
+        stopIntent = try container.decodeIfPresent(String.self, forKey: .stopIntent)
+        secondaryIntent = try container.decodeIfPresent(String.self, forKey: .secondaryIntent)
+        applicationID = try container.decodeIfPresent(String.self, forKey: .applicationID)
+        breakthrough = try container.decodeIfPresent(Bool.self, forKey: .breakthrough) ?? true
+    }
 }
 
 extension AlarmDefinition {

@@ -5,7 +5,9 @@ import Foundation
 /// Keys: `id`, `state`, `kind`, `title`, `schedule` (`{"fixed": ISO-8601}` or
 /// `{"hour": 7, "minute": 30, "weekdays": [...]}`, weekdays only when it repeats), `countdown`
 /// (`preAlert`, `postAlert` seconds), `fireDate` (the next alert instant, when known), `remaining`
-/// (seconds left of a running or paused countdown), `sound` (`"default"` or the name). Instants are
+/// (seconds left of a running or paused countdown), `sound` (`"default"` or the name),
+/// `breakthrough` (`false` for an alarm that respects do-not-disturb; left out when it breaks
+/// through, as alarms do by default). Instants are
 /// ISO-8601 in UTC. Keys with no value are left out. Fields are only ever added.
 public struct AlarmDescription: Codable, Hashable, Sendable {
     /// The alarm's id, lowercase.
@@ -26,6 +28,8 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     public var remaining: Double?
     /// `default`, or the sound's file path or theme name.
     public var sound: String
+    /// `false` when the alarm respects do-not-disturb; `nil` (left out) when it breaks through.
+    public var breakthrough: Bool?
 
     /// A schedule in JSON.
     public struct ScheduleDescription: Codable, Hashable, Sendable {
@@ -88,6 +92,7 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
         case .default: sound = "default"
         case .named(let name): sound = name
         }
+        breakthrough = definition.breakthrough ? nil : false
     }
 
     /// The JSON text: keys sorted, no extra spaces, `/` not escaped.

@@ -7,8 +7,14 @@ import Foundation
 /// in declaration order; optionals are a presence byte and the value; strings and data are a
 /// `UInt32` byte count and the bytes; instants are `Date`'s own seconds since 2001 as a `Double`.
 /// A new field means a new format byte, with the old one still read.
+///
+/// Formats: 1, the fields up to `applicationID`; 2 adds `breakthrough` (a byte, 1 = breaks
+/// through do-not-disturb) at the end. A format-1 row reads as breaking through, as every alarm
+/// did before the flag existed.
 enum DefinitionCoding {
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
+    /// The formats `decode` reads.
+    static let readableFormats: ClosedRange<UInt8> = 1...2
 
     static func encode(_ definition: AlarmDefinition) -> Data {
         var writer = BinaryWriter()
@@ -60,13 +66,14 @@ enum DefinitionCoding {
         writer.optional(definition.stopIntent) { $0.string($1) }
         writer.optional(definition.secondaryIntent) { $0.string($1) }
         writer.optional(definition.applicationID) { $0.string($1) }
+        writer.byte(definition.breakthrough ? 1 : 0)
         return writer.bytes
     }
 
     static func decode(_ data: Data) throws -> AlarmDefinition {
         var reader = BinaryReader(data)
         let version = try reader.byte()
-        guard version == format else { throw StoreError.unreadableRow("definition format \(version) is unknown") }
+        guard readableFormats.contains(version) else { throw StoreError.unreadableRow("definition format \(version) is unknown") }
         let schedule: Alarm.Schedule?
         switch try reader.byte() {
         case 0:
@@ -116,6 +123,14 @@ enum DefinitionCoding {
         let stopIntent = try reader.optional { try $0.string() }
         let secondaryIntent = try reader.optional { try $0.string() }
         let applicationID = try reader.optional { try $0.string() }
+        var breakthrough = true
+        if version >= 2 {
+            switch try reader.byte() {
+            case 0: breakthrough = false
+            case 1: breakthrough = true
+            case let tag: throw StoreError.unreadableRow("breakthrough byte \(tag)")
+            }
+        }
         guard reader.isAtEnd else { throw StoreError.unreadableRow("definition has trailing bytes") }
         var definition = AlarmDefinition(
             schedule: schedule, countdownDuration: countdown,
@@ -128,6 +143,7 @@ enum DefinitionCoding {
         definition.stopIntent = stopIntent
         definition.secondaryIntent = secondaryIntent
         definition.applicationID = applicationID
+        definition.breakthrough = breakthrough
         return definition
     }
 }

@@ -57,8 +57,9 @@ public final class AlertSounds: Sendable {
     public func player(of id: UUID) -> SoundPlayer? { state.withLock { $0.players[id] }?.player }
 
     /// Starts ringing `record`'s sound, unless it already rings. Returns at once: the sound is
-    /// found off the caller's thread, and the player's own thread opens the device.
-    public func start(_ record: AlarmRecord) {
+    /// found off the caller's thread, and the player's own thread opens the device. A
+    /// `maximumGain` below 1 rings it quietly (an alert that waits for do-not-disturb to end).
+    public func start(_ record: AlarmRecord, maximumGain: Double = 1) {
         let alert = RingingSound()
         let isNew = state.withLock { state -> Bool in
             guard state.players[record.id] == nil else { return false }
@@ -76,7 +77,9 @@ public final class AlertSounds: Sendable {
                     try? await Task.sleep(for: Self.retryDelay(attempt: attempt))
                     guard !alert.isStopped else { return }
                 }
-                let player = SoundPlayer(sound: resolved.sound, configuration: configuration)
+                var playing = configuration
+                playing.maximumGain = min(playing.maximumGain, maximumGain)
+                let player = SoundPlayer(sound: resolved.sound, configuration: playing)
                 guard alert.attach(player) else { return }
                 do {
                     try await player.start()

@@ -73,15 +73,20 @@ public final class SoundPlayer: Sendable {
         public var startGain: Double
         /// The latency asked of `snd_pcm_set_params`.
         public var latency: Duration
+        /// The highest gain, applied on top of the ramp: 1 plays at full volume; less rings quietly
+        /// (an alarm that respects do-not-disturb). Samples are scaled, never the mixer.
+        public var maximumGain: Double
 
+        /// Creates a configuration.
         public init(
             device: SoundDevice = .default, rampDuration: Duration = .seconds(30), startGain: Double = 0.05,
-            latency: Duration = .milliseconds(100)
+            latency: Duration = .milliseconds(100), maximumGain: Double = 1
         ) {
             self.device = device
             self.rampDuration = rampDuration
             self.startGain = min(max(startGain, 0.0001), 1)
             self.latency = latency
+            self.maximumGain = min(max(maximumGain, 0), 1)
         }
     }
 
@@ -415,15 +420,17 @@ public final class SoundPlayer: Sendable {
     ) {
         let channels = sound.channels
         let total = sound.frameCount
+        let limit = configuration.maximumGain
         sound.samples.withUnsafeBufferPointer { source in
             chunk.withUnsafeMutableBufferPointer { target in
                 for frame in 0..<frames {
                     let done = ramp.done + frame
                     let base = position * channels
-                    if done >= ramp.length {
+                    if done >= ramp.length && limit >= 1 {
                         for channel in 0..<channels { target[frame * channels + channel] = source[base + channel] }
                     } else {
-                        let gain = pow(ramp.startGain, 1 - Double(done) / Double(ramp.length))
+                        let ramped = done >= ramp.length ? 1 : pow(ramp.startGain, 1 - Double(done) / Double(ramp.length))
+                        let gain = ramped * limit
                         for channel in 0..<channels {
                             target[frame * channels + channel] = Int16((Double(source[base + channel]) * gain).rounded())
                         }

@@ -11,7 +11,8 @@ import Foundation
 /// buttons; a button is `a{sv}` with `text`, `textColor` `#rrggbb`, `systemImageName`),
 /// `tintColor`, `metadata` (`ay`), `sound` (`default`, a path or a theme name), `stopIntent` and
 /// `secondaryIntent` (the names of the app's own actions), `applicationID` (the desktop app id whose
-/// actions those are, for an app the agent knows by its executable). Without `presentation`, the alert
+/// actions those are, for an app the agent knows by its executable), `breakthrough` (`b`: whether
+/// the alert breaks through do-not-disturb; true when left out, and left out when true). Without `presentation`, the alert
 /// shows `title` with Stop, and Snooze (Repeat for a timer) when there is a `postAlert` duration.
 public enum AlarmWire {
     // MARK: - Configurations
@@ -45,6 +46,7 @@ public enum AlarmWire {
         if let stop = definition.stopIntent { entries["stopIntent"] = .string(stop) }
         if let secondary = definition.secondaryIntent { entries["secondaryIntent"] = .string(secondary) }
         if let application = definition.applicationID { entries["applicationID"] = .string(application) }
+        if !definition.breakthrough { entries["breakthrough"] = .boolean(false) }
         return entries
     }
 
@@ -81,6 +83,9 @@ public enum AlarmWire {
         let applicationID = try reader.optional("applicationID") { value, field throws(AlarmRequestError) in
             try string(value, field: field)
         }
+        let breakthrough = try reader.optional("breakthrough") { value, field throws(AlarmRequestError) in
+            try boolean(value, field: field)
+        }
         try reader.finish()
         var definition = AlarmDefinition(
             schedule: schedule, countdownDuration: countdown, presentation: presentation!,
@@ -88,6 +93,7 @@ public enum AlarmWire {
         definition.stopIntent = stopIntent
         definition.secondaryIntent = secondaryIntent
         definition.applicationID = applicationID
+        definition.breakthrough = breakthrough ?? true
         return definition
     }
 
@@ -356,6 +362,13 @@ public enum AlarmWire {
             throw .invalidConfiguration(field: field, reason: "must be a string (s), not \(value.unwrapped.signature)")
         }
         return text
+    }
+
+    static func boolean(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Bool {
+        guard case .boolean(let flag) = value.unwrapped else {
+            throw .invalidConfiguration(field: field, reason: "must be a boolean (b), not \(value.unwrapped.signature)")
+        }
+        return flag
     }
 
     static func integer(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Int {

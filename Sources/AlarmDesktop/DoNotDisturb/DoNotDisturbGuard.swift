@@ -1,0 +1,418 @@
+import AlarmCore
+import DBus
+import Foundation
+import Logging
+import Synchronization
+
+/// Watches the desktop's do-not-disturb and carries out `Breakthrough`'s decisions: lifts it
+/// before an alert is posted where the desktop would hide the alert, puts it back when the last
+/// such alert ends (only if it still holds the value Reveille set), holds back alerts that do not
+/// break through, and replays the journal left by a crash.
+///
+/// Everything happens in order on one task: presentation effects (handed on to the notifications
+/// through `Outputs.post`, after any lift), server changes (`NameOwnerChanged` of
+/// `org.freedesktop.Notifications`) and setting changes (the backend's watch). Nothing is polled.
+public final class DoNotDisturbGuard: Sendable {
+    /// Where the guard's decisions go.
+    public struct Outputs: Sendable {
+        /// Hands an effect on to the notifications (after any lift, in order).
+        public var post: @Sendable (PresentationEffect) -> Void
+        /// An alert without breakthrough waits: ring it as `HeldSound` says.
+        public var hold: @Sendable (AlarmRecord) -> Void
+        /// A waiting alert is shown now (post it, ring it fully).
+        public var release: @Sendable (AlarmRecord) -> Void
+
+        /// Creates the outputs.
+        public init(
+            post: @escaping @Sendable (PresentationEffect) -> Void, hold: @escaping @Sendable (AlarmRecord) -> Void,
+            release: @escaping @Sendable (AlarmRecord) -> Void
+        ) {
+            self.post = post
+            self.hold = hold
+            self.release = release
+        }
+    }
+
+    /// How the guard finds the desktop.
+    public struct Configuration: Sendable {
+        /// The journal (`dnd-restore.json` in the store's folder).
+        public var journal: RestoreJournal
+        /// The session bus address; `nil` is `DBUS_SESSION_BUS_ADDRESS`.
+        public var busAddress: String?
+        /// `XDG_CONFIG_HOME` (Plasma's `plasmanotifyrc`).
+        public var configHome: URL
+        /// What alarms without breakthrough do while do-not-disturb is on.
+        public var heldSound: DoNotDisturbStatus.HeldSound
+
+        /// Creates a configuration.
+        public init(journal: RestoreJournal, busAddress: String? = nil, configHome: URL, heldSound: DoNotDisturbStatus.HeldSound = .quiet) {
+            self.journal = journal
+            self.busAddress = busAddress
+            self.configHome = configHome
+            self.heldSound = heldSound
+        }
+    }
+
+    enum Event: Sendable {
+        case effect(PresentationEffect)
+        case serverMayHaveChanged
+        case settingMayHaveChanged(generation: Int)
+        case flush(CheckedContinuation<Void, Never>)
+        case shutDown(CheckedContinuation<Void, Never>)
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    private let events: AsyncStream<Event>.Continuation
+    private let stream: AsyncStream<Event>
+    private let current = Mutex(DoNotDisturbStatus.starting)
+    private let observers = Mutex<[@Sendable (DoNotDisturbStatus) -> Void]>([])
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let logger: Logger
+
+    /// Creates the guard; `start(outputs:)` starts it.
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        (stream, events) = AsyncStream.makeStream(of: Event.self)
+        current.withLock { $0.heldSound = configuration.heldSound }
+    }
+
+    /// Starts watching (the server is looked up first, the journal replayed) and handling effects.
+    public func start(outputs: Outputs) {
+        let worker = Worker(guard: self, outputs: outputs, logger: logger)
+        let stream = self.stream
+        events.yield(.serverMayHaveChanged)
+        let task = Task {
+            await worker.connect()
+            for await event in stream {
+                if await worker.handle(event) { break }
+            }
+            worker.close()
+        }
+        loop.withLock { $0 = task }
+    }
+
+    /// Hands an effect on, in order (the notifications see it once any lift is done).
+    public func submit(_ effect: PresentationEffect) { events.yield(.effect(effect)) }
+
+    /// The status now.
+    public var status: DoNotDisturbStatus { current.withLock { $0 } }
+
+    /// Calls `handler` (on the guard's task) each time the status changes.
+    public func onStatusChange(_ handler: @escaping @Sendable (DoNotDisturbStatus) -> Void) {
+        observers.withLock { $0.append(handler) }
+    }
+
+    /// Waits until everything submitted so far has been handled.
+    public func flush() async {
+        await withCheckedContinuation { events.yield(.flush($0)) }
+    }
+
+    /// Puts back what was lifted (the alerts still ringing ring again when the agent starts) and stops.
+    public func shutDown() async {
+        guard loop.withLock({ $0 }) != nil else { return }
+        await withCheckedContinuation { continuation in
+            if case .terminated = events.yield(.shutDown(continuation)) { continuation.resume() }
+        }
+        events.finish()
+    }
+
+    func publish(_ status: DoNotDisturbStatus) {
+        let changed = current.withLock { current -> Bool in
+            guard current != status else { return false }
+            current = status
+            return true
+        }
+        guard changed else { return }
+        for observer in observers.withLock({ $0 }) { observer(status) }
+    }
+
+    func tick(_ event: Event) { events.yield(event) }
+}
+
+/// The guard's state, owned by its one task.
+private final class Worker {
+    let owner: DoNotDisturbGuard  // strong: the loop ends at shutDown, and the cycle with it
+    let outputs: DoNotDisturbGuard.Outputs
+    let logger: Logger
+    var journal: RestoreJournal { owner.configuration.journal }
+
+    var connection: DBusConnection?
+    var detector: ServerDetector?
+    var server: ServerDetector.Server?
+    var backend: (any DoNotDisturbBackend)?
+    var generation = 0
+    var watches: [Task<Void, Never>] = []
+    var machine = Breakthrough()
+    var ringing: [UUID: AlarmRecord] = [:]
+    var reading: DoNotDisturbReading?
+    var readFailure: String?
+    /// Whether the server was looked up once.
+    var looked = false
+
+    init(guard owner: DoNotDisturbGuard, outputs: DoNotDisturbGuard.Outputs, logger: Logger) {
+        self.owner = owner
+        self.outputs = outputs
+        self.logger = logger
+    }
+
+    /// Joins the session bus and watches `org.freedesktop.Notifications` change hands.
+    func connect() async {
+        do {
+            let connection = try owner.configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
+            self.connection = connection
+            detector = ServerDetector(connection: connection, configHome: owner.configuration.configHome)
+            let changes = try await connection.subscribe(MatchRule(
+                sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameOwnerChanged", arg0: ServerDetector.notifications))
+            let owner = self.owner
+            watches.append(Task { for await _ in changes { owner.tick(.serverMayHaveChanged) } })
+        } catch {
+            logger.warning("Do-not-disturb is not watched: no session bus", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func close() {
+        for watch in watches { watch.cancel() }
+        watches = []
+        backend?.stop()
+        backend = nil
+        connection?.close()
+    }
+
+    /// Handles one event; true when the guard is to stop.
+    func handle(_ event: DoNotDisturbGuard.Event) async -> Bool {
+        switch event {
+        case .effect(let effect):
+            await handle(effect)
+        case .serverMayHaveChanged:
+            await serverMayHaveChanged()
+        case .settingMayHaveChanged(let generation):
+            guard generation == self.generation else { break }
+            let conditions = await read()
+            await carryOut(machine.observed(conditions))
+        case .flush(let continuation):
+            continuation.resume()
+        case .shutDown(let continuation):
+            if case .lifted(let entry) = machine.lift { await restore(entry) }
+            continuation.resume()
+            return true
+        }
+        publishStatus()
+        return false
+    }
+
+    // MARK: Effects
+
+    func handle(_ effect: PresentationEffect) async {
+        switch effect {
+        case .alert(let record):
+            ringing[record.id] = record
+            let conditions = await read()
+            let actions = machine.alertStarted(record.id, breaksThrough: record.definition.breakthrough, conditions)
+            await carryOut(actions)
+        case .endAlert(let id, _):
+            outputs.post(effect)
+            ringing[id] = nil
+            await alertEnded(id)
+        case .countdown(let record):
+            outputs.post(effect)
+            if ringing.removeValue(forKey: record.id) != nil { await alertEnded(record.id) }
+        case .endCountdown, .missed:
+            outputs.post(effect)
+        }
+    }
+
+    func alertEnded(_ id: UUID) async {
+        let takenOver = machine.lift == .takenOver
+        await carryOut(machine.alertEnded(id))
+        if takenOver, machine.lift == .none {
+            logger.info("The last alert ended; do-not-disturb stays as the person set it during the alert")
+        }
+    }
+
+    func carryOut(_ actions: [Breakthrough.Action]) async {
+        for action in actions {
+            switch action {
+            case .lift:
+                await lift()
+            case .post(let id):
+                guard let record = ringing[id] else { break }
+                // An alarm without breakthrough waited for this decision to start its sound too.
+                if record.definition.breakthrough { outputs.post(.alert(record)) } else { outputs.release(record) }
+            case .hold(let id):
+                if let record = ringing[id] {
+                    logger.info("Do-not-disturb is on: the alert waits", metadata: ["alarm": "\(id)"])
+                    outputs.hold(record)
+                }
+            case .release(let id):
+                if let record = ringing[id] {
+                    logger.info("Do-not-disturb ended: showing the alert that waited", metadata: ["alarm": "\(id)"])
+                    outputs.release(record)
+                }
+            case .restore(let entry):
+                await restore(entry)
+            case .forget:
+                logger.info("Do-not-disturb was changed during the alert: it stays as the person set it")
+                journal.clear()
+            }
+        }
+    }
+
+    /// Journals the current value, then writes the lifted one.
+    func lift() async {
+        guard let backend, let value = reading?.value, let lifted = backend.liftedValue(from: value) else { return }
+        let entry = RestoreEntry(owner: backend.desktop.rawValue, setting: backend.settingName, saved: value, lifted: lifted)
+        do {
+            try journal.record(entry)
+        } catch {
+            logger.error("Do-not-disturb is not lifted: its journal could not be written", metadata: ["error": "\(error)"])
+            machine.liftFailed()
+            return
+        }
+        do {
+            try await backend.write(lifted)
+            machine.didLift(entry)
+            reading?.value = lifted
+            reading?.isOn = false
+            logger.info("Do-not-disturb lifted while the alert rings", metadata: ["setting": "\(entry.setting)", "was": "\(value)"])
+        } catch {
+            journal.clear()
+            machine.liftFailed()
+            logger.error("Do-not-disturb could not be lifted", metadata: ["setting": "\(entry.setting)", "error": "\(error)"])
+        }
+    }
+
+    /// Puts `entry.saved` back if the setting still holds `entry.lifted`; clears the journal.
+    func restore(_ entry: RestoreEntry) async {
+        guard let backend = await backend(for: entry) else {
+            logger.warning("Do-not-disturb cannot be put back yet: its desktop is not running", metadata: ["setting": "\(entry.setting)"])
+            return
+        }
+        do {
+            let now = try await backend.read()
+            if now.value == entry.lifted {
+                try await backend.write(entry.saved)
+                logger.info("Do-not-disturb put back", metadata: ["setting": "\(entry.setting)", "value": "\(entry.saved)"])
+            } else {
+                logger.info(
+                    "Do-not-disturb was changed meanwhile: left as it is",
+                    metadata: ["setting": "\(entry.setting)", "value": "\(now.value)"])
+            }
+            journal.clear()
+            if backend !== self.backend { backend.stop() }
+            _ = await read()
+        } catch {
+            logger.error("Do-not-disturb could not be put back; trying again later", metadata: ["setting": "\(entry.setting)", "error": "\(error)"])
+        }
+    }
+
+    /// The backend that can put `entry` back: the current one when its desktop matches, or a
+    /// GSettings one (GSettings works without the desktop's server running).
+    func backend(for entry: RestoreEntry) async -> (any DoNotDisturbBackend)? {
+        if let backend, backend.desktop.rawValue == entry.owner, backend.settingName == entry.setting { return backend }
+        guard let desktop = NotificationDesktop(rawValue: entry.owner), GSettingsBackend.Key.of(desktop) != nil else { return nil }
+        return GSettingsBackend(desktop: desktop, connection: connection)
+    }
+
+    // MARK: The server and its setting
+
+    func serverMayHaveChanged() async {
+        guard let detector else {
+            await replayJournalAsync()
+            return
+        }
+        let found: ServerDetector.Server?
+        do {
+            found = try await detector.detect()
+        } catch {
+            logger.warning("The notification server did not say who it is", metadata: ["error": "\(error)"])
+            found = nil
+        }
+        guard !looked || found?.owner != server?.owner else { return }
+        looked = true
+        backend?.stop()
+        backend = nil
+        generation += 1
+        server = found
+        reading = nil
+        if let found {
+            logger.info("Notification server", metadata: ["server": "\(found.description)", "desktop": "\(found.desktop.rawValue)"])
+            if let backend = await detector.backend(for: found.desktop) {
+                self.backend = backend
+                let generation = self.generation
+                do {
+                    let ticks = try await backend.watch()
+                    let owner = self.owner
+                    watches.append(Task { for await _ in ticks { owner.tick(.settingMayHaveChanged(generation: generation)) } })
+                } catch {
+                    logger.warning("Do-not-disturb is read but not watched", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        await replayJournalAsync()
+        let conditions = await read()
+        await carryOut(machine.observed(conditions))
+    }
+
+    /// Puts back a setting a crashed agent left lifted, unless this agent lifted it itself.
+    func replayJournalAsync() async {
+        guard !machine.isLiftedNow, let entry = journal.load() else { return }
+        logger.notice("Putting back do-not-disturb left lifted by an agent that stopped", metadata: ["setting": "\(entry.setting)"])
+        await restore(entry)
+    }
+
+    /// Reads the setting now (nothing known without a backend).
+    func read() async -> Breakthrough.Conditions {
+        guard let backend else {
+            reading = nil
+            readFailure = nil
+            let critical = server.map { ServerDetector.criticalShownByDefault($0.desktop) } ?? true
+            return .init(isOn: false, criticalShown: critical, canLift: false, value: nil)
+        }
+        do {
+            let now = try await backend.read()
+            reading = now
+            readFailure = nil
+            return .init(isOn: now.isOn, criticalShown: now.criticalShown, canLift: backend.liftedValue(from: now.value) != nil, value: now.value)
+        } catch {
+            reading = nil
+            readFailure = "\(error)"
+            return .unknown
+        }
+    }
+
+    // MARK: Status
+
+    func publishStatus() {
+        var status = DoNotDisturbStatus(
+            server: server?.description ?? (connection == nil ? "unknown (no session bus)" : "none"),
+            desktop: server?.desktop, setting: backend?.settingName, state: .unknown, way: .unknown,
+            lifted: machine.isLiftedNow, held: machine.held.count, heldSound: owner.configuration.heldSound)
+        if machine.isLiftedNow {
+            status.state = .on
+            status.way = .liftedWhileRinging
+        } else if let reading {
+            status.state = reading.isOn ? .on : .off
+            status.detail = reading.detail
+            if !reading.isOn {
+                status.way = .notNeeded
+            } else if reading.criticalShown {
+                status.way = .shownAsCritical
+            } else if let backend, backend.liftedValue(from: reading.value) != nil {
+                status.way = .liftedWhileRinging
+            } else {
+                status.way = .soundOnly
+            }
+        } else if let readFailure {
+            status.detail = "could not be read: \(readFailure)"
+        } else if let server {
+            status.way = ServerDetector.criticalShownByDefault(server.desktop) ? .shownAsCritical : .unknown
+            status.detail = server.desktop == .other
+                ? "\(server.description)'s do-not-disturb is not known to Reveille"
+                : "\(server.desktop.displayName)'s do-not-disturb is not read here"
+        }
+        owner.publish(status)
+    }
+}

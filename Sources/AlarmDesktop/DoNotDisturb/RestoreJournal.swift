@@ -1,0 +1,122 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a person's setting was before Reveille changed it, and what Reveille set it to: written to
+/// disk (and `fsync`ed) before anything is changed, removed once it is put back, and replayed
+/// when the agent starts after a crash.
+public struct RestoreEntry: Codable, Sendable, Hashable {
+    /// Whose setting: a desktop (`dunst`, `gnome`, ...) or `mixer`.
+    public var owner: String
+    /// The setting, as a person would look it up.
+    public var setting: String
+    /// The person's value, to put back.
+    public var saved: DoNotDisturbValue
+    /// The value Reveille set: the setting is put back only while it still holds this.
+    public var lifted: DoNotDisturbValue
+    /// When it was changed.
+    public var changedAt: Date
+
+    /// Creates an entry.
+    public init(owner: String, setting: String, saved: DoNotDisturbValue, lifted: DoNotDisturbValue, changedAt: Date = Date()) {
+        self.owner = owner
+        self.setting = setting
+        self.saved = saved
+        self.lifted = lifted
+        self.changedAt = changedAt
+    }
+}
+
+/// One journal file (such as `dnd-restore.json` in the store's folder) holding at most one entry.
+///
+/// `record` writes a temporary file, `fsync`s it, renames it over the journal and `fsync`s the
+/// folder, so after a crash the journal is either the old one or the new one, whole.
+public struct RestoreJournal: Sendable {
+    /// The journal's file.
+    public let url: URL
+
+    /// A journal at `url`.
+    public init(url: URL) { self.url = url }
+
+    /// The entry on disk, or `nil` (none, or unreadable: an unreadable journal is set aside as
+    /// `<name>.unreadable` and reported by the caller).
+    public func load() -> RestoreEntry? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        if let entry = try? decoder.decode(RestoreEntry.self, from: data) { return entry }
+        try? FileManager.default.removeItem(at: url.appendingPathExtension("unreadable"))
+        try? FileManager.default.moveItem(at: url, to: url.appendingPathExtension("unreadable"))
+        return nil
+    }
+
+    /// Writes `entry` durably; returns once it is on disk.
+    public func record(_ entry: RestoreEntry) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(entry)
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let temporary = folder.appendingPathComponent("." + url.lastPathComponent + ".new")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor)
+        close(descriptor)
+        guard written == data.count, synced == 0, rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        Self.syncFolder(folder)
+    }
+
+    /// Removes the journal (the setting is back, or the person took it over).
+    public func clear() {
+        guard unlink(url.path) == 0 else { return }
+        Self.syncFolder(url.deletingLastPathComponent())
+    }
+
+    private static func syncFolder(_ folder: URL) {
+        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}
+
+extension DoNotDisturbValue {
+    // The journal's form: {"flag": true}, {"level": 50}, {"modes": ["a"]}, {"unmuted": false, "volume": 0}.
+    private enum CodingKeys: String, CodingKey { case flag, level, modes, unmuted, volume }
+
+    /// Reads the journal's form.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let flag = try container.decodeIfPresent(Bool.self, forKey: .flag) {
+            self = .flag(flag)
+        } else if let level = try container.decodeIfPresent(UInt32.self, forKey: .level) {
+            self = .level(level)
+        } else if let modes = try container.decodeIfPresent([String].self, forKey: .modes) {
+            self = .modes(modes)
+        } else if let unmuted = try container.decodeIfPresent(Bool.self, forKey: .unmuted) {
+            self = .output(unmuted: unmuted, volume: try container.decode(Int.self, forKey: .volume))
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no flag, level or modes"))
+        }
+    }
+
+    /// Writes the journal's form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .flag(let flag): try container.encode(flag, forKey: .flag)
+        case .level(let level): try container.encode(level, forKey: .level)
+        case .modes(let modes): try container.encode(modes, forKey: .modes)
+        case .output(let unmuted, let volume):
+            try container.encode(unmuted, forKey: .unmuted)
+            try container.encode(volume, forKey: .volume)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import CALSA
+import Foundation
+
+/// The mixer of the output alert sounds go to: ALSA's simple mixer element `Master` (or `PCM`) of
+/// the control device `default` (on a desktop, PipeWire's or PulseAudio's, so the volume the
+/// person sets), read and, for silent mode, written.
+///
+/// Every call opens the mixer, does its work and closes it: nothing is held between alerts.
+public struct OutputMixer: Sendable {
+    /// The control device (`default`).
+    public let device: String
+    /// The elements tried, in order.
+    public static let elements = ["Master", "PCM"]
+
+    /// A mixer on `device`.
+    public init(device: String = "default") { self.device = device }
+
+    /// What the mixer says now.
+    public struct Reading: Sendable, Hashable {
+        /// The element, such as `Master`.
+        public var element: String
+        /// Whether playback is switched on (an element without a switch is always on).
+        public var unmuted: Bool
+        /// The raw volume (front left channel).
+        public var volume: Int
+        /// The raw volume's range.
+        public var range: ClosedRange<Int>
+
+        /// Creates a reading.
+        public init(element: String, unmuted: Bool, volume: Int, range: ClosedRange<Int>) {
+            self.element = element
+            self.unmuted = unmuted
+            self.volume = volume
+            self.range = range
+        }
+
+        /// The volume in percent of its range.
+        public var percent: Int {
+            let span = range.upperBound - range.lowerBound
+            guard span > 0 else { return unmuted ? 100 : 0 }
+            return Int((Double(volume - range.lowerBound) / Double(span) * 100).rounded())
+        }
+
+        /// Whether nothing would be heard: muted, or at the bottom of its range.
+        public var isSilent: Bool { !unmuted || volume <= range.lowerBound }
+
+        /// The setting as the journal keeps it.
+        public var value: DoNotDisturbValue { .output(unmuted: unmuted, volume: volume) }
+
+        /// The value that makes it heard at `percent` at least (never lower than it is).
+        public func audible(atLeast percent: Int) -> DoNotDisturbValue {
+            let span = Double(range.upperBound - range.lowerBound)
+            let target = range.lowerBound + Int((span * Double(min(max(percent, 1), 100)) / 100).rounded(.up))
+            return .output(unmuted: true, volume: max(volume, target))
+        }
+    }
+
+    /// Reads the mixer; throws (with the reason) when there is none, as on a machine without a
+    /// sound card.
+    public func read() throws(DoNotDisturbError) -> Reading {
+        try withElement { element, name in
+            var minimum = 0
+            var maximum = 0
+            snd_mixer_selem_get_playback_volume_range(element, &minimum, &maximum)
+            var volume = 0
+            snd_mixer_selem_get_playback_volume(element, SND_MIXER_SCHN_FRONT_LEFT, &volume)
+            var on: Int32 = 1
+            if snd_mixer_selem_has_playback_switch(element) != 0 {
+                snd_mixer_selem_get_playback_switch(element, SND_MIXER_SCHN_FRONT_LEFT, &on)
+            }
+            return Reading(element: name, unmuted: on != 0, volume: volume, range: min(minimum, maximum)...max(minimum, maximum))
+        }
+    }
+
+    /// Writes the switch and the volume (all channels).
+    public func write(_ value: DoNotDisturbValue) throws(DoNotDisturbError) {
+        guard case .output(let unmuted, let volume) = value else { throw DoNotDisturbError("not a mixer setting") }
+        try withElement { element, name throws(DoNotDisturbError) in
+            if snd_mixer_selem_has_playback_switch(element) != 0 {
+                guard snd_mixer_selem_set_playback_switch_all(element, unmuted ? 1 : 0) == 0 else {
+                    throw DoNotDisturbError("the \(name) switch cannot be set")
+                }
+            }
+            guard snd_mixer_selem_set_playback_volume_all(element, volume) == 0 else {
+                throw DoNotDisturbError("the \(name) volume cannot be set")
+            }
+        }
+    }
+
+    /// Opens the mixer, finds the element, runs `body`, closes the mixer.
+    private func withElement<T>(_ body: (OpaquePointer, String) throws(DoNotDisturbError) -> T) throws(DoNotDisturbError) -> T {
+        _ = reveille_alsa_silence_errors()
+        var mixer: OpaquePointer?
+        guard snd_mixer_open(&mixer, 0) == 0, let mixer else { throw DoNotDisturbError("no mixer could be opened") }
+        defer { snd_mixer_close(mixer) }
+        guard snd_mixer_attach(mixer, device) == 0 else { throw DoNotDisturbError("no mixer found for ALSA \"\(device)\"") }
+        guard snd_mixer_selem_register(mixer, nil, nil) == 0, snd_mixer_load(mixer) == 0 else {
+            throw DoNotDisturbError("the mixer of ALSA \"\(device)\" cannot be read")
+        }
+        var identifier: OpaquePointer?
+        guard snd_mixer_selem_id_malloc(&identifier) == 0, let identifier else { throw DoNotDisturbError("out of memory") }
+        defer { snd_mixer_selem_id_free(identifier) }
+        for name in Self.elements {
+            snd_mixer_selem_id_set_index(identifier, 0)
+            snd_mixer_selem_id_set_name(identifier, name)
+            if let element = snd_mixer_find_selem(mixer, identifier), snd_mixer_selem_has_playback_volume(element) != 0 {
+                return try body(element, name)
+            }
+        }
+        throw DoNotDisturbError("the mixer of ALSA \"\(device)\" has no Master or PCM volume")
+    }
+}

@@ -1,0 +1,90 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// KDE Plasma, mako and SwayNotificationCenter cannot run here (they need a Wayland compositor or a
+/// Plasma session): doubles speak their real D-Bus interfaces on the real bus
+/// (`Scripts/notification_desktops.py`), and the real agent watches and changes them.
+@Suite("Agent: do-not-disturb on Plasma, mako and swaync (doubles)", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct DoNotDisturbDoubleTests {
+    /// A sandbox without dunst, the double of `desktop`, and the agent.
+    static func start(_ desktop: String) async throws -> (AgentFixture, SandboxProcess) {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        do {
+            let server = try await DesktopDoubles.startServer(desktop, in: fixture.sandbox)
+            _ = try await DesktopDoubles.startAgent(in: fixture.sandbox)
+            return (fixture, server)
+        } catch {
+            fixture.stop()
+            throw error
+        }
+    }
+
+    static let notifications = ("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+
+    @Test("Plasma: Inhibited is watched; critical alerts show during it, unless CriticalInDndMode is off")
+    func plasma() async throws {
+        let (fixture, server) = try await Self.start("plasma")
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let (name, path) = Self.notifications
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["desktop"] as? String == "plasma" && $0["state"] as? String == "off" }
+        let cookie = try await DesktopDoubles.call(sandbox, name, path, name, "Inhibit", [.string("org.kde.plasmashell"), .string("Do not disturb"), .dictionary([:])])
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "on" && $0["way"] as? String == "shown-as-critical" }
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Plasma")
+        try await DesktopDoubles.waitForAlert("Plasma", from: server)
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+
+        // The person turned "show critical notifications" off: only the sound gets through, and status says so.
+        try "[DoNotDisturb]\nCriticalInDndMode=false\n".write(
+            to: sandbox.configHome.appendingPathComponent("plasmanotifyrc"), atomically: true, encoding: .utf8)
+        _ = try await DesktopDoubles.call(sandbox, name, path, name, "UnInhibit", cookie)
+        _ = try await DesktopDoubles.call(sandbox, name, path, name, "Inhibit", [.string("org.kde.plasmashell"), .string("Do not disturb"), .dictionary([:])])
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["way"] as? String == "sound-only" }
+        let status = try await fixture.reveille("status")
+        #expect(status.output.contains("only their sound gets through"), "\(status)")
+    }
+
+    @Test("mako: the do-not-disturb mode is taken off while the alert rings and put back after")
+    func mako() async throws {
+        let (fixture, server) = try await Self.start("mako")
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        func modes() async throws -> [String] {
+            let reply = try await DesktopDoubles.call(sandbox, "fr.emersion.Mako", "/fr/emersion/Mako", "fr.emersion.Mako", "ListModes")
+            return reply.first?.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+        // As `makoctl mode -a do-not-disturb` does.
+        _ = try await DesktopDoubles.call(
+            sandbox, "fr.emersion.Mako", "/fr/emersion/Mako", "fr.emersion.Mako", "SetModes", [.strings(["default", "do-not-disturb"])])
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) {
+            $0["desktop"] as? String == "mako" && $0["state"] as? String == "on" && $0["way"] as? String == "lifted-while-ringing"
+        }
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Mako")
+        try await DesktopDoubles.waitForAlert("Mako", from: server)
+        #expect(try await modes() == ["default"], "the mode is off before the alert is posted")
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["lifted"] as? Bool == false && $0["state"] as? String == "on" }
+        #expect(try await modes() == ["default", "do-not-disturb"])
+    }
+
+    @Test("swaync: GetDnd is read, SubscribeV2 watched; the alert bypasses do-not-disturb with nothing changed")
+    func swaync() async throws {
+        let (fixture, server) = try await Self.start("swaync")
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let cc = ("org.erikreider.swaync.cc", "/org/erikreider/swaync/cc")
+        // As `swaync-client --toggle-dnd` does.
+        _ = try await DesktopDoubles.call(sandbox, cc.0, cc.1, cc.0, "ToggleDnd")
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) {
+            $0["desktop"] as? String == "swaync" && $0["state"] as? String == "on" && $0["way"] as? String == "shown-as-critical"
+        }
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Sway")
+        try await DesktopDoubles.waitForAlert("Sway", from: server)
+        #expect(try await DesktopDoubles.call(sandbox, cc.0, cc.1, cc.0, "GetDnd").first?.boolValue == true)
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        _ = try await DesktopDoubles.call(sandbox, cc.0, cc.1, cc.0, "ToggleDnd")
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "off" }
+    }
+}

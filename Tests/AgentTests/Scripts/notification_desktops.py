@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Test doubles of desktop notification servers, speaking their real D-Bus interfaces.
+
+Usage: notification_desktops.py BUS_ADDRESS DESKTOP
+DESKTOP is gnome, cinnamon, mate, plasma, mako or swaync. Owns org.freedesktop.Notifications
+(GetServerInformation answers as that desktop's server does; GetCapabilities, Notify,
+CloseNotification with NotificationClosed) and the desktop's own names:
+
+  gnome   org.gnome.ScreenSaver at /org/gnome/ScreenSaver: GetActive() -> b, SetActive(b)
+          (as gnome-shell's: locks or unlocks, emitting ActiveChanged(b)).
+  plasma  Inhibit(s desktop_entry, s reason, a{sv} hints) -> u and UnInhibit(u) on
+          org.freedesktop.Notifications, the read-only property Inhibited (b) with
+          PropertiesChanged, as plasmashell's notification server.
+  mako    fr.emersion.Mako at /fr/emersion/Mako: ListModes() -> as, SetModes(as), and the
+          property Modes with PropertiesChanged (mako 1.10).
+  swaync  org.erikreider.swaync.cc at /org/erikreider/swaync/cc: GetDnd() -> b, SetDnd(b),
+          ToggleDnd() -> b, emitting SubscribeV2(u count, b dnd, b visible, b inhibited).
+
+Each Notify prints "notify URGENCY SUMMARY" on stdout; "ready" once every name is owned.
+"""
+import sys
+
+import dbus
+import dbus.bus
+import dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+ADDRESS, DESKTOP = sys.argv[1], sys.argv[2]
+NOTIFICATIONS = "org.freedesktop.Notifications"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+IDENTITY = {
+    "gnome": ("gnome-shell", "GNOME", "43.9", "1.2"),
+    "cinnamon": ("cinnamon", "GNOME", "5.6.8", "1.2"),
+    "mate": ("Notification Daemon", "MATE", "1.26.0", "1.2"),
+    "plasma": ("Plasma", "KDE", "5.27.5", "1.2"),
+    "mako": ("mako", "emersion", "1.7.1", "1.2"),
+    "swaync": ("SwayNotificationCenter", "ErikReider", "0.8.0", "1.2"),
+}[DESKTOP]
+
+
+class Notifications(dbus.service.Object):
+    def __init__(self, bus, path):
+        super().__init__(bus, path)
+        self.next_id = 1
+        self.inhibitions = set()
+
+    @dbus.service.method(NOTIFICATIONS, in_signature="", out_signature="ssss")
+    def GetServerInformation(self):
+        return IDENTITY
+
+    @dbus.service.method(NOTIFICATIONS, in_signature="", out_signature="as")
+    def GetCapabilities(self):
+        return ["actions", "body", "persistence"]
+
+    @dbus.service.method(NOTIFICATIONS, in_signature="susssasa{sv}i", out_signature="u")
+    def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout):
+        number = replaces or self.next_id
+        self.next_id = max(self.next_id, number + 1)
+        print("notify %d %s" % (int(hints.get("urgency", 1)), summary), flush=True)
+        return number
+
+    @dbus.service.method(NOTIFICATIONS, in_signature="u", out_signature="")
+    def CloseNotification(self, number):
+        self.NotificationClosed(number, 3)
+
+    @dbus.service.signal(NOTIFICATIONS, signature="uu")
+    def NotificationClosed(self, number, reason):
+        pass
+
+    @dbus.service.signal(NOTIFICATIONS, signature="us")
+    def ActionInvoked(self, number, key):
+        pass
+
+    # Plasma's inhibitions (do-not-disturb).
+    @dbus.service.method(NOTIFICATIONS, in_signature="ssa{sv}", out_signature="u")
+    def Inhibit(self, desktop_entry, reason, hints):
+        cookie = len(self.inhibitions) + 1
+        while cookie in self.inhibitions:
+            cookie += 1
+        self.inhibitions.add(cookie)
+        if len(self.inhibitions) == 1:
+            self.PropertiesChanged(NOTIFICATIONS, {"Inhibited": True}, [])
+        return cookie
+
+    @dbus.service.method(NOTIFICATIONS, in_signature="u", out_signature="")
+    def UnInhibit(self, cookie):
+        self.inhibitions.discard(cookie)
+        if not self.inhibitions:
+            self.PropertiesChanged(NOTIFICATIONS, {"Inhibited": False}, [])
+
+    @dbus.service.method(PROPERTIES, in_signature="ss", out_signature="v")
+    def Get(self, interface, name):
+        if DESKTOP == "plasma" and interface == NOTIFICATIONS and name == "Inhibited":
+            return dbus.Boolean(bool(self.inhibitions))
+        raise dbus.exceptions.DBusException("No such property", name="org.freedesktop.DBus.Error.UnknownProperty")
+
+    @dbus.service.signal(PROPERTIES, signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+
+class ScreenSaver(dbus.service.Object):
+    active = False
+
+    @dbus.service.method("org.gnome.ScreenSaver", in_signature="", out_signature="b")
+    def GetActive(self):
+        return self.active
+
+    @dbus.service.method("org.gnome.ScreenSaver", in_signature="b", out_signature="")
+    def SetActive(self, active):
+        if bool(active) != self.active:
+            self.active = bool(active)
+            self.ActiveChanged(self.active)
+
+    @dbus.service.signal("org.gnome.ScreenSaver", signature="b")
+    def ActiveChanged(self, active):
+        pass
+
+
+class Mako(dbus.service.Object):
+    modes = ["default"]
+
+    @dbus.service.method("fr.emersion.Mako", in_signature="", out_signature="as")
+    def ListModes(self):
+        return dbus.Array(self.modes, signature="s")
+
+    @dbus.service.method("fr.emersion.Mako", in_signature="as", out_signature="")
+    def SetModes(self, modes):
+        self.modes = [str(mode) for mode in modes]
+        self.PropertiesChanged("fr.emersion.Mako", {"Modes": dbus.Array(self.modes, signature="s")}, [])
+
+    @dbus.service.method(PROPERTIES, in_signature="ss", out_signature="v")
+    def Get(self, interface, name):
+        if name == "Modes":
+            return dbus.Array(self.modes, signature="s")
+        raise dbus.exceptions.DBusException("No such property", name="org.freedesktop.DBus.Error.UnknownProperty")
+
+    @dbus.service.signal(PROPERTIES, signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+
+class Swaync(dbus.service.Object):
+    dnd = False
+
+    @dbus.service.method("org.erikreider.swaync.cc", in_signature="", out_signature="b")
+    def GetDnd(self):
+        return self.dnd
+
+    @dbus.service.method("org.erikreider.swaync.cc", in_signature="b", out_signature="")
+    def SetDnd(self, dnd):
+        self.dnd = bool(dnd)
+        self.SubscribeV2(0, self.dnd, False, False)
+
+    @dbus.service.method("org.erikreider.swaync.cc", in_signature="", out_signature="b")
+    def ToggleDnd(self):
+        self.SetDnd(not self.dnd)
+        return self.dnd
+
+    @dbus.service.signal("org.erikreider.swaync.cc", signature="ubbb")
+    def SubscribeV2(self, count, dnd, visible, inhibited):
+        pass
+
+
+DBusGMainLoop(set_as_default=True)
+bus = dbus.bus.BusConnection(ADDRESS)
+objects = [Notifications(bus, "/org/freedesktop/Notifications")]
+names = []
+if DESKTOP == "gnome":
+    objects.append(ScreenSaver(bus, "/org/gnome/ScreenSaver"))
+    names.append(dbus.service.BusName("org.gnome.ScreenSaver", bus))
+elif DESKTOP == "mako":
+    objects.append(Mako(bus, "/fr/emersion/Mako"))
+    names.append(dbus.service.BusName("fr.emersion.Mako", bus))
+elif DESKTOP == "swaync":
+    objects.append(Swaync(bus, "/org/erikreider/swaync/cc"))
+    names.append(dbus.service.BusName("org.erikreider.swaync.cc", bus))
+# The notification name last: when it has an owner, the desktop's other names are there too.
+names.append(dbus.service.BusName(NOTIFICATIONS, bus))
+loop = GLib.MainLoop()
+bus.call_on_disconnection(lambda connection: loop.quit())
+GLib.timeout_add_seconds(300, loop.quit)
+print("ready", flush=True)
+loop.run()

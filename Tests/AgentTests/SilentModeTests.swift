@@ -1,0 +1,55 @@
+import AlarmDesktop
+import Foundation
+import Testing
+
+/// Silent mode's decisions, on values: when the output counts as silent, what it is raised to,
+/// and that it is put back only while it holds what Reveille set. (No sound card here: the mixer
+/// itself is only read, and found missing, by the agent tests.)
+@Suite("Silent mode: reading and raising the output's mixer")
+struct SilentModeTests {
+    static func reading(_ unmuted: Bool, _ volume: Int) -> OutputMixer.Reading {
+        OutputMixer.Reading(element: "Master", unmuted: unmuted, volume: volume, range: 0...65_536)
+    }
+
+    @Test("Muted, or at the bottom of its range, is silent; the percentage is of the range")
+    func silence() {
+        #expect(Self.reading(false, 40_000).isSilent)
+        #expect(Self.reading(true, 0).isSilent)
+        #expect(!Self.reading(true, 1).isSilent)
+        #expect(Self.reading(true, 32_768).percent == 50)
+        #expect(OutputMixer.Reading(element: "PCM", unmuted: true, volume: -20, range: -40...0).percent == 50)
+    }
+
+    @Test("Raised: unmuted, and at least the level asked for, never lowered")
+    func raised() {
+        #expect(Self.reading(false, 0).audible(atLeast: 50) == .output(unmuted: true, volume: 32_768))
+        #expect(Self.reading(false, 60_000).audible(atLeast: 50) == .output(unmuted: true, volume: 60_000))
+        #expect(Self.reading(true, 0).audible(atLeast: 0) == .output(unmuted: true, volume: 656), "at least 1 percent")
+    }
+
+    @Test("The mixer is raised once for the ringing alarms and put back after the last")
+    func restoreRules() {
+        let silent = Self.reading(false, 0)
+        let conditions = Breakthrough.Conditions(isOn: true, criticalShown: false, canLift: true, value: silent.value)
+        let entry = RestoreEntry(owner: "mixer", setting: "ALSA default Master", saved: silent.value, lifted: silent.audible(atLeast: 50))
+        var machine = Breakthrough()
+        let (a, b) = (UUID(), UUID())
+        #expect(machine.alertStarted(a, breaksThrough: true, conditions) == [.lift, .post(a)])
+        machine.didLift(entry)
+        #expect(machine.alertStarted(b, breaksThrough: true, conditions).contains(.lift) == false)
+        #expect(machine.alertEnded(a) == [])
+        #expect(machine.alertEnded(b) == [.restore(entry)])
+    }
+
+    @Test("The volume journal keeps the switch and the level")
+    func journal() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-volume-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let journal = RestoreJournal(url: folder.appendingPathComponent("volume-restore.json"))
+        let entry = RestoreEntry(
+            owner: "mixer", setting: "ALSA default Master", saved: .output(unmuted: false, volume: 12),
+            lifted: .output(unmuted: true, volume: 32_768), changedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        try journal.record(entry)
+        #expect(journal.load() == entry)
+    }
+}
