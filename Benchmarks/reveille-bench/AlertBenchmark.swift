@@ -81,6 +81,33 @@ enum AlertBenchmark {
             Measure.report("\(kind)s: scheduled instant to first audio frame, p50 / p99 / max", line(samples.map(\.firstFrame)), target: "p99 < 30 ms")
             Measure.report("\(kind)s: Stop call to silence, p50 / p99 / max", line(samples.map(\.stopToSilence)), target: "< 50 ms")
         }
+        // Two hundred alarms due in the same second: how late the last notification and the last
+        // first frame are. (8 kHz mono sound, so 200 paced capture streams stay light.)
+        let burst = 200
+        let soundURL = sandbox.home.appendingPathComponent("burst.wav")
+        try WAVFile(frames: 800, channels: 1, sampleRate: 8_000) { frame, _ in Int16(frame % 200 * 50) }.write(to: soundURL)
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 4).rounded(.up))
+        var burstIDs: [UUID] = []
+        for index in 0..<burst {
+            var definition = Fixtures.definition(.fixed(due), title: "burst \(index)")
+            definition.sound = .named(soundURL.path)
+            let id = UUID()
+            _ = try await client.schedule(id: id, definition: definition)
+            burstIDs.append(id)
+        }
+        let burstCalls = try await waitUntil("\(burst) notifications", timeout: .seconds(120)) {
+            let calls = monitor.notifyCalls().filter { $0.urgency == .byte(2) && $0.summary.hasPrefix("burst ") }
+            return calls.count >= burst ? calls : nil
+        }
+        try await Task.sleep(for: .seconds(1))
+        for id in burstIDs { try await client.stop(id: id) }
+        var lastFrame = Date.distantPast
+        for id in burstIDs { lastFrame = max(lastFrame, try await soundEnded(for: id, in: agent).firstFrame) }
+        let lastNotify = wall(burstCalls.compactMap(\.receivedAt).max() ?? continuousOrigin)
+        Measure.report("\(burst) alarms in the same second: the last Notify call after the instant", Measure.format(.seconds(lastNotify.timeIntervalSince(due))))
+        Measure.report("\(burst) alarms in the same second: the last first audio frame after the instant", Measure.format(.seconds(lastFrame.timeIntervalSince(due))))
+        try await offPool { try sandbox.closeAll() }
+
         // Recovery: kill -9 while an alert rings, start the agent again, and time how long until the
         // alert is posted again and sounds again.
         var current = agent

@@ -176,6 +176,23 @@ struct AlertingTests {
         #expect(history.output.contains(#""outcome":"stopped""#))
     }
 
+    @Test("No sound output: status says so, the log says it once, and alerts still show")
+    func noSoundOutput() async throws {
+        let fixture = try await Self.start(arguments: ["--sound-device", "no-such-device"])
+        defer { fixture.stop() }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let status = try await fixture.reveille("status")
+        #expect(status.output.contains("sound    unavailable: cannot open the device"), "\(status)")
+        for title in ["One", "Two"] {
+            let id = try await Self.timer(fixture, "1s", "--title", title)
+            try await monitor.waitForNotify(matching: { Self.isAlert($0, title) })
+            #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        }
+        let log = fixture.agent?.standardError ?? ""
+        #expect(log.components(separatedBy: "No sound output").count - 1 == 1, "\(log)")
+        #expect(fixture.sandbox.capturedByteCount == 0)
+    }
+
     @Test("A sound file that went missing after scheduling falls back to another sound, never silence")
     func missingSoundFallsBack() async throws {
         let fixture = try await Self.start()
