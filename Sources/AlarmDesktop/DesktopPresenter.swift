@@ -48,15 +48,19 @@ public final class DesktopPresenter: AlarmPresenter {
             }))
     }
 
-    /// Starts the sound before the notification on an alert (an alert without breakthrough waits
-    /// for the guard), and silences it before the notification goes away on an end.
+    /// Hands an alert to the notifications, then starts its sound (an alert without breakthrough
+    /// waits for the guard); on an end, silences the sound before the notification goes away.
     public func perform(_ effect: PresentationEffect) {
         switch effect {
         case .alert(let record):
+            // The notification is handed to its thread first: its budget is the smaller (the sound
+            // thread starts in microseconds, the device takes longer to open).
+            show(effect)
             if doNotDisturb == nil || record.definition.breakthrough {
                 if record.definition.breakthrough { silentMode?.alertStarted(record.id) }
                 sounds?.start(record)
             }
+            return
         case .endAlert(let id, _):
             sounds?.stop(id)
             silentMode?.alertEnded(id)
@@ -67,6 +71,11 @@ public final class DesktopPresenter: AlarmPresenter {
         case .endCountdown, .missed:
             break
         }
+        show(effect)
+    }
+
+    /// Hands the effect to the notifications, through the do-not-disturb guard when there is one.
+    private func show(_ effect: PresentationEffect) {
         if let doNotDisturb {
             doNotDisturb.submit(effect)
         } else {

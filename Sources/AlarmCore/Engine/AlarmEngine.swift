@@ -313,6 +313,17 @@ public actor AlarmEngine {
         guard !transitions.isEmpty else { return }
         var changes = AlarmStore.Changes()
         for (_, transition) in transitions { changes.add(transition.actions) }
+        // Alerts that came due are shown before the commit's fsync, to be on time: should the agent
+        // die in between, the alert is still due when it starts again, and rings then.
+        var presentedEarly = false
+        if !mustStore {
+            for (_, transition) in transitions {
+                for case .presentAlert(let record) in transition.actions {
+                    presenter?.perform(.alert(record))
+                    presentedEarly = true
+                }
+            }
+        }
         do {
             try store.apply(changes)
         } catch {
@@ -327,7 +338,10 @@ public actor AlarmEngine {
             } else if let old {
                 for listener in changeListeners.values { listener.yield(.removed(old)) }
             }
-            for action in transition.actions { perform(action) }
+            for action in transition.actions {
+                if presentedEarly, case .presentAlert = action { continue }
+                perform(action)
+            }
         }
     }
 

@@ -350,6 +350,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         guard !paused, remaining > 0 else { return }
         var wait = remaining - remaining.rounded(.up) + 1  // (0, 1]
         if wait < Self.minimumRefresh { wait += 1 }
+        // No update in the last half second: the alert replaces the countdown then, and a Notify
+        // call in flight at that moment would hold the alert back.
+        guard remaining - wait > 0.5 else { return }
         let milliseconds = UInt32(max(1, (wait * 1000).rounded(.up)))
         posted.tick = thread?.after(milliseconds: milliseconds) { [weak self, weak posted] in
             guard let self, let posted else { return }

@@ -117,6 +117,8 @@ public final class AlertSounds: Sendable {
                 metadata["firstFrameLateness"] = "\(first.timeIntervalSince(ringing.scheduledAt))"
             }
         }
+        if let requested = player.stopRequestedDate { metadata["stopRequested"] = "\(requested.timeIntervalSince1970)" }
+        if let dropped = player.dropCalledDate { metadata["dropCalled"] = "\(dropped.timeIntervalSince1970)" }
         if let silenced = player.silencedDate { metadata["silenced"] = "\(silenced.timeIntervalSince1970)" }
         logger.debug("Alert sound ended", metadata: metadata)
     }

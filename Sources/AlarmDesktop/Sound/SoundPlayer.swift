@@ -113,6 +113,8 @@ public final class SoundPlayer: Sendable {
         var dropCalledInstant: ContinuousClock.Instant?
         var droppedInstant: ContinuousClock.Instant?
         var droppedDate: Date?
+        var dropCalledDate: Date?
+        var stopRequestedDate: Date?
         var failure: String?
     }
 
@@ -158,6 +160,11 @@ public final class SoundPlayer: Sendable {
             return called - requested
         }
     }
+    /// When `stop()` was called, on the wall clock.
+    public var stopRequestedDate: Date? { state.withLock { $0.stopRequestedDate } }
+    /// When the audio thread called `snd_pcm_drop` after `stop()`, on the wall clock: where a sound
+    /// card or server falls silent.
+    public var dropCalledDate: Date? { state.withLock { $0.dropCalledDate } }
     /// When `snd_pcm_drop` returned after `stop()`, on the wall clock: the moment of silence, for
     /// comparing with another process's clock readings.
     public var silencedDate: Date? { state.withLock { $0.droppedDate } }
@@ -198,6 +205,7 @@ public final class SoundPlayer: Sendable {
             guard !state.stopRequested else { return false }
             state.stopRequested = true
             state.stopRequestedInstant = .now
+            state.stopRequestedDate = Date()
             return true
         }
         guard signal else { return }
@@ -401,7 +409,11 @@ public final class SoundPlayer: Sendable {
             }
         }
         let dropCalled = ContinuousClock.now
-        state.withLock { $0.dropCalledInstant = dropCalled }
+        let dropCalledDate = Date()
+        state.withLock { state in
+            state.dropCalledInstant = dropCalled
+            state.dropCalledDate = dropCalledDate
+        }
         snd_pcm_drop(pcm)
         let dropped = ContinuousClock.now
         let droppedDate = Date()
