@@ -21,7 +21,7 @@ extension AlarmService {
                         let resolved = try await s.authorizedCaller(of: call)
                         let definition = try AlarmWire.decodeConfiguration(call.arguments[1])
                         let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller)
-                        await s.exportIfNeeded(record)
+                        await s.updateObject(of: id)
                         return [AlarmWire.encode(record, at: s.clock.read())]
                     }
                 },
@@ -130,6 +130,7 @@ extension AlarmService {
             return try await s.handle {
                 let id = try Self.id(call.arguments.first)
                 try await body(s, id, try await s.caller(of: call).caller)
+                await s.updateObject(of: id)
                 return []
             }
         }
