@@ -69,6 +69,10 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["AlarmCore"]
         ),
+        .target(
+            name: "StressTesting",
+            dependencies: ["AlarmKit", "DBus", "TestSupport"]
+        ),
         .executableTarget(
             name: "reveille-example",
             dependencies: ["AlarmKit"],
@@ -76,7 +80,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "reveille-bench",
-            dependencies: ["AlarmCore", "AlarmKit", "DBus", "TestSupport"],
+            dependencies: ["AlarmCore", "AlarmKit", "DBus", "StressTesting", "TestSupport"],
             path: "Benchmarks/reveille-bench"
         ),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
@@ -91,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentTests",
-            dependencies: ["AlarmKit", "AlarmAgent", "DBus", "TestSupport"],
+            dependencies: ["AlarmKit", "AlarmAgent", "DBus", "StressTesting", "TestSupport"],
             exclude: ["Scripts"]
         ),
     ],

@@ -63,13 +63,15 @@ struct AgentFixture: Sendable {
     let agent: SandboxProcess?
 
     /// Starts a sandbox and the agent (unless `startingAgent` is false), waiting until it owns its name.
+    /// `agentEnvironment` is added to the agent's environment.
     static func start(
-        notificationServer: Bool = false, agentArguments: [String] = [], startingAgent: Bool = true
+        notificationServer: Bool = false, agentArguments: [String] = [], agentEnvironment: [String: String] = [:],
+        startingAgent: Bool = true
     ) async throws -> AgentFixture {
         let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: notificationServer) }
         var agent: SandboxProcess?
         if startingAgent {
-            agent = try sandbox.spawn(Built.path("reveilled"), agentArguments)
+            agent = try sandbox.spawn(Built.path("reveilled"), agentArguments, environment: agentEnvironment)
             try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         }
         return AgentFixture(sandbox: sandbox, agent: agent)
@@ -110,6 +112,27 @@ struct AgentFixture: Sendable {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// Every alarm, as the person's `reveille list --json` shows them; throws when the command
+    /// fails or its output is not a JSON array of alarms.
+    func listedAlarms() async throws -> [AlarmDescription] {
+        let listed = try await reveille("list", "--json")
+        guard listed.status == .exited(0) else { throw TestEnvironmentError.failed("reveille list --json failed: \(listed)") }
+        return try JSONDecoder().decode([AlarmDescription].self, from: Data(listed.output.utf8))
+    }
+
+    /// Stops `agent` with SIGTERM (it must exit 0) and starts a new one over the same store;
+    /// returns once the new one owns its name.
+    func restart(
+        _ agent: SandboxProcess, arguments: [String] = [], environment: [String: String] = [:]
+    ) async throws -> SandboxProcess {
+        agent.terminate()
+        let status = try await agent.waitForExit(timeout: .seconds(30))
+        guard status == .exited(0) else { throw TestEnvironmentError.failed("the agent ended with \(status)\n\(agent.outputs())") }
+        let restarted = try sandbox.spawn(Built.path("reveilled"), arguments, environment: environment)
+        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        return restarted
     }
 
     func stop() {
