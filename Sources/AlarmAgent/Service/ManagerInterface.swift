@@ -90,7 +90,7 @@ extension AlarmService {
                         try await s.requireUser(call)
                         let app = call.arguments[0].stringValue ?? ""
                         let text = call.arguments[1].stringValue ?? ""
-                        guard !app.isEmpty, app.utf8.count <= 4096 else {
+                        guard !app.isEmpty, app.utf8.count <= AppAuthorization.maximumAppLength else {
                             throw DBusError(name: AgentError.invalidArguments, message: "the app name is empty or too long")
                         }
                         guard let state = AlarmManager.AuthorizationState(rawValue: text) else {
