@@ -185,11 +185,21 @@ public final class DesktopSandbox: Sendable {
         _ executable: String, _ arguments: [String] = [], environment overrides: [String: String] = [:],
         currentDirectory: URL? = nil
     ) throws -> SandboxProcess {
+        try spawn(
+            executable, byteArguments: arguments.map { Array($0.utf8) }, environment: overrides, currentDirectory: currentDirectory)
+    }
+
+    /// Starts a program as `spawn(_:_:environment:currentDirectory:)` does, with arguments given
+    /// as bytes: any but NUL, UTF-8 or not, as a command line may hold.
+    public func spawn(
+        _ executable: String, byteArguments arguments: [[UInt8]], environment overrides: [String: String] = [:],
+        currentDirectory: URL? = nil
+    ) throws -> SandboxProcess {
         let path = try resolve(executable)
         return try state.withLock { state in
             guard !state.stopped else { throw SandboxError.failed("the sandbox was stopped") }
             let process = try SandboxProcess(
-                executable: path, arguments: arguments, environment: environment.merging(overrides) { $1 },
+                executable: path, byteArguments: arguments, environment: environment.merging(overrides) { $1 },
                 outputFolder: logsDirectory, currentDirectory: currentDirectory)
             state.children.append(process)
             state.startedPIDs.append(process.pid)
