@@ -95,6 +95,10 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["AlarmCore"]
         ),
+        .target(
+            name: "StressTesting",
+            dependencies: ["AlarmKit", "DBus", "TestSupport"]
+        ),
         .executableTarget(
             name: "reveille-example",
             dependencies: ["AlarmKit"],
@@ -102,7 +106,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "reveille-bench",
-            dependencies: ["AlarmCore", "AlarmKit", "DBus", "TestSupport"],
+            dependencies: ["AlarmCore", "AlarmKit", "DBus", "StressTesting", "TestSupport"],
             path: "Benchmarks/reveille-bench"
         ),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
@@ -119,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentTests",
-            dependencies: ["AlarmKit", "AlarmAgent", "AlarmDesktop", "DBus", "TestSupport"],
+            dependencies: ["AlarmKit", "AlarmAgent", "AlarmDesktop", "DBus", "StressTesting", "TestSupport"],
             exclude: ["Scripts"]
         ),
     ],

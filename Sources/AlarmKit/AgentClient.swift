@@ -127,8 +127,10 @@ public final class AgentClient: Sendable {
     /// The caller's whole list of alarms: now, then after every change the agent signals.
     ///
     /// The agent sends `PropertiesChanged` for each alarm the caller may see, and the object
-    /// manager's `InterfacesAdded` and `InterfacesRemoved`; each is followed by one `List`, as is
-    /// the agent starting again.
+    /// manager's `InterfacesAdded` and `InterfacesRemoved`; each is followed by a `List`, as is
+    /// the agent starting again. Changes that come while a `List` is on its way are answered by
+    /// one more `List` after it, not one each: a thousand alarms scheduled at once cost a few
+    /// lists, and the last list always comes after the last change.
     public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
         let signals = connection.signals(MatchRule(sender: Self.busName))
         // When the agent starts again (a crash, an update), the new one knows nothing of this
@@ -136,25 +138,35 @@ public final class AgentClient: Sendable {
         let restarts = connection.signals(
             MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: Self.busName))
         let (stream, continuation) = AsyncStream.makeStream(of: [AlarmWire.RemoteAlarm].self, bufferingPolicy: .bufferingNewest(1))
-        let task = Task {
-            if let first = try? await list() { continuation.yield(first) }
+        // A change not listed yet: however many come during a List, one stays waiting.
+        let (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        changed.yield()
+        let listing = Task {
+            for await _ in changes {
+                if let alarms = try? await list() { continuation.yield(alarms) }
+            }
+            continuation.finish()
+        }
+        let watching = Task {
             for await signal in signals {
                 guard signal.member == "PropertiesChanged" || signal.member == "InterfacesAdded"
                     || signal.member == "InterfacesRemoved"
                 else { continue }
                 guard signal.path?.hasPrefix(Self.managerPath) == true else { continue }
-                if let alarms = try? await list() { continuation.yield(alarms) }
+                changed.yield()
             }
-            continuation.finish()
+            changed.finish()
         }
         let restartTask = Task {
             for await signal in restarts where signal.arguments.count == 3 && signal.arguments[2].stringValue?.isEmpty == false {
-                if let alarms = try? await list() { continuation.yield(alarms) }
+                changed.yield()
             }
         }
         continuation.onTermination = { _ in
-            task.cancel()
+            listing.cancel()
+            watching.cancel()
             restartTask.cancel()
+            changed.finish()
         }
         return stream
     }

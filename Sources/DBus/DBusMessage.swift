@@ -177,7 +177,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     /// replaced by `org.freedesktop.DBus.Error.Failed`.
     public static func error(replyingTo call: DBusMessage, name: String, message: String) -> DBusMessage {
         let validName = Validation.isValidErrorName(name) ? name : DBusError.failed
-        let text = message.utf8.contains(0) ? String(message.split(separator: "\0").joined()) : message
+        let text = Validation.containsNUL(message) ? String(message.split(separator: "\0").joined()) : message
         // `dbus_message_new_error` appends the message as one string argument.
         let pointer = dbus_message_new_error(call.pointer, validName, text)!
         return DBusMessage(taking: pointer, arguments: [.string(text)])

@@ -186,12 +186,23 @@ public final class DesktopSandbox: Sendable {
         _ executable: String, _ arguments: [String] = [], environment overrides: [String: String] = [:],
         unsetting: Set<String> = [], currentDirectory: URL? = nil
     ) throws -> SandboxProcess {
+        try spawn(
+            executable, byteArguments: arguments.map { Array($0.utf8) }, environment: overrides, unsetting: unsetting,
+            currentDirectory: currentDirectory)
+    }
+
+    /// Starts a program as `spawn(_:_:environment:unsetting:currentDirectory:)` does, with
+    /// arguments given as bytes: any but NUL, UTF-8 or not, as a command line may hold.
+    public func spawn(
+        _ executable: String, byteArguments arguments: [[UInt8]], environment overrides: [String: String] = [:],
+        unsetting: Set<String> = [], currentDirectory: URL? = nil
+    ) throws -> SandboxProcess {
         let path = try resolve(executable)
         let environment = self.environment.merging(overrides) { $1 }.filter { !unsetting.contains($0.key) }
         return try state.withLock { state in
             guard !state.stopped else { throw SandboxError.failed("the sandbox was stopped") }
             let process = try SandboxProcess(
-                executable: path, arguments: arguments, environment: environment,
+                executable: path, byteArguments: arguments, environment: environment,
                 outputFolder: logsDirectory, currentDirectory: currentDirectory)
             state.children.append(process)
             state.startedPIDs.append(process.pid)

@@ -41,6 +41,19 @@ enum ProcessSpawner {
         standardInput: Stream = .path("/dev/null"), standardOutput: Stream, standardError: Stream,
         newProcessGroup: Bool, currentDirectory: String? = nil, passing descriptors: [(parent: Int32, child: Int32)] = []
     ) throws -> pid_t {
+        try spawn(
+            executable, byteArguments: arguments.map { Array($0.utf8) }, environment: environment, standardInput: standardInput,
+            standardOutput: standardOutput, standardError: standardError, newProcessGroup: newProcessGroup,
+            currentDirectory: currentDirectory, passing: descriptors)
+    }
+
+    /// Starts `executable` with arguments given as bytes, which need not be UTF-8 (a command line
+    /// may hold any bytes but NUL); see `spawn(_:_:environment:…)`.
+    static func spawn(
+        _ executable: String, byteArguments arguments: [[UInt8]], environment: [String: String],
+        standardInput: Stream = .path("/dev/null"), standardOutput: Stream, standardError: Stream,
+        newProcessGroup: Bool, currentDirectory: String? = nil, passing descriptors: [(parent: Int32, child: Int32)] = []
+    ) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -94,10 +107,18 @@ enum ProcessSpawner {
             _ = addChdir(&actions, currentDirectory)
         }
 
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        guard !arguments.contains(where: { $0.contains(0) }) else {
+            throw SandboxError.failed("a command-line argument cannot hold a NUL byte")
+        }
+        let argv = ([Array(executable.utf8)] + arguments).map { bytes -> UnsafeMutablePointer<CChar>? in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+            copy[bytes.count] = 0
+            return copy
+        } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            for pointer in argv { free(pointer) }
+            for pointer in argv { pointer?.deallocate() }
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0

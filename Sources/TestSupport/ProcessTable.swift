@@ -12,6 +12,17 @@ public enum ProcessTable {
         return state != "Z" && state != "X" && state != "x"
     }
 
+    /// A process's resident memory in bytes (`VmRSS` in `/proc/PID/status`), or `nil` when it
+    /// cannot be read (the process is gone).
+    public static func residentBytes(of pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            // "VmRSS:\t   12345 kB"
+            return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
+        }
+        return nil
+    }
+
     /// The live processes whose process group is `group`.
     public static func members(ofGroup group: pid_t) -> [pid_t] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

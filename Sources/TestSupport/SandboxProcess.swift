@@ -40,8 +40,19 @@ public final class SandboxProcess: Sendable {
     /// Starts `executable` (a path) with `arguments` and exactly `environment`, in a new process
     /// group, with standard input from `/dev/null`; `passing` maps descriptors of this process to
     /// descriptor numbers in the child (all other descriptors are closed in the child).
-    init(
+    convenience init(
         executable: String, arguments: [String], environment: [String: String], outputFolder: URL,
+        currentDirectory: URL? = nil, passing descriptors: [(parent: Int32, child: Int32)] = []
+    ) throws {
+        try self.init(
+            executable: executable, byteArguments: arguments.map { Array($0.utf8) }, environment: environment,
+            outputFolder: outputFolder, currentDirectory: currentDirectory, passing: descriptors)
+    }
+
+    /// Starts `executable` with arguments given as bytes (any but NUL, UTF-8 or not); see
+    /// `init(executable:arguments:environment:outputFolder:currentDirectory:passing:)`.
+    init(
+        executable: String, byteArguments: [[UInt8]], environment: [String: String], outputFolder: URL,
         currentDirectory: URL? = nil, passing descriptors: [(parent: Int32, child: Int32)] = []
     ) throws {
         let label = "\(URL(fileURLWithPath: executable).lastPathComponent)-\(UUID().uuidString.prefix(6))"
@@ -49,9 +60,9 @@ public final class SandboxProcess: Sendable {
         standardOutputURL = outputFolder.appendingPathComponent("\(label).out")
         standardErrorURL = outputFolder.appendingPathComponent("\(label).err")
         self.executable = executable
-        self.arguments = arguments
+        arguments = byteArguments.map { String(decoding: $0, as: UTF8.self) }
         pid = try ProcessSpawner.spawn(
-            executable, arguments, environment: environment, standardOutput: .path(standardOutputURL.path),
+            executable, byteArguments: byteArguments, environment: environment, standardOutput: .path(standardOutputURL.path),
             standardError: .path(standardErrorURL.path), newProcessGroup: true, currentDirectory: currentDirectory?.path,
             passing: descriptors)
         exited.enter()

@@ -184,9 +184,15 @@ protocol AuthAnswerCommand: AsyncParsableCommand {
 }
 
 extension AuthAnswerCommand {
+    func validate() throws {
+        guard !app.isEmpty else { throw ValidationError("no app given") }
+        guard app.utf8.count <= AppAuthorization.maximumAppLength else {
+            throw ValidationError("invalid app \"\(app.prefix(40))…\": longer than \(AppAuthorization.maximumAppLength) bytes")
+        }
+    }
+
     func run() async throws {
         try await reportingFailures {
-            guard !app.isEmpty else { throw CLIFailure.usage("no app given") }
             let session = try await AgentSession.open()
             try await session.run { try await $0.setAuthorization(Self.answer, for: app) }
         }

@@ -54,6 +54,8 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Print the alarm as JSON.")
     var json = false
 
+    func validate() throws { try checkIDSyntax(id) }
+
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
@@ -111,6 +113,12 @@ enum AlarmDetails {
     }
 }
 
+/// Refuses an ID argument that no alarm's id could start with (a usage error, exit 64), before
+/// the agent is asked for its alarms.
+func checkIDSyntax(_ id: String) throws {
+    _ = try parsed { () throws(InputError) in try AlarmIDInput.checkSyntax(id) }
+}
+
 /// A command that acts on one alarm by id.
 protocol AlarmControlCommand: AsyncParsableCommand {
     var id: String { get }
@@ -118,6 +126,8 @@ protocol AlarmControlCommand: AsyncParsableCommand {
 }
 
 extension AlarmControlCommand {
+    func validate() throws { try checkIDSyntax(id) }
+
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()

@@ -53,6 +53,28 @@ struct AlarmOptions: ParsableArguments {
         return .named(path)
     }
 
+    /// Checks a definition against the agent's own rules before anything is sent, so that input
+    /// the agent would refuse (a title over 1,000 characters, an instant a century away) is a
+    /// usage error naming the option. `durationOption` names what gave the pre-alert duration,
+    /// `time` is the TIME argument as typed.
+    static func checkLocally(_ definition: AlarmDefinition, durationOption: String, time: String? = nil) throws {
+        do {
+            try definition.validate(now: Date())
+        } catch {
+            guard case .invalidConfiguration(let field, let reason) = error else { throw ValidationError(error.description) }
+            let option: String
+            switch field {
+            case "presentation.alert.title", "presentation.countdown.title", "presentation.paused.title": option = "--title"
+            case "countdownDuration.preAlert": option = durationOption
+            case "countdownDuration.postAlert": option = "--snooze"
+            case "sound": option = "--sound"
+            case let field where field.hasPrefix("schedule"): option = time.map { "time \"\($0.prefix(40))\"" } ?? "time"
+            default: option = field
+            }
+            throw ValidationError("invalid \(option): \(reason)")
+        }
+    }
+
     /// Schedules a definition (with `--no-breakthrough` applied) and prints the result.
     func schedule(_ definition: AlarmDefinition, id: UUID) async throws {
         var definition = definition
@@ -107,7 +129,10 @@ struct AddCommand: AsyncParsableCommand {
 
     @OptionGroup var options: AlarmOptions
 
-    func validate() throws { _ = try definition() }
+    func validate() throws {
+        _ = try definition()
+        _ = try options.alarmID()
+    }
 
     func definition() throws -> AlarmDefinition {
         let weekdays = try days.map { text in try parsed { () throws(InputError) in try WeekdaysInput.parse(text) } }
@@ -125,6 +150,7 @@ struct AddCommand: AsyncParsableCommand {
             throw ValidationError("invalid time \"\(time)\": \(date.formatted(date: .abbreviated, time: .shortened)) has already passed")
         }
         definition.tintColor = .orange
+        try AlarmOptions.checkLocally(definition, durationOption: "--countdown", time: time)
         return definition
     }
 
@@ -153,15 +179,20 @@ struct TimerCommand: AsyncParsableCommand {
 
     @OptionGroup var options: AlarmOptions
 
-    func validate() throws { _ = try definition() }
+    func validate() throws {
+        _ = try definition()
+        _ = try options.alarmID()
+    }
 
     func definition() throws -> AlarmDefinition {
         let seconds = try parsed { () throws(InputError) in try DurationInput.parse(duration) }
         let snooze = try options.snoozeDuration()
-        return AlarmDefinition(
+        let definition = AlarmDefinition(
             schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: snooze),
             presentation: AlarmWire.defaultPresentation(title: options.title ?? "Timer", isTimer: true, snoozes: snooze != nil),
             tintColor: .green, sound: try options.alertSound())
+        try AlarmOptions.checkLocally(definition, durationOption: "duration")
+        return definition
     }
 
     func run() async throws {

@@ -66,11 +66,11 @@ struct AgentFixture: Sendable {
     ///
     /// `pacedBytesPerSecond` paces the ALSA capture to that rate (see `AlsaCapture`): tests that
     /// let alerts ring must pace it, or a player fills the disk as fast as it can write; without
-    /// pacing the agent runs `--silent`. The agent runs without the variables in
-    /// `unsettingForAgent` (such as `TZ`).
+    /// pacing the agent runs `--silent`. `agentEnvironment` is added to the agent's environment,
+    /// and the variables in `unsettingForAgent` (such as `TZ`) are taken out of it.
     static func start(
         notificationServer: Bool = false, pacedBytesPerSecond: Int? = nil, agentArguments: [String] = [],
-        startingAgent: Bool = true, unsettingForAgent: Set<String> = []
+        agentEnvironment: [String: String] = [:], startingAgent: Bool = true, unsettingForAgent: Set<String> = []
     ) async throws -> AgentFixture {
         let sandbox = try await offPool {
             try DesktopSandbox(startsNotificationServer: notificationServer, pacedBytesPerSecond: pacedBytesPerSecond)
@@ -79,7 +79,8 @@ struct AgentFixture: Sendable {
         if startingAgent {
             // Unpaced, the capture takes sound as fast as a player writes it: such tests ring silently.
             let arguments = pacedBytesPerSecond == nil ? agentArguments + ["--silent"] : agentArguments
-            agent = try sandbox.spawn(Built.path("reveilled"), arguments, unsetting: unsettingForAgent)
+            agent = try sandbox.spawn(
+                Built.path("reveilled"), arguments, environment: agentEnvironment, unsetting: unsettingForAgent)
             try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         }
         return AgentFixture(sandbox: sandbox, agent: agent)
@@ -120,6 +121,27 @@ struct AgentFixture: Sendable {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// Every alarm, as the person's `reveille list --json` shows them; throws when the command
+    /// fails or its output is not a JSON array of alarms.
+    func listedAlarms() async throws -> [AlarmDescription] {
+        let listed = try await reveille("list", "--json")
+        guard listed.status == .exited(0) else { throw TestEnvironmentError.failed("reveille list --json failed: \(listed)") }
+        return try JSONDecoder().decode([AlarmDescription].self, from: Data(listed.output.utf8))
+    }
+
+    /// Stops `agent` with SIGTERM (it must exit 0) and starts a new one over the same store;
+    /// returns once the new one owns its name.
+    func restart(
+        _ agent: SandboxProcess, arguments: [String] = [], environment: [String: String] = [:]
+    ) async throws -> SandboxProcess {
+        agent.terminate()
+        let status = try await agent.waitForExit(timeout: .seconds(30))
+        guard status == .exited(0) else { throw TestEnvironmentError.failed("the agent ended with \(status)\n\(agent.outputs())") }
+        let restarted = try sandbox.spawn(Built.path("reveilled"), arguments, environment: environment)
+        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        return restarted
     }
 
     func stop() {

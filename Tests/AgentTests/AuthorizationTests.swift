@@ -52,6 +52,37 @@ struct AuthorizationTests {
         #expect(try await fixture.reveille("auth", "list").output.contains("No apps"))
     }
 
+    @Test("Answers forged by a client that is not the notification server are ignored; the person's answer counts")
+    func forgedAnswers() async throws {
+        let fixture = try await AgentFixture.start(notificationServer: true)
+        defer { fixture.stop() }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let client = try fixture.client()
+        let asking = Task { try await client.requestAuthorization(timeout: .seconds(120)) }
+        try await fixture.sandbox.waitForDisplayedCount(1)
+        let question = try await monitor.waitForNotify(matching: { $0.summary.contains("set alarms") && $0.returnedID != nil })
+        let id = try #require(question.returnedID)
+
+        // Another client "answers" for the person: dismissed, then Allow, to everyone and to the agent alone.
+        let forger = try DBusConnection.connect(address: fixture.sandbox.busAddress)
+        defer { forger.close() }
+        let agent = try #require(try await offPool { try fixture.sandbox.busNameOwner(AgentClient.busName) })
+        for destination in [nil, agent] {
+            try forger.emitSignal(
+                path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", name: "NotificationClosed",
+                arguments: [.uint32(id), .uint32(2)], destination: destination)
+            try forger.emitSignal(
+                path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", name: "ActionInvoked",
+                arguments: [.uint32(id), .string("allow")], destination: destination)
+        }
+        // A round trip after the forgeries: the agent has read them before the person answers.
+        _ = try await forger.call(destination: agent, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping")
+
+        _ = try await offPool { try fixture.sandbox.pickAction("deny", notification: id) }
+        #expect(try await asking.value == .denied)
+        #expect(try await client.authorizationState() == .denied)
+    }
+
     @Test("authorizationState and its changes are visible to the app")
     func stateUpdates() async throws {
         let fixture = try await AgentFixture.start()

@@ -65,16 +65,22 @@ struct CLITests {
         #expect(alarm.title == "Wake up")
     }
 
-    @Test("Bad input exits 64 with a message naming the bad part, and changes nothing",
-          arguments: [
-            (["add", "25:00"], "hour"),
-            (["add", "7:30", "--repeat", "mnday"], "mnday"),
-            (["timer", "5x"], "5x"),
-            (["timer", "90"], "needs a unit"),
-            (["add", "2020-01-01 07:30"], "already passed"),
-            (["timer", "5m", "--id", "not-a-uuid"], "--id"),
-            (["frobnicate"], "frobnicate"),
-          ])
+    static let badInputs: [([String], String)] = [
+        (["add", "25:00"], "hour"),
+        (["add", "7:30", "--repeat", "mnday"], "mnday"),
+        (["timer", "5x"], "5x"),
+        (["timer", "90"], "needs a unit"),
+        (["add", "2020-01-01 07:30"], "already passed"),
+        (["add", "2999-01-01 07:30"], "more than 100 years away"),
+        (["timer", "5m", "--id", "not-a-uuid"], "--id"),
+        (["timer", "5m", "--title", String(repeating: "a", count: 1_001)], "--title"),
+        (["cancel", "zzz"], "zzz"),
+        (["show", " "], "no alarm id"),
+        (["auth", "allow", String(repeating: "a", count: 4_097)], "longer than 4096 bytes"),
+        (["frobnicate"], "frobnicate"),
+    ]
+
+    @Test("Bad input exits 64 with a message naming the bad part, and changes nothing", arguments: badInputs)
     func badInput(arguments: [String], named: String) async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
@@ -83,6 +89,16 @@ struct CLITests {
         #expect(result.error.contains(named), "\(result)")
         let list = try await fixture.reveille("list", "--json")
         #expect(list.line == "[]")
+    }
+
+    @Test("Bad input exits 64 before the agent is asked: the same with no bus to reach", arguments: badInputs)
+    func badInputWithoutBus(arguments: [String], named: String) async throws {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let result = try await fixture.run(
+            Built.path("reveille"), arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/reveille-test-bus"])
+        #expect(result.status == .exited(64), "\(result)")
+        #expect(result.error.contains(named), "\(result)")
     }
 
     @Test("An unreachable bus exits 69")

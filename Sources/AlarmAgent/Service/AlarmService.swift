@@ -41,6 +41,8 @@ public final class AlarmService: Sendable {
     let logger: Logger
     /// The alarm objects exported now, with the record each was last announced with.
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
+    /// The last object update asked for; each waits for the one before (see `updateObject(of:)`).
+    private let objectUpdates = Mutex<Task<Void, Never>?>(nil)
 
     /// What `Version`, `StorePath`, the wake-up properties and `reveille status` report.
     public struct AgentStatus: Sendable {
@@ -77,7 +79,7 @@ public final class AlarmService: Sendable {
             guard let self, let id = Self.id(ofPath: path), let resolved = try? await self.resolver.resolve(caller) else { return false }
             return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
         })
-        for record in await engine.alarms(visibleTo: .user) { await exportIfNeeded(record) }
+        for record in await engine.alarms(visibleTo: .user) { await updateObject(of: record.id) }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
             try? connection.emitPropertiesChanged(
@@ -100,43 +102,78 @@ public final class AlarmService: Sendable {
     private func followAlarms() async {
         for await change in await engine.changes() {
             switch change {
-            case .updated(let record):
-                let known = exported.withLock { map -> Bool? in
-                    guard let old = map[record.id] else { return nil }
-                    map[record.id] = record
-                    return old != record
-                }
-                switch known {
-                case nil: await exportIfNeeded(record)
-                case true?: notifyChanged(record)
-                case false?: break
-                }
-            case .removed(let record):
-                guard exported.withLock({ $0.removeValue(forKey: record.id) }) != nil else { continue }
-                connection.unexport(path: Self.path(of: record.id))
-                for name in recipients(of: record) {
-                    try? connection.emitSignal(
-                        path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
-                        arguments: [.objectPath(Self.path(of: record.id)), .strings([Self.alarmInterface])], destination: name)
-                }
+            case .updated(let record), .removed(let record): await updateObject(of: record.id)
             }
         }
     }
 
-    /// Exports an alarm's object and announces it, unless it is exported already. `Schedule` calls
-    /// this before it answers, so the object exists when the caller hears of the alarm.
-    func exportIfNeeded(_ record: AlarmRecord) async {
-        let isNew = exported.withLock { map -> Bool in
-            guard map[record.id] == nil else { return false }
-            map[record.id] = record
-            return true
+    /// Brings an alarm's D-Bus object in step with the engine: exports and announces it, signals
+    /// its changed properties, or unexports it and announces that.
+    ///
+    /// Updates run one at a time, in the order they were asked for, and each reads the alarm from
+    /// the engine when it runs, so however the engine's changes and the calls' own updates
+    /// interleave, the last update leaves the object as the alarm is: an alarm cancelled and
+    /// scheduled again at once never ends up without its object, nor a removed one with one.
+    /// The methods that change alarms call this before they answer, so the object is there (or
+    /// gone) when the caller hears of the change.
+    func updateObject(of id: UUID) async {
+        let update = objectUpdates.withLock { last in
+            let previous = last
+            let next = Task { [self] in
+                await previous?.value
+                await applyObjectUpdate(of: id)
+            }
+            last = next
+            return next
         }
-        guard isNew else { return }
-        do {
-            try connection.export(path: Self.path(of: record.id), interfaces: [Self.alarmDescription(self, id: record.id)])
-            await announce(record)
-        } catch {
-            logger.error("Could not export an alarm object", metadata: ["id": "\(record.id)", "error": "\(error)"])
+        await update.value
+    }
+
+    /// What an object update did.
+    private enum ObjectStep {
+        case unchanged, added(AlarmRecord), changed(AlarmRecord), removed(AlarmRecord)
+    }
+
+    /// One update of `updateObject(of:)`; never runs alongside another.
+    private func applyObjectUpdate(of id: UUID) async {
+        let current = try? await engine.alarm(id: id, caller: .user)
+        let path = Self.path(of: id)
+        let step = exported.withLock { map -> ObjectStep in
+            switch (map[id], current) {
+            case (nil, nil):
+                return .unchanged
+            case (let old?, nil):
+                map[id] = nil
+                connection.unexport(path: path)
+                return .removed(old)
+            case (nil, let record?):
+                do {
+                    try connection.export(path: path, interfaces: [Self.alarmDescription(self, id: id)])
+                } catch {
+                    logger.error("Could not export an alarm object", metadata: ["id": "\(id)", "error": "\(error)"])
+                    return .unchanged
+                }
+                map[id] = record
+                return .added(record)
+            case (let old?, let record?):
+                guard old != record else { return .unchanged }
+                map[id] = record
+                return .changed(record)
+            }
+        }
+        switch step {
+        case .unchanged:
+            break
+        case .added(let record):
+            announce(record)
+        case .changed(let record):
+            notifyChanged(record)
+        case .removed(let record):
+            for name in recipients(of: record) {
+                try? connection.emitSignal(
+                    path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
+                    arguments: [.objectPath(path), .strings([Self.alarmInterface])], destination: name)
+            }
         }
     }
 
@@ -155,14 +192,18 @@ public final class AlarmService: Sendable {
     }
 
     /// Sends the object manager's `InterfacesAdded` for a new alarm object to every known caller
-    /// that may see it.
-    private func announce(_ record: AlarmRecord) async {
-        let path = Self.path(of: record.id)
-        for name in recipients(of: record) {
-            guard let interfaces = await connection.interfacesAndProperties(of: path, readAs: name) else { return }
+    /// that may see it, with the properties `GetManagedObjects` would show them (every caller
+    /// that may see an alarm sees the same values).
+    private func announce(_ record: AlarmRecord) {
+        let recipients = recipients(of: record)
+        guard !recipients.isEmpty else { return }
+        let interfaces = DBusValue.array(
+            elementSignature: "{sa{sv}}",
+            [.dictEntry(.string(Self.alarmInterface), .dictionary(Self.properties(of: record, at: clock.read())))])
+        for name in recipients {
             try? connection.emitSignal(
                 path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesAdded",
-                arguments: [.objectPath(path), interfaces], destination: name)
+                arguments: [.objectPath(Self.path(of: record.id)), interfaces], destination: name)
         }
     }
 

@@ -27,7 +27,7 @@ extension AlarmService {
                             throw DBusError(name: AgentError.invalidSound, message: error.description)
                         }
                         let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller)
-                        await s.exportIfNeeded(record)
+                        await s.updateObject(of: id)
                         return [AlarmWire.encode(record, at: s.clock.read())]
                     }
                 },
@@ -96,7 +96,7 @@ extension AlarmService {
                         try await s.requireUser(call)
                         let app = call.arguments[0].stringValue ?? ""
                         let text = call.arguments[1].stringValue ?? ""
-                        guard !app.isEmpty, app.utf8.count <= 4096 else {
+                        guard !app.isEmpty, app.utf8.count <= AppAuthorization.maximumAppLength else {
                             throw DBusError(name: AgentError.invalidArguments, message: "the app name is empty or too long")
                         }
                         guard let state = AlarmManager.AuthorizationState(rawValue: text) else {
@@ -166,6 +166,7 @@ extension AlarmService {
             return try await s.handle {
                 let id = try Self.id(call.arguments.first)
                 try await body(s, id, try await s.caller(of: call).caller)
+                await s.updateObject(of: id)
                 return []
             }
         }

@@ -146,7 +146,7 @@ public struct Color: Codable, Hashable, Sendable, CustomStringConvertible {
     /// The colour as `#rrggbb` (or `#rrggbbaa` when not opaque).
     public var description: String {
         func byte(_ value: Double) -> String {
-            let clamped = Int((min(max(value, 0), 1) * 255).rounded())
+            let clamped = value.isNaN ? 0 : Int((min(max(value, 0), 1) * 255).rounded())
             let text = String(clamped, radix: 16)
             return clamped < 16 ? "0" + text : text
         }
@@ -154,14 +154,29 @@ public struct Color: Codable, Hashable, Sendable, CustomStringConvertible {
         return opacity < 1 ? rgb + byte(opacity) : rgb
     }
 
-    /// Reads `#rrggbb` or `#rrggbbaa`; `nil` for anything else.
+    /// Reads `#rrggbb` or `#rrggbbaa` (ASCII hex digits, either case); `nil` for anything else.
+    ///
+    /// Only ASCII digits count: `Character.isHexDigit` also accepts fullwidth forms such as `０`,
+    /// which no hex parser reads.
     public init?(hex text: String) {
-        guard text.hasPrefix("#"), text.count == 7 || text.count == 9, text.dropFirst().allSatisfy(\.isHexDigit) else {
-            return nil
+        let bytes = Array(text.utf8)
+        guard bytes.first == UInt8(ascii: "#"), bytes.count == 7 || bytes.count == 9 else { return nil }
+        var values: [Double] = []
+        for index in stride(from: 1, to: bytes.count, by: 2) {
+            guard let high = Self.hexValue(bytes[index]), let low = Self.hexValue(bytes[index + 1]) else { return nil }
+            values.append(Double(high * 16 + low) / 255)
         }
-        let digits = Array(text.dropFirst())
-        func byte(_ index: Int) -> Double { Double(Int(String(digits[index..<index + 2]), radix: 16)!) / 255 }
-        self.init(red: byte(0), green: byte(2), blue: byte(4), opacity: digits.count == 8 ? byte(6) : 1)
+        self.init(red: values[0], green: values[1], blue: values[2], opacity: values.count == 4 ? values[3] : 1)
+    }
+
+    /// The value of an ASCII hex digit, or `nil`.
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
+        default: nil
+        }
     }
 
     private init(_ red: Int, _ green: Int, _ blue: Int) {

@@ -14,6 +14,9 @@ extension AlarmManager {
 
 /// A person's answer about one app, as the agent stores it.
 public struct AppAuthorization: Hashable, Sendable {
+    /// The longest app identity the agent stores an answer for, in UTF-8 bytes.
+    public static let maximumAppLength = 4_096
+
     /// The app's identity (a Flatpak or desktop app id, or an executable path).
     public var app: String
     /// The answer.

@@ -14,15 +14,7 @@ public enum AlarmIDInput {
     /// `0-9`, `a-f`, `A-F` and `-`, or more characters than an id), `.noMatchingAlarm` when no id
     /// matches, and `.ambiguousID` (with every matching id) when more than one does.
     public static func resolve(_ text: String, among ids: [UUID]) throws(InputError) -> UUID {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .empty(.alarmID) }
-        let isIDCharacter: (UInt8) -> Bool = { byte in
-            ASCIIScanner.isDigit(byte) || (0x61...0x66).contains(ASCIIScanner.lowercased(byte))
-                || byte == UInt8(ascii: "-")
-        }
-        guard trimmed.utf8.count <= 36, trimmed.utf8.allSatisfy(isIDCharacter) else {
-            throw .unrecognized(.alarmID, trimmed)
-        }
+        let trimmed = try checkSyntax(text)
         let prefix = trimmed.lowercased()
         let dashed = prefix.contains("-")
         var matches: [UUID] = []
@@ -36,5 +28,24 @@ public enum AlarmIDInput {
             throw .ambiguousID(trimmed, matches: matches.sorted { $0.uuidString < $1.uuidString })
         }
         return match
+    }
+
+    /// Checks that `text` could name an alarm, without knowing the alarms: not empty, and at most
+    /// 36 characters from `0-9`, `a-f`, `A-F` and `-`. Returns the text trimmed of white space.
+    ///
+    /// Throws `.empty` or `.unrecognized`, as `resolve` does for such text; the command checks
+    /// this before it asks the agent for the alarms, so that bad input is a usage error.
+    @discardableResult
+    public static func checkSyntax(_ text: String) throws(InputError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .empty(.alarmID) }
+        let isIDCharacter: (UInt8) -> Bool = { byte in
+            ASCIIScanner.isDigit(byte) || (0x61...0x66).contains(ASCIIScanner.lowercased(byte))
+                || byte == UInt8(ascii: "-")
+        }
+        guard trimmed.utf8.count <= 36, trimmed.utf8.allSatisfy(isIDCharacter) else {
+            throw .unrecognized(.alarmID, trimmed)
+        }
+        return trimmed
     }
 }

@@ -1,0 +1,253 @@
+import AlarmKit
+import Foundation
+import TestSupport
+
+/// One command line for `reveille`, and what the fuzzer knows it must do.
+public struct CommandLineCase: Sendable, CustomStringConvertible {
+    /// The arguments after the program name, as bytes (not always UTF-8).
+    public var arguments: [[UInt8]]
+    /// Why this must be a usage error (exit 64) before any agent is asked; nil when any
+    /// documented outcome may be right.
+    public var usageError: String?
+    /// The subcommand, when the line has a known one (`add`, `timer`, `auth allow`, …).
+    public var command: String?
+    /// Whether `--json` was given.
+    public var json = false
+
+    /// The command line, shell-quoted, bytes that are not printable UTF-8 escaped, long arguments cut.
+    public var description: String {
+        let words = arguments.map { bytes -> String in
+            let text = String(decoding: bytes, as: UTF8.self)
+            var quoted = "'"
+            for scalar in text.unicodeScalars.prefix(80) {
+                if scalar == "'" { quoted += "'\\''" } else if scalar.properties.generalCategory == .control || scalar == "\u{FFFD}" {
+                    quoted += "\\u{\(String(scalar.value, radix: 16))}"
+                } else { quoted.unicodeScalars.append(scalar) }
+            }
+            return quoted + (text.unicodeScalars.count > 80 ? "…(\(bytes.count) bytes)'" : "'")
+        }
+        return (["reveille"] + words).joined(separator: " ")
+    }
+}
+
+/// Makes seeded random command lines for `reveille`: every subcommand with valid, mutated and
+/// hostile values (times, durations, days, titles with control characters and invalid UTF-8,
+/// ids), unknown options, extra and missing arguments. For each it works out, with the same
+/// parsers the command uses, whether the line is bad input that must exit 64.
+public struct CommandLineFuzz: Sendable {
+    /// The generator; the same seed makes the same lines.
+    public var rng: SeededGenerator
+    /// Ids the lines may name (those of alarms that exist), besides random ones.
+    public var knownIDs: [UUID] = []
+
+    /// A generator from a seed.
+    public init(seed: UInt64) {
+        rng = SeededGenerator(seed: seed)
+    }
+
+    static let times = ["7:30", "07:30", "7:30pm", "7am", "23:59", "12:00am", "2027-03-01 07:30", "2028-02-29T07:30:00+01:00", "2030-01-01 6:00 pm"]
+    static let durations = ["90s", "5m", "1h30m", "1h 30m", "00:05:00", "1d", "0.5s", "366d", "45 min"]
+    static let dayLists = ["mon,tue", "weekdays", "weekends", "daily", "sat", "Mon, Fri"]
+    static let titles = ["Tea", "Wake up", "", "Réveil ⏰"]
+    static let sounds = ["default", "alarm-clock-elapsed", "/usr/share/sounds/x.oga", "./birds.wav", "~/x.ogg"]
+    static let apps = ["org.example.App", "/usr/bin/python3", "io.github.reveille.Reveille"]
+    static let limits = ["1", "10", "50", "0", "-1", "abc", "99999999999999999999", "٣"]
+    /// Words the parser treats as requests for help or the version, which end it successfully.
+    static let helpWords: Set<String> = ["-h", "--help", "help", "--version", "--experimental-dump-help", "--generate-completion-script"]
+
+    /// A value of a slot: usually valid, sometimes mutated, hostile, or not UTF-8 at all.
+    mutating func value(_ corpus: [String]) -> [UInt8] {
+        switch rng.weighted([(5, 0), (2, 1), (2, 2), (1, 3)]) {
+        case 0: return Array(rng.pick(corpus).utf8)
+        case 1:
+            var bytes = Array(rng.pick(corpus).utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &rng) { mutate(&bytes) }
+            return bytes
+        case 2: return Array(HostileText.string(using: &rng, allowHuge: false).utf8)
+        default: return HostileText.bytes(using: &rng)
+        }
+    }
+
+    mutating func mutate(_ bytes: inout [UInt8]) {
+        let position = bytes.isEmpty ? 0 : Int.random(in: 0...bytes.count, using: &rng)
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0: bytes.insert(UInt8.random(in: 1...255, using: &rng), at: position)
+        case 1:
+            if !bytes.isEmpty { bytes.remove(at: Int.random(in: 0..<bytes.count, using: &rng)) }
+        case 2:
+            if !bytes.isEmpty { bytes[Int.random(in: 0..<bytes.count, using: &rng)] = rng.pick(Array(":.-,0123456789 apmhsd".utf8)) }
+        case 3: bytes.insert(contentsOf: Array(rng.pick(["０", "٣", "\u{1B}[2J", "\u{301}", "e", "9"]).utf8), at: position)
+        default: bytes += bytes
+        }
+    }
+
+    /// An id argument: a prefix of a known id, a random hex prefix, or a hostile value.
+    mutating func idValue() -> [UInt8] {
+        if let id = knownIDs.randomElement(using: &rng), rng.chance(0.4) {
+            return Array(id.uuidString.lowercased().prefix(Int.random(in: 4...36, using: &rng)).utf8)
+        }
+        return value([UUID.random(using: &rng).uuidString.lowercased(), String(UUID.random(using: &rng).uuidString.prefix(6)), "1a2b", "ffff"])
+    }
+
+    /// The next command line.
+    public mutating func next() -> CommandLineCase {
+        var options: [(name: String, value: [UInt8]?)] = []
+        var positionals: [[UInt8]] = []
+        var command: [String]
+        switch rng.weighted([(25, "add"), (25, "timer"), (18, "id"), (8, "list"), (4, "status"), (5, "history"), (8, "auth"), (7, "other")]) {
+        case "add":
+            command = ["add"]
+            positionals = [value(Self.times)]
+            if rng.chance(0.4) { options.append(("--repeat", value(Self.dayLists))) }
+            if rng.chance(0.3) { options.append(("--countdown", value(Self.durations))) }
+            options += scheduleOptions()
+        case "timer":
+            command = ["timer"]
+            positionals = [value(Self.durations)]
+            options += scheduleOptions()
+        case "id":
+            command = [rng.pick(["show", "cancel", "pause", "resume", "stop", "snooze"])]
+            positionals = [idValue()]
+            if command == ["show"], rng.chance(0.5) { options.append(("--json", nil)) }
+        case "list":
+            command = ["list"]
+            if rng.chance(0.5) { options.append(("--json", nil)) }
+        case "status":
+            command = ["status"]
+            if rng.chance(0.5) { options.append(("--json", nil)) }
+        case "history":
+            command = ["history"]
+            if rng.chance(0.5) { options.append(("--limit", value(Self.limits))) }
+            if rng.chance(0.5) { options.append(("--json", nil)) }
+        case "auth":
+            let sub = rng.pick(["list", "allow", "deny", "reset"])
+            command = ["auth", sub]
+            if sub == "list" {
+                if rng.chance(0.5) { options.append(("--json", nil)) }
+            } else {
+                positionals = [value(Self.apps)]
+            }
+        default:
+            command = []
+            positionals = (0..<Int.random(in: 0...3, using: &rng)).map { _ in value(["frobnicate", "lst", "ADD", "--json", "-x"]) }
+        }
+        var structural: String?
+        var repeatedOption = false
+        if !command.isEmpty, rng.chance(0.2) {
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0:
+                options.append((rng.pick(["--frobnicate", "--title-", "-q", "--JSON", "--id=", "---"]), nil))
+                structural = "an unknown option"
+            case 1:
+                var extra = value(["extra", "7:30", "5m"])
+                if extra.first == UInt8(ascii: "-") || extra.isEmpty { extra.insert(UInt8(ascii: "x"), at: 0) }
+                positionals.append(extra)
+                structural = "an extra argument"
+            case 2:
+                if positionals.isEmpty {
+                    options.append(("--frobnicate", nil))
+                    structural = "an unknown option"
+                } else {
+                    positionals.removeAll()
+                    structural = "a missing argument"
+                }
+            default:
+                if let index = options.indices.randomElement(using: &rng), options[index].value != nil {
+                    options.append((options[index].name, value(["5m", "Tea", "7:30"])))
+                    repeatedOption = true
+                }
+            }
+        }
+        // The words in a random order that keeps each option with its value.
+        var words: [[[UInt8]]] = positionals.map { [$0] }
+        for option in options { words.append([Array(option.name.utf8)] + (option.value.map { [$0] } ?? [])) }
+        words.shuffle(using: &rng)
+        var line = CommandLineCase(arguments: command.map { Array($0.utf8) } + words.flatMap { $0 })
+        line.command = command.isEmpty ? nil : command.joined(separator: " ")
+        line.json = options.contains { $0.name == "--json" }
+        line.usageError = repeatedOption
+            ? nil : Self.usageError(command: command, positionals: positionals, options: options, structural: structural)
+        return line
+    }
+
+    /// `--title`, `--snooze`, `--sound`, `--id`, `--json`, each sometimes.
+    mutating func scheduleOptions() -> [(name: String, value: [UInt8]?)] {
+        var options: [(name: String, value: [UInt8]?)] = []
+        if rng.chance(0.6) {
+            options.append(("--title", rng.chance(0.1) ? Array(HostileText.repeated(rng.pick(["a", "é", "\u{1B}"]), count: rng.pick([999, 1_000, 1_001, 3_000])).utf8) : value(Self.titles)))
+        }
+        if rng.chance(0.3) { options.append(("--snooze", value(Self.durations))) }
+        if rng.chance(0.15) { options.append(("--sound", value(Self.sounds))) }
+        if rng.chance(0.15) { options.append(("--id", value([UUID.random(using: &rng).uuidString, "not-a-uuid"]))) }
+        if rng.chance(0.3) { options.append(("--json", nil)) }
+        return options
+    }
+
+    /// Why the line is bad input, found with the parsers the command uses; nil when it is not,
+    /// or when the fuzzer cannot tell (a value that looks like an option, an option given twice,
+    /// an instant within an hour of now or of the hundred-year limit).
+    static func usageError(
+        command: [String], positionals: [[UInt8]], options: [(name: String, value: [UInt8]?)], structural: String?
+    ) -> String? {
+        let text = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self) }
+        let values = positionals + options.compactMap(\.value)
+        // A value starting with "-" may be read as an option, and help words end the parse.
+        if values.contains(where: { $0.first == UInt8(ascii: "-") || helpWords.contains(text($0)) }) { return nil }
+        if command.isEmpty {
+            guard let first = positionals.first else { return nil }
+            let known = ["add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "watch", "status", "history", "auth"]
+            return known.contains(text(first)) ? nil : "an unknown subcommand"
+        }
+        if let structural { return structural }
+        func option(_ name: String) -> String? { options.last { $0.name == name }?.value.map(text) }
+        func bad(_ body: () throws -> Void) -> String? {
+            do { try body() } catch { return "\(error)" }
+            return nil
+        }
+        switch command[0] {
+        case "add", "timer":
+            if let id = option("--id"), UUID(uuidString: id) == nil { return "--id is no UUID" }
+            if let sound = option("--sound") {
+                if sound.isEmpty { return "--sound is empty" }
+                if sound.utf8.count > AlarmDefinition.maximumSoundNameLength { return "--sound is too long" }
+                if sound.utf8.count > AlarmDefinition.maximumSoundNameLength - 200 { return nil }  // A relative path grows.
+            }
+            if let title = option("--title"), title.count > AlarmDefinition.maximumTextLength { return "--title is too long" }
+            if let snooze = option("--snooze"), let error = bad({ _ = try DurationInput.parse(snooze) }) { return error }
+            if command[0] == "timer" {
+                return bad { _ = try DurationInput.parse(text(positionals[0])) }
+            }
+            if let countdown = option("--countdown"), let error = bad({ _ = try DurationInput.parse(countdown) }) { return error }
+            var days: [Locale.Weekday]?
+            if let list = option("--repeat") {
+                do { days = try WeekdaysInput.parse(list) } catch { return "\(error)" }
+            }
+            let schedule: Alarm.Schedule
+            do {
+                schedule = try ClockTimeInput.parse(text(positionals[0]), repeatingOn: days, timeZone: .current)
+            } catch {
+                return "\(error)"
+            }
+            if case .fixed(let date) = schedule {
+                let fromNow = date.timeIntervalSinceNow
+                let limit = 100 * 366 * 86_400.0
+                if abs(fromNow) < 3_600 || abs(fromNow - limit) < 86_400 { return nil }
+                if fromNow < 0 { return "the instant has passed" }
+                if fromNow > limit { return "the instant is more than a century away" }
+            }
+            return nil
+        case "show", "cancel", "pause", "resume", "stop", "snooze":
+            return bad { _ = try AlarmIDInput.checkSyntax(text(positionals[0])) }
+        case "history":
+            if let limit = option("--limit"), (Int(limit) ?? 0) < 1 { return "--limit is not a positive number" }
+            return nil
+        case "auth":
+            guard command.count > 1, command[1] != "list", let app = positionals.first else { return nil }
+            if app.isEmpty { return "no app" }
+            if app.count > AppAuthorization.maximumAppLength { return "the app is too long" }
+            return nil
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import AlarmKit
+import DBus
+import Foundation
+
+/// The fuzzer's model of the agent's store: which alarms must exist, and which must not, after
+/// the calls the agent answered. A call whose outcome is unknown (no answer) makes its alarm
+/// unknown. Every answer is also checked against the model (a `NotFound` for an alarm that must
+/// exist is a problem), and every accepted configuration against the agent's own rules, run here.
+public struct ExpectedAlarms: Sendable {
+    /// What is known about one alarm.
+    public struct Expectation: Sendable, Hashable {
+        /// Whether it exists; nil when a call about it went unanswered.
+        public var exists: Bool?
+        /// Whether it repeats (so `Stop` keeps it).
+        public var repeats = false
+        /// Its title as last scheduled.
+        public var title = ""
+    }
+
+    /// Every alarm a call named; an id never named does not exist.
+    public private(set) var alarms: [UUID: Expectation] = [:]
+
+    /// Creates an empty model (an empty store).
+    public init() {}
+
+    /// The ids that must exist.
+    public var mustExist: Set<UUID> { Set(alarms.filter { $0.value.exists == true }.keys) }
+
+    /// The ids that may exist (must, or unknown).
+    public var mayExist: Set<UUID> { Set(alarms.filter { $0.value.exists != false }.keys) }
+
+    /// Takes in one answered call; returns a problem when the answer contradicts the model or the
+    /// configuration rules.
+    ///
+    /// Call it only for calls the agent answered (a return or an agent error): decoding a
+    /// configuration here runs the agent's own decoding code, which the answer shows is safe.
+    public mutating func record(_ effect: FuzzCall.Effect, verdict: ReplyVerdict, errorMessage: String, at now: Date) -> String? {
+        switch effect {
+        case .none:
+            return nil
+        case .schedule(let id, let configuration):
+            // Only for answered calls: the agent has decoded this configuration and lived.
+            func local() -> Result<AlarmDefinition, any Error> {
+                Result {
+                    let definition = try AlarmWire.decodeConfiguration(configuration)
+                    try definition.validate(now: now)
+                    return definition
+                }
+            }
+            switch verdict {
+            case .returned:
+                guard let id else { return "Schedule accepted an id that is no UUID" }
+                let definition: AlarmDefinition
+                switch local() {
+                case .success(let decoded): definition = decoded
+                case .failure(let error): return "Schedule accepted a configuration its own rules refuse: \(error)"
+                }
+                alarms[id] = Expectation(exists: true, repeats: definition.repeats, title: definition.title)
+                return nil
+            case .namedError(let name):
+                if name.hasSuffix(".InvalidConfiguration"), case .success = local() {
+                    return "Schedule refused a configuration its own rules accept: \(errorMessage.prefix(300))"
+                }
+                if let id, alarms[id] == nil { alarms[id] = Expectation(exists: false) }
+                return nil
+            case .problem:
+                if let id { alarms[id, default: Expectation()].exists = nil }
+                return nil
+            }
+        case .control(let method, let id):
+            guard let id else {
+                if case .returned = verdict { return "\(method) accepted an id that is no UUID" }
+                return nil
+            }
+            let known = alarms[id]?.exists ?? false
+            let exists = alarms[id] == nil ? false : alarms[id]!.exists
+            switch verdict {
+            case .returned:
+                if exists == false { return "\(method) succeeded for \(id), which does not exist" }
+                switch method {
+                case "Cancel": alarms[id, default: Expectation()].exists = false
+                case "Stop": alarms[id, default: Expectation()].exists = alarms[id]?.repeats ?? false ? true : false
+                default: break
+                }
+                return nil
+            case .namedError(let name):
+                if name.hasSuffix(".NotFound"), known { return "\(method) said NotFound for \(id), which exists" }
+                if !name.hasSuffix(".NotFound"), name.hasPrefix("io.github.reveille"), exists == false {
+                    return "\(method) answered \(name) for \(id), which does not exist"
+                }
+                return nil
+            case .problem:
+                alarms[id, default: Expectation()].exists = nil
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import DBus
+import Foundation
+import TestSupport
+
+/// How the agent answered one call, sorted the way the fuzzer judges it.
+public enum ReplyVerdict: Hashable, Sendable {
+    /// A method return.
+    case returned
+    /// An error the API documents: `io.github.reveille.Alarms1.Error.*` or a standard
+    /// `org.freedesktop.DBus.Error.*` that says what was wrong with the call.
+    case namedError(String)
+    /// Anything else: an unnamed or catch-all error, an error without a message, no reply.
+    case problem(String)
+
+    /// The documented errors of the agent (`StorageFailed` is one, but no fuzz input may cause it:
+    /// it is the agent's name for an error it did not expect).
+    public static let agentErrors: Set<String> = [
+        "NotFound", "NotAllowed", "NoPostAlertDuration", "InvalidConfiguration", "InvalidArguments", "MaximumLimitReached",
+        "NotAuthorized",
+    ]
+
+    /// Standard errors that mean "the caller got something wrong", never "the agent broke".
+    public static let callerErrors: Set<String> = [
+        "InvalidArgs", "UnknownMethod", "UnknownObject", "UnknownInterface", "UnknownProperty", "PropertyReadOnly",
+        "AccessDenied", "NotSupported", "InvalidSignature", "LimitsExceeded",
+    ]
+
+    /// Judges an error reply by its name and message.
+    public static func judge(errorName name: String, message: String) -> ReplyVerdict {
+        let agentPrefix = "io.github.reveille.Alarms1.Error."
+        let standardPrefix = "org.freedesktop.DBus.Error."
+        let named: Bool
+        if name.hasPrefix(agentPrefix) {
+            named = agentErrors.contains(String(name.dropFirst(agentPrefix.count)))
+        } else if name.hasPrefix(standardPrefix) {
+            named = callerErrors.contains(String(name.dropFirst(standardPrefix.count)))
+        } else {
+            named = false
+        }
+        guard named else { return .problem("error \(name): \(message.prefix(300))") }
+        guard !message.isEmpty else { return .problem("error \(name) without a message naming the bad part") }
+        return .namedError(name)
+    }
+}
+
+/// What a fuzz run did and found: counts of calls and answers, and every problem with the call
+/// that caused it.
+public struct FuzzReport: Sendable, CustomStringConvertible {
+    /// The seed the run started from.
+    public var seed: UInt64
+    /// Method calls sent.
+    public var calls = 0
+    /// Signals sent to the agent.
+    public var signals = 0
+    /// Generated calls this process could not send (for example too deep for the protocol).
+    public var unsendable = 0
+    /// Times the bus dropped the fuzzer's own connection (for a message it refused), and it reconnected.
+    public var reconnections = 0
+    /// Method returns.
+    public var returns = 0
+    /// Named errors, by name.
+    public var namedErrors: [String: Int] = [:]
+    /// `Schedule` calls the agent accepted.
+    public var schedulesAccepted = 0
+    /// `Schedule` calls the agent refused.
+    public var schedulesRefused = 0
+    /// Everything that is wrong, with the call that caused it; the first 50 are kept.
+    public var problems: [String] = []
+    /// How many problems there were in all.
+    public var problemCount = 0
+
+    /// Creates an empty report.
+    public init(seed: UInt64) {
+        self.seed = seed
+    }
+
+    /// Records a problem.
+    public mutating func problem(_ text: String) {
+        problemCount += 1
+        if problems.count < 50 { problems.append(text) }
+    }
+
+    /// Named errors in all.
+    public var namedErrorCount: Int { namedErrors.values.reduce(0, +) }
+
+    /// A few lines for a log or a failure message.
+    public var description: String {
+        let errors = namedErrors.sorted { $0.value > $1.value }.map { "\($0.key.split(separator: ".").last ?? ""): \($0.value)" }
+        var lines = [
+            "seed \(seed) (replay: \(SeededGenerator.seedVariable)=\(seed))",
+            "calls \(calls), signals \(signals), unsendable \(unsendable), reconnections \(reconnections)",
+            "returns \(returns), named errors \(namedErrorCount) [\(errors.joined(separator: ", "))]",
+            "Schedule accepted \(schedulesAccepted), refused \(schedulesRefused)",
+            "problems \(problemCount)",
+        ]
+        lines += problems.map { "  - " + $0 }
+        return lines.joined(separator: "\n")
+    }
+}
