@@ -15,7 +15,7 @@ public enum ReplyVerdict: Hashable, Sendable {
     /// The documented errors of the agent (`StorageFailed` is one, but no fuzz input may cause it:
     /// it is the agent's name for an error it did not expect).
     public static let agentErrors: Set<String> = [
-        "NotFound", "NotAllowed", "NoPostAlertDuration", "InvalidConfiguration", "InvalidArguments", "MaximumLimitReached",
+        "NotFound", "NotAllowed", "NoPostAlertDuration", "InvalidConfiguration", "InvalidArguments", "InvalidSound", "MaximumLimitReached",
         "NotAuthorized",
     ]
 

@@ -323,7 +323,8 @@ struct ManyAlertsTests {
         }
         let scheduled = ContinuousClock.now
         func alerts() -> [NotifyCall] { monitor.notifyCalls().filter { $0.urgency == .byte(2) && $0.summary.hasPrefix("Many ") } }
-        try await waitUntil("\(count) alert notifications", timeout: .seconds(60), detail: {
+        let untilDue = Duration.seconds(max(0, due.timeIntervalSinceNow))
+        try await waitUntil("\(count) alert notifications", timeout: untilDue + .seconds(60), detail: {
             let shown = (try? sandbox.displayedCount()).map(String.init) ?? "?"
             return "\(Set(alerts().map(\.summary)).count) posted (\(alerts().count) calls); dunst shows \(shown); agent log:\n"
                 + (fixture.agent?.standardError.suffix(3_000) ?? "")
