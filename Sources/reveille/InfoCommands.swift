@@ -141,7 +141,7 @@ extension AuthAnswerCommand {
     func validate() throws {
         guard !app.isEmpty else { throw ValidationError("no app given") }
         guard app.utf8.count <= AppAuthorization.maximumAppLength else {
-            throw ValidationError("invalid app \"\(app.prefix(40))…\": longer than \(AppAuthorization.maximumAppLength) bytes")
+            throw ValidationError("invalid app \(QuotedText.quote(app)): longer than \(AppAuthorization.maximumAppLength) bytes")
         }
     }
 
