@@ -6,13 +6,23 @@
 //   .build/release/reveille-bench agent [--idle-seconds N]              the agent over D-Bus
 //   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence, CPU
 //   .build/release/reveille-bench day                                   a simulated day of clock and zone changes
+//   .build/release/reveille-bench fuzz [--calls N] [--command-lines N] [--seed S] [--max-alarms N]
+//                                                                        the fuzzers at length (not in "everything")
+//   .build/release/reveille-bench load [--clients N] [--alarms N] [--subscribers N]
+//                                                                        clients scheduling at once (not in "everything")
 
 import TestSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let selected = Set(arguments.filter { !$0.hasPrefix("-") && Int($0) == nil })
-let alerts = arguments.firstIndex(of: "--alerts").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 50
-let idleSeconds = arguments.firstIndex(of: "--idle-seconds").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 60
+let selected = Set(arguments.enumerated().filter { index, word in
+    !word.hasPrefix("-") && Int(word) == nil && (index == 0 || !arguments[index - 1].hasPrefix("--"))
+}.map(\.element))
+/// The integer after an option such as `--calls`, or `fallback`.
+func option(_ name: String, _ fallback: Int) -> Int {
+    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? fallback
+}
+let idleSeconds = option("--idle-seconds", 60)
+let alerts = option("--alerts", 50)
 if selected.isEmpty || selected.contains("engine") {
     try await EngineBenchmark.run()
 }
@@ -34,4 +44,15 @@ if selected.isEmpty || selected.contains("agent") {
 }
 if selected.isEmpty || selected.contains("alert") {
     try await AlertBenchmark.run(alerts: alerts)
+}
+if selected.contains("fuzz") {
+    let seed = arguments.firstIndex(of: "--seed").flatMap { arguments.indices.contains($0 + 1) ? UInt64(arguments[$0 + 1]) : nil }
+        ?? SeededGenerator.seedFromEnvironment()
+    try await FuzzBenchmark.run(
+        calls: option("--calls", 30_000), commandLines: option("--command-lines", 1_000), seed: seed,
+        maxAlarms: option("--max-alarms", 1_000))
+}
+if selected.contains("load") {
+    try await LoadBenchmark.run(
+        clients: option("--clients", 10), alarmsPerClient: option("--alarms", 1_000), subscribers: option("--subscribers", 3))
 }

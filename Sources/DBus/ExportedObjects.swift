@@ -257,6 +257,18 @@ extension DBusConnection {
 
     // MARK: - org.freedesktop.DBus.Properties
 
+    /// A name from a caller's arguments as an error message shows it: whole up to 255 bytes (the
+    /// longest a D-Bus name can be), cut with `…` beyond, so a mebibyte "name" is not sent back.
+    static func shown(_ name: String) -> String {
+        guard name.utf8.count > 255 else { return name }
+        var cut = ""
+        for scalar in name.unicodeScalars {
+            guard cut.utf8.count + String(scalar).utf8.count <= 255 else { break }
+            cut.unicodeScalars.append(scalar)
+        }
+        return cut + "…"
+    }
+
     private func property(
         _ call: DBusMethodCall, interfaces: [DBusInterface]
     ) throws(DBusError) -> (interface: String, property: DBusProperty) {
@@ -266,11 +278,11 @@ extension DBusConnection {
         guard let interface = interfaces.first(where: { $0.name == interfaceName }) else {
             throw DBusError(
                 name: DBusError.unknownInterface,
-                message: "No such interface '\(interfaceName)' at object path '\(call.path)'")
+                message: "No such interface '\(Self.shown(interfaceName))' at object path '\(call.path)'")
         }
         guard let property = interface.properties.first(where: { $0.name == name }) else {
             throw DBusError(
-                name: DBusError.unknownProperty, message: "No such property '\(name)' in interface '\(interfaceName)'")
+                name: DBusError.unknownProperty, message: "No such property '\(Self.shown(name))' in interface '\(Self.shown(interfaceName))'")
         }
         return (interfaceName, property)
     }
@@ -299,7 +311,8 @@ extension DBusConnection {
         }
         if Self.reservedInterfaces.contains(interfaceName) { return .dictionary([:]) }
         throw DBusError(
-            name: DBusError.unknownInterface, message: "No such interface '\(interfaceName)' at object path '\(call.path)'")
+            name: DBusError.unknownInterface,
+            message: "No such interface '\(Self.shown(interfaceName))' at object path '\(call.path)'")
     }
 
     /// The values of every property whose getter answers with the right type.

@@ -30,6 +30,9 @@ public actor AgentFuzzer {
     public private(set) var expected = ExpectedAlarms()
     /// Whether the agent was seen to die; no more calls are sent then.
     public private(set) var agentDied = false
+    /// Whether a call went unanswered for the whole time-out; no more calls are sent then
+    /// (each would wait as long).
+    public private(set) var agentStoppedAnswering = false
 
     /// Connects to the bus at `address`, where the agent owns `io.github.reveille.Alarms1`.
     /// `agentIsAlive` tells whether the agent's process still runs (checked after every batch).
@@ -63,7 +66,7 @@ public actor AgentFuzzer {
     @discardableResult
     public func run(calls count: Int) async -> FuzzReport {
         var sent = 0
-        while sent < count, !agentDied {
+        while sent < count, !agentDied, !agentStoppedAnswering {
             if callsOnConnection >= callsPerConnection { await reconnect(counting: false) }
             var used = Set<UUID>()
             let batch = (0..<min(concurrency, count - sent)).map { _ in generator.next(used: &used) }
@@ -72,6 +75,10 @@ public actor AgentFuzzer {
             let outcomes = await send(batch)
             generator.now = Date()
             for (call, outcome) in zip(batch, outcomes) { take(call, outcome) }
+            if outcomes.contains(where: { if case .error(DBusError.noReply, _) = $0 { true } else { false } }) {
+                agentStoppedAnswering = true
+                report.problem("the agent stopped answering (no reply within \(timeout)); the run ends here")
+            }
             if !connection.isConnected { await reconnect(counting: true) }
             if !agentIsAlive() {
                 agentDied = true
@@ -129,8 +136,9 @@ public actor AgentFuzzer {
             return .returned
         } catch let error as DBusError {
             // The bus drops a connection that sends what it must not (for example nesting too
-            // deep): that is this process's doing, not the agent's.
-            if !connection.isConnected { return .lostConnection }
+            // deep): that is this process's doing, not the agent's. `Disconnected` is libdbus's
+            // own word for that, never an answer from the agent.
+            if !connection.isConnected || error.name == DBusError.disconnected { return .lostConnection }
             return .error(name: error.name, message: error.message)
         } catch {
             return .error(name: "(not a D-Bus error)", message: "\(error)")

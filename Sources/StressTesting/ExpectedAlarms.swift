@@ -72,20 +72,20 @@ public struct ExpectedAlarms: Sendable {
                 if case .returned = verdict { return "\(method) accepted an id that is no UUID" }
                 return nil
             }
-            let known = alarms[id]?.exists ?? false
-            let exists = alarms[id] == nil ? false : alarms[id]!.exists
+            // What the model says: it exists, it does not, or unknown. An id never named does not.
+            let modelled: Bool? = if let known = alarms[id] { known.exists } else { false }
             switch verdict {
             case .returned:
-                if exists == false { return "\(method) succeeded for \(id), which does not exist" }
+                if modelled == false { return "\(method) succeeded for \(id), which does not exist" }
                 switch method {
                 case "Cancel": alarms[id, default: Expectation()].exists = false
-                case "Stop": alarms[id, default: Expectation()].exists = alarms[id]?.repeats ?? false ? true : false
+                case "Stop": alarms[id, default: Expectation()].exists = alarms[id]?.repeats ?? false  // A repeating alarm stays.
                 default: break
                 }
                 return nil
             case .namedError(let name):
-                if name.hasSuffix(".NotFound"), known { return "\(method) said NotFound for \(id), which exists" }
-                if !name.hasSuffix(".NotFound"), name.hasPrefix("io.github.reveille"), exists == false {
+                if name.hasSuffix(".NotFound"), modelled == true { return "\(method) said NotFound for \(id), which exists" }
+                if !name.hasSuffix(".NotFound"), name.hasPrefix("io.github.reveille"), modelled == false {
                     return "\(method) answered \(name) for \(id), which does not exist"
                 }
                 return nil

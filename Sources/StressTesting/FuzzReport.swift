@@ -25,6 +25,9 @@ public enum ReplyVerdict: Hashable, Sendable {
         "AccessDenied", "NotSupported", "InvalidSignature", "LimitsExceeded",
     ]
 
+    /// The longest error message that names the bad part without echoing a mebibyte of it back.
+    public static let maximumMessageLength = 4_096
+
     /// Judges an error reply by its name and message.
     public static func judge(errorName name: String, message: String) -> ReplyVerdict {
         let agentPrefix = "io.github.reveille.Alarms1.Error."
@@ -39,6 +42,9 @@ public enum ReplyVerdict: Hashable, Sendable {
         }
         guard named else { return .problem("error \(name): \(message.prefix(300))") }
         guard !message.isEmpty else { return .problem("error \(name) without a message naming the bad part") }
+        guard message.utf8.count <= maximumMessageLength else {
+            return .problem("error \(name) with a message of \(message.utf8.count) bytes (it quotes too much): \(message.prefix(200))…")
+        }
         return .namedError(name)
     }
 }

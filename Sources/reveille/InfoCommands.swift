@@ -142,9 +142,11 @@ struct AuthCommand: AsyncParsableCommand {
                 } else if answers.isEmpty {
                     print("No apps have asked to set alarms.")
                 } else {
-                    let width = answers.map { DisplayWidth.of($0.app) }.max() ?? 0
-                    for answer in answers {
-                        print(answer.app + String(repeating: " ", count: width - DisplayWidth.of(answer.app) + 2) + answer.state.rawValue)
+                    // An app's name comes from its process: shown inert, as a title is.
+                    let names = answers.map { AlarmListFormat.cleaned($0.app) }
+                    let width = names.map(DisplayWidth.of).max() ?? 0
+                    for (name, answer) in zip(names, answers) {
+                        print(name + String(repeating: " ", count: width - DisplayWidth.of(name) + 2) + answer.state.rawValue)
                     }
                 }
             }
@@ -187,7 +189,7 @@ extension AuthAnswerCommand {
     func validate() throws {
         guard !app.isEmpty else { throw ValidationError("no app given") }
         guard app.utf8.count <= AppAuthorization.maximumAppLength else {
-            throw ValidationError("invalid app \"\(app.prefix(40))…\": longer than \(AppAuthorization.maximumAppLength) bytes")
+            throw ValidationError("invalid app \(QuotedText.quote(app)): longer than \(AppAuthorization.maximumAppLength) bytes")
         }
     }
 

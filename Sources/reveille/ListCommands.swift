@@ -78,7 +78,7 @@ enum AlarmDetails {
         let definition = alarm.definition
         var lines: [(String, String)] = [
             ("id", alarm.alarm.id.uuidString.lowercased()),
-            ("title", definition.title.isEmpty ? "-" : definition.title),
+            ("title", AlarmListFormat.cleaned(definition.title)),
             ("kind", definition.isTimer ? "timer" : "alarm"),
             ("state", record.state.rawValue),
         ]
@@ -105,9 +105,9 @@ enum AlarmDetails {
             lines.append(("remaining", DurationFormat.clock(remaining)))
         }
         lines.append(("sound", alarm.definition.sound == .default ? "default" : {
-            if case .named(let name) = alarm.definition.sound { return name } else { return "default" }
+            if case .named(let name) = alarm.definition.sound { return AlarmListFormat.cleaned(name) } else { return "default" }
         }()))
-        lines.append(("owner", alarm.owner))
+        lines.append(("owner", AlarmListFormat.cleaned(alarm.owner)))
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }

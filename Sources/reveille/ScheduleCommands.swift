@@ -27,7 +27,7 @@ struct AlarmOptions: ParsableArguments {
     /// The id to use: the one given, or a new one.
     func alarmID() throws -> UUID {
         guard let id else { return UUID() }
-        guard let uuid = UUID(uuidString: id) else { throw ValidationError("invalid --id \"\(id.prefix(40))\": not a UUID") }
+        guard let uuid = UUID(uuidString: id) else { throw ValidationError("invalid --id \(QuotedText.quote(id)): not a UUID") }
         return uuid
     }
 
@@ -68,7 +68,7 @@ struct AlarmOptions: ParsableArguments {
             case "countdownDuration.preAlert": option = durationOption
             case "countdownDuration.postAlert": option = "--snooze"
             case "sound": option = "--sound"
-            case let field where field.hasPrefix("schedule"): option = time.map { "time \"\($0.prefix(40))\"" } ?? "time"
+            case let field where field.hasPrefix("schedule"): option = time.map { "time \(QuotedText.quote($0))" } ?? "time"
             default: option = field
             }
             throw ValidationError("invalid \(option): \(reason)")
@@ -147,7 +147,7 @@ struct AddCommand: AsyncParsableCommand {
             presentation: AlarmWire.defaultPresentation(title: options.title ?? "Alarm", isTimer: false, snoozes: snooze != nil),
             sound: try options.alertSound())
         if case .fixed(let date) = schedule, date <= Date() {
-            throw ValidationError("invalid time \"\(time)\": \(date.formatted(date: .abbreviated, time: .shortened)) has already passed")
+            throw ValidationError("invalid time \(QuotedText.quote(time)): \(date.formatted(date: .abbreviated, time: .shortened)) has already passed")
         }
         definition.tintColor = .orange
         try AlarmOptions.checkLocally(definition, durationOption: "--countdown", time: time)

@@ -50,7 +50,7 @@ enum HistoryFormat {
                 entry.alertedAt.map { LocalTimeFormat.string(for: $0, at: reading) } ?? "-",
                 entry.lateness.map(latenessText) ?? "-",
                 outcome,
-                entry.title.isEmpty ? "-" : entry.title,
+                AlarmListFormat.cleaned(entry.title),
             ]
         }
         let widths = (0..<header.count - 1).map { column in ([header] + rows).map { DisplayWidth.of($0[column]) }.max() ?? 0 }

@@ -18,8 +18,10 @@ struct AgentFuzzTests {
     func randomCalls() async throws {
         let seed = SeededGenerator.seedFromEnvironment()
         print("AgentFuzzTests.randomCalls: seed \(seed) (replay with \(SeededGenerator.seedVariable)=\(seed))")
-        // Alerts ring until answered, so no alarm goes away on its own during the run.
-        let agentArguments = ["--ring-timeout", "0"]
+        // Alerts ring until answered, so no alarm goes away on its own during the run; at most 100
+        // alarms, so that memory measures what the agent keeps per call, not how many alarms
+        // (up to 64 KiB of metadata each) it was given. `reveille-bench fuzz` shows both.
+        let agentArguments = ["--ring-timeout", "0", "--max-alarms", "100"]
         let fixture = try await AgentFixture.start(agentArguments: agentArguments, agentEnvironment: AgentMemory.environment)
         defer { fixture.stop() }
         try await fixture.authorizeTestProcess()

@@ -1,4 +1,5 @@
 import AlarmKit
+import DBus
 import Foundation
 import Testing
 import TestSupport
@@ -48,6 +49,30 @@ struct CLITests {
         let gone = try await fixture.reveille("show", short)
         #expect(gone.status == .exited(65))
         #expect(gone.error.contains("no alarm matches"))
+    }
+
+    @Test("An app's escape sequences in a title, a sound or its own name never reach the terminal")
+    func inertAppText() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let hostile = "Tea\u{1B}]52;c;cm0gLXJmIH4=\u{07}\u{1B}[2J\r\nowned\u{9B}31m"
+        let id = UUID()
+        let configuration: DBusValue = .dictionary([
+            "title": .string(hostile), "sound": .string("/tmp/\(hostile).oga"),
+            "countdown": .dictionary(["preAlert": .double(600)]),
+        ])
+        #expect(await fixture.errorName(of: "Schedule", [.string(id.uuidString), configuration], on: try fixture.client().connection) == nil)
+        #expect(try await fixture.reveille("auth", "allow", "org.example.\(hostile)").status == .exited(0))
+        for command in [["show", id.uuidString], ["list"], ["auth", "list"]] {
+            let result = try await fixture.run(Built.path("reveille"), command)
+            #expect(result.status == .exited(0), "\(result)")
+            #expect(!result.output.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(command): \(result.output.debugDescription)")
+            #expect(result.output.contains("Tea"), "\(command): \(result.output.debugDescription)")
+        }
+        // JSON keeps the text exactly, escaped as JSON escapes it.
+        let json = try await fixture.reveille("show", id.uuidString, "--json")
+        #expect(try JSONDecoder().decode(AlarmDescription.self, from: Data(json.output.utf8)).title == hostile)
     }
 
     @Test("add with a clock time, days, countdown and snooze; the JSON has the schedule")

@@ -47,6 +47,6 @@ public enum AgentError {
 
     /// The error for an id argument that is not a UUID.
     static func badID(_ text: String) -> DBusError {
-        DBusError(name: invalidArguments, message: "\"\(text.prefix(80))\" is not an alarm id (a UUID)")
+        DBusError(name: invalidArguments, message: "\(QuotedText.quote(text)) is not an alarm id (a UUID)")
     }
 }

@@ -102,7 +102,7 @@ extension AlarmService {
                         guard let state = AlarmManager.AuthorizationState(rawValue: text) else {
                             throw DBusError(
                                 name: AgentError.invalidArguments,
-                                message: "\"\(text.prefix(40))\" is not authorized, denied or notDetermined")
+                                message: "\(QuotedText.quote(text)) is not authorized, denied or notDetermined")
                         }
                         try await s.authorization.set(state, for: app)
                         return []

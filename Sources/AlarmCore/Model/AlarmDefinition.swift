@@ -169,11 +169,11 @@ extension AlarmDefinition {
         }
         if let applicationID, !ApplicationActionName.isValidApplicationID(applicationID) {
             throw .invalidConfiguration(
-                field: "applicationID", reason: "\"\(applicationID.prefix(80))\" is not a desktop app id (such as org.example.App)")
+                field: "applicationID", reason: "\(QuotedText.quote(applicationID)) is not a desktop app id (such as org.example.App)")
         }
         for (intent, field) in [(stopIntent, "stopIntent"), (secondaryIntent, "secondaryIntent")] {
             if let intent, !ApplicationActionName.isValid(intent) {
-                throw .invalidConfiguration(field: field, reason: "\"\(intent)\" is not an action name (letters, digits, - and _)")
+                throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(intent)) is not an action name (letters, digits, - and _)")
             }
         }
         if let metadata, metadata.count > Self.maximumMetadataSize {

@@ -59,8 +59,10 @@ public enum AlarmListFormat {
         return ([line(header, "TITLE")] + rows.map { line($0.cells, $0.title) }).joined(separator: "\n")
     }
 
-    /// A title with control characters replaced so it stays on its row.
-    static func cleaned(_ title: String) -> String {
+    /// Text from an app (a title, a sound, an owner) as a terminal may show it: control
+    /// characters replaced, so it stays on its line and cannot move the cursor, restyle the
+    /// terminal or set its clipboard; `-` when empty.
+    public static func cleaned(_ title: String) -> String {
         var result = String.UnicodeScalarView()
         for scalar in title.unicodeScalars {
             switch scalar.properties.generalCategory {

@@ -84,33 +84,8 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The text in double quotes, cut to ``quotedLengthLimit`` characters and twice as many scalars,
-    /// with `"`, `\` and control characters escaped.
+    /// with `"`, `\` and control characters escaped (see ``QuotedText``).
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        var scalarCount = 0
-        for (index, character) in text.enumerated() {
-            scalarCount += character.unicodeScalars.count
-            if index == quotedLengthLimit || scalarCount > 2 * quotedLengthLimit {
-                result += "…"
-                break
-            }
-            for scalar in character.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case "\n": result += "\\n"
-                case "\t": result += "\\t"
-                case "\r": result += "\\r"
-                default:
-                    switch scalar.properties.generalCategory {
-                    case .control, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
-                        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                    default:
-                        result.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-        }
-        return result + "\""
+        QuotedText.quote(text, limit: quotedLengthLimit)
     }
 }

@@ -254,7 +254,7 @@ public enum AlarmWire {
         for name in names {
             let text = name.stringValue ?? ""
             guard let day = Locale.Weekday.sundayFirst.first(where: { $0.englishName == text.lowercased() || $0.rawValue == text.lowercased() })
-            else { throw .invalidConfiguration(field: field, reason: "\"\(text)\" is not a day (monday … sunday)") }
+            else { throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is not a day (monday … sunday)") }
             if !days.contains(day) { days.append(day) }
         }
         return days
@@ -304,7 +304,7 @@ public enum AlarmWire {
             let behavior = try alert.optional("secondaryButtonBehavior") { value, field throws(AlarmRequestError) in
                 let text = try string(value, field: field)
                 guard let behavior = AlarmPresentation.Alert.SecondaryButtonBehavior(rawValue: text) else {
-                    throw .invalidConfiguration(field: field, reason: "\"\(text)\" is neither countdown nor custom")
+                    throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is neither countdown nor custom")
                 }
                 return behavior
             }
@@ -394,7 +394,7 @@ public enum AlarmWire {
     static func color(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Color {
         let text = try string(value, field: field)
         guard let color = Color(hex: text) else {
-            throw .invalidConfiguration(field: field, reason: "\"\(text)\" is not a colour (#rrggbb or #rrggbbaa)")
+            throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is not a colour (#rrggbb or #rrggbbaa)")
         }
         return color
     }
@@ -440,8 +440,9 @@ struct DictionaryReader {
 
     func finish() throws(AlarmRequestError) {
         if let unknown = entries.keys.sorted().first {
-            throw .invalidConfiguration(
-                field: field == "configuration" ? unknown : "\(field).\(unknown)", reason: "is not a known key")
+            // A key is the caller's text: quoted, so that a mebibyte key is not sent back whole.
+            let key = QuotedText.quote(unknown)
+            throw .invalidConfiguration(field: field == "configuration" ? key : "\(field).\(key)", reason: "is not a known key")
         }
     }
 }
