@@ -94,8 +94,26 @@ public enum ProcessTable {
         return allProcessIDs().filter { pid in
             guard pid != me else { return false }
             if environment(of: pid)?[marker] == value { return true }
+            // This process's own helpers outside any sandbox (a sound test's `pv` behind popen) may
+            // hold descriptors it inherited while a file of a sandbox was open here: not the sandbox's.
+            if isDescendant(pid, of: me) { return false }
             if commandLine(of: pid)?.contains(where: { $0.contains(prefix) }) == true { return true }
             return openPaths(of: pid).contains { $0 == folder || $0.hasPrefix(prefix) }
         }
+    }
+
+    /// Whether `pid`'s chain of parents (`/proc/PID/stat`) reaches `ancestor`.
+    static func isDescendant(_ pid: pid_t, of ancestor: pid_t) -> Bool {
+        var current = pid
+        for _ in 0..<64 {
+            guard let text = try? String(contentsOfFile: "/proc/\(current)/stat", encoding: .utf8),
+                let close = text.lastIndex(of: ")")
+            else { return false }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, let parent = pid_t(fields[1]), parent > 1 else { return false }
+            if parent == ancestor { return true }
+            current = parent
+        }
+        return false
     }
 }

@@ -58,8 +58,11 @@ struct CLITests {
         try await fixture.authorizeTestProcess()
         let hostile = "Tea\u{1B}]52;c;cm0gLXJmIH4=\u{07}\u{1B}[2J\r\nowned\u{9B}31m"
         let id = UUID()
+        // A sound file whose name is hostile too (it must exist and play to be accepted).
+        let sound = fixture.sandbox.home.appendingPathComponent("\(hostile).wav")
+        try WAVFile(frames: 480) { _, _ in 0 }.write(to: sound)
         let configuration: DBusValue = .dictionary([
-            "title": .string(hostile), "sound": .string("/tmp/\(hostile).oga"),
+            "title": .string(hostile), "sound": .string(sound.path),
             "countdown": .dictionary(["preAlert": .double(600)]),
         ])
         #expect(await fixture.errorName(of: "Schedule", [.string(id.uuidString), configuration], on: try fixture.client().connection) == nil)
