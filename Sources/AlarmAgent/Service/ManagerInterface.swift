@@ -21,6 +21,9 @@ extension AlarmService {
                         let id = try Self.id(call.arguments.first)
                         let resolved = try await s.authorizedCaller(of: call)
                         let definition = try AlarmWire.decodeConfiguration(call.arguments[1])
+                        // The model's own rules first (a sound name over 4,096 bytes is refused
+                        // there), then whether the sound can be played, which reads files.
+                        try definition.validate(now: s.clock.read().now)
                         do throws(SoundError) {
                             try s.validateSound(definition.sound)
                         } catch {

@@ -1,3 +1,4 @@
+import AlarmCore
 import Foundation
 
 /// Why a sound was refused or could not be played.
@@ -15,15 +16,21 @@ public enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A sound-theme name found in no installed theme (nor with its last `-part` dropped).
     case unknownThemeSound(name: String)
 
+    /// A path as shown in a message: whole up to 4,096 bytes (a path can be that long), cut short
+    /// and escaped beyond.
+    static func shown(_ path: String) -> String {
+        path.utf8.count <= 4_096 && !path.unicodeScalars.contains { $0.properties.generalCategory == .control } ? path : QuotedText.quote(path, limit: 200)
+    }
+
     public var description: String {
         switch self {
-        case .fileNotFound(let path): "sound file not found: \(path)"
-        case .notAFile(let path): "not a sound file (not a regular file): \(path)"
-        case .undecodable(let path, let reason): "cannot decode sound file \(path): \(reason)"
-        case .unsupported(let path, let reason): "unsupported sound file \(path): \(reason)"
-        case .relativePath(let path): "the sound file's path must be absolute: \(path)"
+        case .fileNotFound(let path): "sound file not found: \(Self.shown(path))"
+        case .notAFile(let path): "not a sound file (not a regular file): \(Self.shown(path))"
+        case .undecodable(let path, let reason): "cannot decode sound file \(Self.shown(path)): \(reason)"
+        case .unsupported(let path, let reason): "unsupported sound file \(Self.shown(path)): \(reason)"
+        case .relativePath(let path): "the sound file's path must be absolute: \(Self.shown(path))"
         case .unknownThemeSound(let name):
-            "no sound named \"\(name)\" in the sound theme (give a file path or a freedesktop sound name)"
+            "no sound named \(QuotedText.quote(name, limit: 200)) in the sound theme (give a file path or a freedesktop sound name)"
         }
     }
 }
