@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmKit
 import Foundation
 import Testing
 import TestSupport
@@ -191,6 +192,33 @@ struct AlertingTests {
         let log = fixture.agent?.standardError ?? ""
         #expect(log.components(separatedBy: "No sound output").count - 1 == 1, "\(log)")
         #expect(fixture.sandbox.capturedByteCount == 0)
+    }
+
+    @Test("A notification server that fails to start by D-Bus activation is not started again for every update")
+    func failingActivation() async throws {
+        let services = Fixtures.temporaryDirectory("reveille-services")
+        let starts = services.appendingPathComponent("starts")
+        try """
+            [D-BUS Service]
+            Name=org.freedesktop.Notifications
+            Exec=/bin/sh -c 'echo started >> \(starts.path); exit 1'
+
+            """.write(to: services.appendingPathComponent("org.freedesktop.Notifications.service"), atomically: true, encoding: .utf8)
+        let sandbox = try await offPool {
+            try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [services], pacedBytesPerSecond: Self.pace)
+        }
+        defer { sandbox.stop() }
+        let agent = try sandbox.spawn(Built.path("reveilled"), ["--ramp", "0"])
+        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        let fixture = AgentFixture(sandbox: sandbox, agent: agent)
+        // A 4 s countdown (updated each second) and then an alert: one attempt, not five or six.
+        let id = try await Self.timer(fixture, "4s", "--title", "Quiet bus")
+        try await Self.waitForState("alerting", of: id, in: fixture)
+        try await sandbox.waitForCapturedBytes(atLeast: 100_000)
+        let attempts = ((try? String(contentsOf: starts, encoding: .utf8)) ?? "").split(separator: "\n").count
+        #expect(attempts >= 1, "the first post tries activation")
+        #expect(attempts <= 2, "\(attempts) activations")
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
     }
 
     @Test("A sound file that went missing after scheduling falls back to another sound, never silence")

@@ -137,6 +137,10 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     var pending: [() -> Void] = []
     /// Whether the current server has the `actions` capability.
     var hasActions = false
+    /// When posting with no server (which tries D-Bus activation) last failed.
+    var activationFailedAt: ContinuousClock.Instant?
+    /// How long after a failed activation posting with no server is not tried again.
+    static let activationRetry: Duration = .seconds(60)
     /// What `NotificationPresenter.server` reports; written on the thread, read anywhere.
     let server = Mutex(NotificationServerStatus.unknown)
     var watchID: guint = 0
@@ -202,6 +206,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
 
     func serverAppeared(_ newOwner: String?) {
         owner = newOwner
+        activationFailedAt = nil
         hasActions = Self.serverHasActions()
         let (name, version) = Self.serverInformation()
         server.withLock { $0 = .running(name: name, version: version, hasActions: hasActions) }
@@ -368,6 +373,14 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     /// `notify_notification_update` with cleared actions and hints), the hints, the actions, the
     /// `closed` handler, `notify_notification_show`.
     private func show(_ posted: Posted, _ content: NotificationContent) {
+        // With no server, the first call may start one by D-Bus activation; after that fails, the
+        // next calls wait for a server to appear (or a minute), instead of starting a failing
+        // server again for every alert and countdown update.
+        if owner == nil, let failed = activationFailedAt, ContinuousClock.now - failed < Self.activationRetry {
+            posted.postedTo = nil
+            discard(posted)
+            return
+        }
         let notification: UnsafeMutablePointer<NotifyNotification>
         if let existing = posted.notification {
             notification = existing
@@ -418,6 +431,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         } else {
             // No server (or it failed): posted again when a server appears.
             if let error { g_error_free(error) }
+            if owner == nil { activationFailedAt = .now }
             posted.postedTo = nil
             discard(posted)
         }
