@@ -156,23 +156,13 @@ enum AlertBenchmark {
         try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
     }
 
-    /// The agent's share of one core over `seconds`: `utime + stime` of `/proc/PID/stat`, which
-    /// counts threads that ended too (in clock ticks, so the window is long).
+    /// The agent's share of one core over `seconds` (`ProcessTable.cpuTime`, in clock ticks, so
+    /// the window is long).
     static func ringingCPU(pid: Int32, seconds: Int) async throws -> Double {
-        func ticks() -> Int {
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = text.lastIndex(of: ")")
-            else { return 0 }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            // After the name: utime and stime are the 12th and 13th fields.
-            return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-        }
-        let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
-        let before = ticks()
+        let before = ProcessTable.cpuTime(of: pid)
         let start = ContinuousClock.now
         try await Task.sleep(for: .seconds(seconds))
-        let elapsed = (ContinuousClock.now - start) / .seconds(1)
-        return Double(ticks() - before) / hertz / elapsed * 100
+        return (ProcessTable.cpuTime(of: pid) - before) / (ContinuousClock.now - start) * 100
     }
 
     /// Waits for the agent's `Alert sound ended` log line for `id` and reads its wall-clock times.

@@ -3,13 +3,37 @@ import Glibc
 
 /// What `/proc` says about processes: whether one still runs, and which belong to a sandbox.
 public enum ProcessTable {
+    /// The fields of `/proc/PID/stat` after `(comm)` (comm may hold anything, so they start after
+    /// the last `)`): state first, then ppid, pgrp, … utime at 11 and stime at 12.
+    static func statFields(of pid: pid_t) -> [Substring]? {
+        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
+
     /// Whether `pid` is a live process. A zombie (exited, not yet reaped by its parent) is not.
     public static func isRunning(_ pid: pid_t) -> Bool {
-        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-        // "pid (comm) S ...": the state follows the last ')', as comm may hold anything.
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        let state = stat[stat.index(after: close)...].drop(while: { $0 == " " }).first
+        guard let state = statFields(of: pid)?.first else { return false }
         return state != "Z" && state != "X" && state != "x"
+    }
+
+    /// A process's parent, or `nil` when it is gone.
+    public static func parent(of pid: pid_t) -> pid_t? {
+        statFields(of: pid).flatMap { $0.count > 1 ? pid_t($0[1]) : nil }
+    }
+
+    /// The live processes whose parent is `pid`.
+    public static func children(of pid: pid_t) -> [pid_t] {
+        allProcessIDs().filter { parent(of: $0) == pid }
+    }
+
+    /// The processor time a process has used (`utime + stime` of `/proc/PID/stat`, which counts
+    /// its threads that have ended too), in clock ticks' resolution; zero when it is gone.
+    public static func cpuTime(of pid: pid_t) -> Duration {
+        guard let fields = statFields(of: pid), fields.count > 12 else { return .zero }
+        let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        return .seconds(Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
     /// A process's resident memory in bytes (`VmRSS` in `/proc/PID/status`), or `nil` when it
@@ -25,13 +49,8 @@ public enum ProcessTable {
 
     /// The live processes whose process group is `group`.
     public static func members(ofGroup group: pid_t) -> [pid_t] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.compactMap { pid_t($0) }.filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            // After "(comm)": state, ppid, pgrp.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, fields[0] != "Z", fields[0] != "X" else { return false }
+        allProcessIDs().filter { pid in
+            guard let fields = statFields(of: pid), fields.count > 2 else { return false }
             return pid_t(fields[2]) == group
         }
     }
@@ -102,15 +121,11 @@ public enum ProcessTable {
         }
     }
 
-    /// Whether `pid`'s chain of parents (`/proc/PID/stat`) reaches `ancestor`.
+    /// Whether `pid`'s chain of parents reaches `ancestor`.
     static func isDescendant(_ pid: pid_t, of ancestor: pid_t) -> Bool {
         var current = pid
         for _ in 0..<64 {
-            guard let text = try? String(contentsOfFile: "/proc/\(current)/stat", encoding: .utf8),
-                let close = text.lastIndex(of: ")")
-            else { return false }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            guard fields.count > 1, let parent = pid_t(fields[1]), parent > 1 else { return false }
+            guard let parent = parent(of: current), parent > 1 else { return false }
             if parent == ancestor { return true }
             current = parent
         }

@@ -12,16 +12,6 @@ import Glibc
 /// never spins.
 @Suite("Agent: a failing desktop", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
 struct ResilienceTests {
-    /// CPU time of all the process's threads, from `/proc/PID/task/*/schedstat`.
-    static func cpuTime(of pid: pid_t) -> Duration {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        let nanoseconds = tasks.reduce(0) { total, task in
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
-            return total + (Int(text.split(separator: " ").first ?? "") ?? 0)
-        }
-        return .nanoseconds(nanoseconds)
-    }
-
     @Test("The notification server crashes five times mid-alert: every new server gets the alert, the sound goes on, the agent does not spin")
     func serverCrashLoop() async throws {
         let fixture = try await AlertingTests.start()
@@ -31,7 +21,7 @@ struct ResilienceTests {
         let monitor = try sandbox.monitorNotifyCalls()
         let id = try await AlertingTests.timer(fixture, "1s", "--title", "Sturdy")
         try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, "Sturdy") })
-        let cpuBefore = Self.cpuTime(of: agent.pid)
+        let cpuBefore = ProcessTable.cpuTime(of: agent.pid)
         let started = ContinuousClock.now
         for round in 1...5 {
             try await offPool { try sandbox.stopNotificationServer(.kill) }
@@ -42,7 +32,7 @@ struct ResilienceTests {
             }
         }
         let wall = ContinuousClock.now - started
-        let cpu = Self.cpuTime(of: agent.pid) - cpuBefore
+        let cpu = ProcessTable.cpuTime(of: agent.pid) - cpuBefore
         #expect(cpu < wall * 0.25, "the agent used \(cpu) of CPU in \(wall)")
         try await sandbox.waitForDisplayedCount(1)
         let mark = sandbox.capturedByteCount
@@ -68,18 +58,6 @@ struct ResilienceTests {
 }
 
 extension ResilienceTests {
-    /// The processes whose parent is `pid`.
-    static func children(of pid: pid_t) -> [pid_t] {
-        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return all.compactMap(pid_t.init).filter { child in
-            guard let text = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
-                let close = text.lastIndex(of: ")")
-            else { return false }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == pid
-        }
-    }
-
     @Test("The sound device vanishes mid-ring: the alert goes on, the sound comes back on a new stream, the agent does not spin")
     func deviceVanishes() async throws {
         let fixture = try await AlertingTests.start(arguments: ["--verbose"])
@@ -90,17 +68,17 @@ extension ResilienceTests {
         try await AlertingTests.waitForState("alerting", of: id, in: fixture)
         try await sandbox.waitForCapturedBytes(atLeast: 100_000)
         // The capture's writer (the file plugin's `pv` behind a shell) is the device: take it away.
-        let writers = Self.children(of: agent.pid).flatMap { [$0] + Self.children(of: $0) }
+        let writers = ProcessTable.children(of: agent.pid).flatMap { [$0] + ProcessTable.children(of: $0) }
         #expect(!writers.isEmpty)
         for writer in writers { kill(writer, SIGKILL) }
-        let cpuBefore = Self.cpuTime(of: agent.pid)
+        let cpuBefore = ProcessTable.cpuTime(of: agent.pid)
         let started = ContinuousClock.now
         try await waitUntil("the agent to notice the device is gone") {
             agent.standardError.contains("The alarm sound stopped; trying the device again") ? () : nil
         }
         let mark = sandbox.capturedByteCount
         try await sandbox.waitForCapturedBytes(atLeast: mark + 100_000)
-        let cpu = Self.cpuTime(of: agent.pid) - cpuBefore
+        let cpu = ProcessTable.cpuTime(of: agent.pid) - cpuBefore
         #expect(cpu < (ContinuousClock.now - started) * 0.25, "the agent used \(cpu) of CPU")
         try await AlertingTests.waitForState("alerting", of: id, in: fixture)
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))

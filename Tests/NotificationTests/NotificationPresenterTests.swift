@@ -321,10 +321,10 @@ struct NotificationContentTests {
 
     @Test("Countdown text rounds up and shows hours when needed")
     func durations() {
-        #expect(NotificationContent.durationText(0.2) == "0:01")
-        #expect(NotificationContent.durationText(0) == "0:00")
-        #expect(NotificationContent.durationText(59.5) == "1:00")
-        #expect(NotificationContent.durationText(3723) == "1:02:03")
+        #expect(DurationFormat.countdown(0.2) == "0:01")
+        #expect(DurationFormat.countdown(0) == "0:00")
+        #expect(DurationFormat.countdown(59.5) == "1:00")
+        #expect(DurationFormat.countdown(3723) == "1:02:03")
     }
 
     @Test("A countdown without a countdown presentation shows nothing")

@@ -36,6 +36,16 @@ public enum DurationFormat {
         return shown.map { "\($0.0)\($0.1)" }.joined(separator: " ")
     }
 
+    /// The length as a short countdown clock, hours only when there are any: `4:59`, `0:01`,
+    /// `1:02:03`, as a notification shows the time left.
+    public static func countdown(_ seconds: TimeInterval) -> String {
+        let total = wholeSeconds(seconds)
+        let (hours, minutes, rest) = (total / 3_600, total / 60 % 60, total % 60)
+        return hours > 0
+            ? "\(hours):\(GregorianDate.padded(minutes, 2)):\(GregorianDate.padded(rest, 2))"
+            : "\(minutes):\(GregorianDate.padded(rest, 2))"
+    }
+
     /// The length as hours, minutes and seconds, each with at least two digits: `01:30:05`,
     /// `00:00:45`, `26:00:00`.
     public static func clock(_ seconds: TimeInterval) -> String {

@@ -148,7 +148,7 @@ extension NotificationContent {
             if let pause = countdown.pauseButton { actions.append(Action(key: "pause", label: pause.text.key)) }
         }
         actions.append(Action(key: "cancel", label: "Cancel"))
-        var body = paused ? "Paused · \(durationText(remaining)) left" : "\(durationText(remaining)) left"
+        var body = paused ? "Paused · \(DurationFormat.countdown(remaining)) left" : "\(DurationFormat.countdown(remaining)) left"
         let label = record.definition.title
         if !label.isEmpty { body += " · \(label)" }
         if !hasActions { body += "\nTo cancel it: reveille cancel \(idPrefix(record.id))" }
@@ -207,13 +207,5 @@ extension NotificationContent {
         let parts = calendar.dateComponents([.hour, .minute], from: date)
         let minute = parts.minute ?? 0
         return "\(parts.hour ?? 0):\(minute < 10 ? "0" : "")\(minute)"
-    }
-
-    /// `M:SS` or `H:MM:SS`, rounding up so a countdown never shows 0:00 while it runs.
-    public static func durationText(_ seconds: TimeInterval) -> String {
-        let total = max(0, Int(seconds.rounded(.up)))
-        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
     }
 }
