@@ -37,7 +37,7 @@ enum AlertBenchmark {
         let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         try sandbox.run(folder.appendingPathComponent("reveille").path, ["auth", "allow", ownExecutable])
         let client = AgentClient(connection: try DBusConnection.connect(address: sandbox.busAddress))
-        let monitor = try sandbox.monitorNotifyCalls()
+        let monitor = try sandbox.monitorNotifyCalls(promptStamps: true)
         // The monitor stamps messages on the continuous clock; this maps them to the wall clock.
         let (wallOrigin, continuousOrigin) = (Date(), ContinuousClock.now)
         func wall(_ instant: ContinuousClock.Instant) -> Date {

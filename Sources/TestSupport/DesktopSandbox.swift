@@ -255,9 +255,9 @@ public final class DesktopSandbox: Sendable {
     public var busAddress: String { bus.address }
 
     /// Starts recording the notification traffic on the bus (see `NotifyMonitor`); it is ready when
-    /// this returns and stops with the sandbox.
-    public func monitorNotifyCalls() throws -> NotifyMonitor {
-        let monitor = try NotifyMonitor(address: bus.address)
+    /// this returns and stops with the sandbox. `promptStamps`: see `NotifyMonitor.init`.
+    public func monitorNotifyCalls(promptStamps: Bool = false) throws -> NotifyMonitor {
+        let monitor = try NotifyMonitor(address: bus.address, promptStamps: promptStamps)
         state.withLock { $0.monitors.append(monitor) }
         return monitor
     }

@@ -160,6 +160,25 @@ struct AlertingTests {
         try await sandbox.waitForSilence()
     }
 
+    @Test("A notification server that hangs does not hold the sound back: the alert rings at once")
+    func hungServerRingsAnyway() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let server = try #require(try sandbox.busNameOwnerPID("org.freedesktop.Notifications"))
+        // The sound waits for the server's answer to the alert's Notify for a few milliseconds at
+        // most; libnotify waits 25 s for a server that never answers (here, for the countdown's
+        // Notify first, then the alert's).
+        #expect(kill(server, SIGSTOP) == 0)
+        defer { kill(server, SIGCONT) }
+        let id = try await Self.timer(fixture, "1s", "--title", "Toast")
+        try await Self.waitForState("alerting", of: id, in: fixture)
+        try await sandbox.waitForCapturedBytes(atLeast: 100_000, timeout: .seconds(10))
+        kill(server, SIGCONT)
+        #expect(try await fixture.reveille("stop", String(id.uuidString.prefix(8))).status == .exited(0))
+        try await sandbox.waitForSilence()
+    }
+
     @Test("No notification server: the sound rings, status says so, and reveille stop ends it")
     func noServer() async throws {
         let fixture = try await Self.start(notificationServer: false)

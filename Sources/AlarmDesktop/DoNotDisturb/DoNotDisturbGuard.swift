@@ -12,6 +12,10 @@ import Synchronization
 /// Everything happens in order on one task: presentation effects (handed on to the notifications
 /// through `Outputs.post`, after any lift), server changes (`NameOwnerChanged` of
 /// `org.freedesktop.Notifications`) and setting changes (the backend's watch). Nothing is polled.
+///
+/// One shortcut keeps alerts on time: when the task has nothing queued and the watched setting
+/// says an alert that breaks through needs no lift, `submit` posts the alert at once, on the
+/// caller's thread, and the task records the alert after, as if it had decided it.
 public final class DoNotDisturbGuard: Sendable {
     /// Where the guard's decisions go.
     public struct Outputs: Sendable {
@@ -55,6 +59,8 @@ public final class DoNotDisturbGuard: Sendable {
 
     enum Event: Sendable {
         case effect(PresentationEffect)
+        /// An alert `submit` posted at once: the task records it and checks the setting.
+        case alertPosted(AlarmRecord)
         case serverMayHaveChanged
         case settingMayHaveChanged(generation: Int)
         case flush(CheckedContinuation<Void, Never>)
@@ -70,6 +76,18 @@ public final class DoNotDisturbGuard: Sendable {
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let logger: Logger
 
+    /// What `submit` needs to post an alert without waiting for the task.
+    private struct Shortcut {
+        /// Events handed to the task and not yet handled.
+        var queued = 0
+        /// Whether the task said, after its last event, that an alert that breaks through would
+        /// be posted at once (setting watched and read, no lift needed).
+        var postsAtOnce = false
+        /// `Outputs.post`, once started.
+        var post: (@Sendable (PresentationEffect) -> Void)?
+    }
+    private let shortcut = Mutex(Shortcut())
+
     /// Creates the guard; `start(outputs:)` starts it.
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
@@ -82,19 +100,48 @@ public final class DoNotDisturbGuard: Sendable {
     public func start(outputs: Outputs) {
         let worker = Worker(guard: self, outputs: outputs, logger: logger)
         let stream = self.stream
-        events.yield(.serverMayHaveChanged)
+        shortcut.withLock { $0.post = outputs.post }
+        enqueue(.serverMayHaveChanged)
         let task = Task {
             await worker.connect()
             for await event in stream {
-                if await worker.handle(event) { break }
+                let stop = await worker.handle(event)
+                let postsAtOnce = worker.postsAtOnce
+                shortcut.withLock { shortcut in
+                    shortcut.queued -= 1
+                    shortcut.postsAtOnce = postsAtOnce
+                }
+                if stop { break }
             }
             worker.close()
         }
         loop.withLock { $0 = task }
     }
 
-    /// Hands an effect on, in order (the notifications see it once any lift is done).
-    public func submit(_ effect: PresentationEffect) { events.yield(.effect(effect)) }
+    /// Hands an effect on, in order (the notifications see it once any lift is done). An alert
+    /// that breaks through is posted before this returns when nothing waits and no lift is needed.
+    public func submit(_ effect: PresentationEffect) {
+        if case .alert(let record) = effect, record.definition.breakthrough {
+            let posted = shortcut.withLock { shortcut -> Bool in
+                // Under the lock: the task posts only while it handles an event, and none is queued.
+                guard shortcut.queued == 0, shortcut.postsAtOnce, let post = shortcut.post else { return false }
+                post(effect)
+                shortcut.queued += 1
+                events.yield(.alertPosted(record))
+                return true
+            }
+            if posted { return }
+        }
+        enqueue(.effect(effect))
+    }
+
+    /// Hands an event to the task, counted until it is handled.
+    private func enqueue(_ event: Event) {
+        shortcut.withLock { shortcut in
+            shortcut.queued += 1
+            events.yield(event)
+        }
+    }
 
     /// The status now.
     public var status: DoNotDisturbStatus { current.withLock { $0 } }
@@ -106,14 +153,19 @@ public final class DoNotDisturbGuard: Sendable {
 
     /// Waits until everything submitted so far has been handled.
     public func flush() async {
-        await withCheckedContinuation { events.yield(.flush($0)) }
+        await withCheckedContinuation { enqueue(.flush($0)) }
     }
 
     /// Puts back what was lifted (the alerts still ringing ring again when the agent starts) and stops.
     public func shutDown() async {
         guard loop.withLock({ $0 }) != nil else { return }
         await withCheckedContinuation { continuation in
-            if case .terminated = events.yield(.shutDown(continuation)) { continuation.resume() }
+            let terminated = shortcut.withLock { shortcut in
+                shortcut.queued += 1
+                if case .terminated = events.yield(.shutDown(continuation)) { return true }
+                return false
+            }
+            if terminated { continuation.resume() }
         }
         events.finish()
     }
@@ -128,7 +180,7 @@ public final class DoNotDisturbGuard: Sendable {
         for observer in observers.withLock({ $0 }) { observer(status) }
     }
 
-    func tick(_ event: Event) { events.yield(event) }
+    func tick(_ event: Event) { enqueue(event) }
 }
 
 /// The guard's state, owned by its one task.
@@ -150,6 +202,8 @@ private final class Worker {
     var readFailure: String?
     /// Whether the server was looked up once.
     var looked = false
+    /// Whether the backend's setting is watched (its changes arrive as events).
+    var watched = false
 
     init(guard owner: DoNotDisturbGuard, outputs: DoNotDisturbGuard.Outputs, logger: Logger) {
         self.owner = owner
@@ -186,6 +240,13 @@ private final class Worker {
         switch event {
         case .effect(let effect):
             await handle(effect)
+        case .alertPosted(let record):
+            ringing[record.id] = record
+            // Posted already, on the conditions last read: those decide again here. Should they
+            // call for a lift after all, it is carried out and the alert posted again after it.
+            let actions = machine.alertStarted(record.id, breaksThrough: true, conditions(reading))
+            let lifts = actions.contains(.lift)
+            await carryOut(actions.filter { lifts || $0 != .post(record.id) })
         case .serverMayHaveChanged:
             await serverMayHaveChanged()
         case .settingMayHaveChanged(let generation):
@@ -334,6 +395,7 @@ private final class Worker {
         looked = true
         backend?.stop()
         backend = nil
+        watched = false
         generation += 1
         server = found
         reading = nil
@@ -346,6 +408,7 @@ private final class Worker {
                     let ticks = try await backend.watch()
                     let owner = self.owner
                     watches.append(Task { for await _ in ticks { owner.tick(.settingMayHaveChanged(generation: generation)) } })
+                    watched = true
                 } catch {
                     logger.warning("Do-not-disturb is read but not watched", metadata: ["error": "\(error)"])
                 }
@@ -368,19 +431,38 @@ private final class Worker {
         guard let backend else {
             reading = nil
             readFailure = nil
-            let critical = server.map { ServerDetector.criticalShownByDefault($0.desktop) } ?? true
-            return .init(isOn: false, criticalShown: critical, canLift: false, value: nil)
+            return conditions(nil)
         }
         do {
-            let now = try await backend.read()
-            reading = now
+            reading = try await backend.read()
             readFailure = nil
-            return .init(isOn: now.isOn, criticalShown: now.criticalShown, canLift: backend.liftedValue(from: now.value) != nil, value: now.value)
         } catch {
             reading = nil
             readFailure = "\(error)"
-            return .unknown
         }
+        return conditions(reading)
+    }
+
+    /// The conditions a reading of the setting gives (without a backend, the server's default).
+    func conditions(_ reading: DoNotDisturbReading?) -> Breakthrough.Conditions {
+        guard let backend else {
+            let critical = server.map { ServerDetector.criticalShownByDefault($0.desktop) } ?? true
+            return .init(isOn: false, criticalShown: critical, canLift: false, value: nil)
+        }
+        guard let reading else { return .unknown }
+        return .init(
+            isOn: reading.isOn, criticalShown: reading.criticalShown, canLift: backend.liftedValue(from: reading.value) != nil,
+            value: reading.value)
+    }
+
+    /// Whether an alert that breaks through, submitted now, would be posted at once with nothing
+    /// to read or lift first: the server was looked up, and the setting is watched and read (or
+    /// there is none), and either a lift is in place or none is needed.
+    var postsAtOnce: Bool {
+        guard looked else { return false }
+        guard backend != nil else { return true }
+        guard watched, reading != nil else { return false }
+        return machine.lift != .none || !conditions(reading).needsLift
     }
 
     // MARK: Status

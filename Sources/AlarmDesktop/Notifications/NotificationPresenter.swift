@@ -11,6 +11,9 @@ public protocol AlarmNotifying: AnyObject, Sendable {
     func shutDown()
     /// The notification server, as last seen.
     var server: NotificationServerStatus { get }
+    /// Calls `handler` with the alarm's id each time the server has answered an alert's
+    /// notification, or it could not be posted (on the presenter's thread; hand the work on and return).
+    func onAlertPosted(_ handler: @escaping @Sendable (UUID) -> Void)
 }
 
 /// Alarms as freedesktop notifications, through libnotify, on a thread of its own.
@@ -85,6 +88,10 @@ public final class NotificationPresenter: AlarmNotifying {
     /// The notification server as last seen (`notify_get_server_info`, `notify_get_server_caps`).
     public var server: NotificationServerStatus { state.server.withLock { $0 } }
 
+    public func onAlertPosted(_ handler: @escaping @Sendable (UUID) -> Void) {
+        state.alertPosted.withLock { $0 = handler }
+    }
+
     /// Closes every notification, stops watching the bus, calls `notify_uninit` and ends the thread.
     public func shutDown() { thread.quit() }
 
@@ -143,6 +150,8 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     static let activationRetry: Duration = .seconds(60)
     /// What `NotificationPresenter.server` reports; written on the thread, read anywhere.
     let server = Mutex(NotificationServerStatus.unknown)
+    /// `NotificationPresenter.onAlertPosted`'s handler; set from any thread.
+    let alertPosted = Mutex<(@Sendable (UUID) -> Void)?>(nil)
     var watchID: guint = 0
 
     var alerts: [UUID: Posted] = [:]
@@ -329,6 +338,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone)
         posted.postedAt = .now
         show(posted, content)
+        alertPosted.withLock { $0 }?(posted.alarmID)
     }
 
     // MARK: Countdowns
