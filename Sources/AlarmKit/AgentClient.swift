@@ -126,49 +126,62 @@ public final class AgentClient: Sendable {
 
     /// The caller's whole list of alarms: now, then after every change the agent signals.
     ///
-    /// The agent sends `PropertiesChanged` for each alarm the caller may see, and the object
-    /// manager's `InterfacesAdded` and `InterfacesRemoved`; each is followed by a `List`, as is
-    /// the agent starting again. Changes that come while a `List` is on its way are answered by
-    /// one more `List` after it, not one each: a thousand alarms scheduled at once cost a few
-    /// lists, and the last list always comes after the last change.
+    /// One `List`, then the agent's signals about each alarm the caller may see
+    /// (`InterfacesAdded`, `PropertiesChanged`, `InterfacesRemoved`, which carry the alarm)
+    /// applied on top of it in order (`AlarmListMirror`); another `List` only when the agent
+    /// starts again. A list is built when the reader asks for the next one, so a thousand
+    /// changes while the reader is busy cost one list, and the last list always shows the last
+    /// change.
     public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
         let signals = connection.signals(MatchRule(sender: Self.busName))
         // When the agent starts again (a crash, an update), the new one knows nothing of this
         // client: asking it for the list makes it send this client its changes again.
         let restarts = connection.signals(
             MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: Self.busName))
-        let (stream, continuation) = AsyncStream.makeStream(of: [AlarmWire.RemoteAlarm].self, bufferingPolicy: .bufferingNewest(1))
-        // A change not listed yet: however many come during a List, one stays waiting.
-        let (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        changed.yield()
-        let listing = Task {
-            for await _ in changes {
-                if let alarms = try? await list() { continuation.yield(alarms) }
-            }
-            continuation.finish()
+        let feed = AlarmListFeed()
+        // Lists asked for: one at a time, however many restarts come meanwhile.
+        let (wanted, want) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        want.yield()
+        let tasks = [
+            Task {
+                for await _ in wanted {
+                    guard let (alarms, sender, serial) = try? await listReply() else { continue }
+                    feed.update { $0.listed(alarms, sender: sender, serial: serial) }
+                }
+            },
+            Task {
+                for await message in signals {
+                    guard let change = AlarmListMirror.change(in: message), let sender = message.sender else { continue }
+                    feed.update { $0.received(.init(change: change, sender: sender, serial: message.serial)) }
+                }
+                feed.finish()
+            },
+            Task {
+                for await signal in restarts where signal.arguments.count == 3 && signal.arguments[2].stringValue?.isEmpty == false {
+                    feed.update { $0.agentRestarted() }
+                    want.yield()
+                }
+            },
+        ]
+        return AsyncStream(unfolding: { await feed.next() }, onCancel: {
+            for task in tasks { task.cancel() }
+            want.finish()
+            feed.finish()
+        })
+    }
+
+    /// `List`, with the reply's sender and serial (where the agent's signals about it start).
+    private func listReply() async throws -> (alarms: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) {
+        let message = try DBusMessage.methodCall(
+            destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "List", arguments: [])
+        let reply: DBusMessage
+        do {
+            reply = try await connection.call(message)
+        } catch let error as DBusError {
+            throw AgentClientError(error)
         }
-        let watching = Task {
-            for await signal in signals {
-                guard signal.member == "PropertiesChanged" || signal.member == "InterfacesAdded"
-                    || signal.member == "InterfacesRemoved"
-                else { continue }
-                guard signal.path?.hasPrefix(Self.managerPath) == true else { continue }
-                changed.yield()
-            }
-            changed.finish()
-        }
-        let restartTask = Task {
-            for await signal in restarts where signal.arguments.count == 3 && signal.arguments[2].stringValue?.isEmpty == false {
-                changed.yield()
-            }
-        }
-        continuation.onTermination = { _ in
-            listing.cancel()
-            watching.cancel()
-            restartTask.cancel()
-            changed.finish()
-        }
-        return stream
+        let alarms = try (try Self.first(reply.decodedArguments()).arrayValue ?? []).map(AlarmWire.decodeAlarm)
+        return (alarms, reply.sender ?? "", reply.serial)
     }
 
     /// This app's authorization: now, then after every change.

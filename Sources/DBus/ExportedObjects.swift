@@ -132,7 +132,7 @@ extension DBusConnection {
             reply = Self.reply(to: message, [.string(xml)])
         case .success(let route):
             Task { [self] in
-                let reply = await answer(message, route: route, interfaces: object ?? [])
+                guard let reply = await answer(message, route: route, interfaces: object ?? []) else { return }
                 if !message.noReplyExpected { try? send(reply) }
             }
             return
@@ -204,8 +204,8 @@ extension DBusConnection {
         return checked(.method(interface: interface, method), interface, expected: method.inSignature)
     }
 
-    /// Runs the handler for a routed call and builds the reply.
-    private func answer(_ message: DBusMessage, route: CallRoute, interfaces: [DBusInterface]) async -> DBusMessage {
+    /// Runs the handler for a routed call and builds the reply; `nil` when the handler replied itself.
+    private func answer(_ message: DBusMessage, route: CallRoute, interfaces: [DBusInterface]) async -> DBusMessage? {
         var call = DBusMethodCall(
             sender: message.sender ?? "", path: message.path ?? "/", interface: message.interface ?? "",
             member: message.member ?? "", arguments: message.arguments, connection: self)
@@ -214,7 +214,10 @@ extension DBusConnection {
             switch route {
             case .method(let interface, let method):
                 call.interface = interface
+                let early = EarlyAnswer(call: message, outSignature: method.outSignature)
+                call.answer = early
                 values = try await method.handler(call)
+                if early.sent.withLock({ $0 }) { return nil }
                 guard values.signature == method.outSignature else {
                     throw DBusError(
                         name: DBusError.failed,
@@ -238,8 +241,10 @@ extension DBusConnection {
                 values = []  // Answered on the loop thread.
             }
         } catch let error as DBusError {
+            if call.answer?.sent.withLock({ $0 }) == true { return nil }
             return DBusMessage.error(replyingTo: message, name: error.name, message: error.message)
         } catch {
+            if call.answer?.sent.withLock({ $0 }) == true { return nil }
             return DBusMessage.error(replyingTo: message, name: DBusError.failed, message: String(describing: error))
         }
         return Self.reply(to: message, values)

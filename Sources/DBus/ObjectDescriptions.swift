@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An interface of an exported object, described rather than subclassed: its methods,
 /// properties and signals. `DBusConnection.export(path:interfaces:)` serves it.
 public struct DBusInterface: Sendable {
@@ -118,6 +120,18 @@ public struct DBusSignal: Sendable {
     }
 }
 
+/// A call a handler may answer before it returns (`DBusMethodCall.reply(_:)`).
+final class EarlyAnswer: Sendable {
+    let call: DBusMessage
+    let outSignature: String
+    let sent = Mutex(false)
+
+    init(call: DBusMessage, outSignature: String) {
+        self.call = call
+        self.outSignature = outSignature
+    }
+}
+
 /// An incoming method call as a handler sees it.
 public struct DBusMethodCall: Sendable {
     /// The caller's unique name. Empty for the property reads behind an `InterfacesAdded` signal,
@@ -133,6 +147,26 @@ public struct DBusMethodCall: Sendable {
     public var arguments: [DBusValue]
     /// The connection the call came in on, for emitting signals or calling back.
     public var connection: DBusConnection
+    /// The call as received, and whether it was answered already (`reply(_:)`); `nil` in tests.
+    var answer: EarlyAnswer?
+
+    /// Sends the method's return now, before the handler returns; what the handler returns then is
+    /// not sent. For a handler that must order its reply with signals it emits: a reply sent here
+    /// goes out before anything the connection sends afterwards (`dbus_connection_send`).
+    public func reply(_ values: [DBusValue]) throws(DBusError) {
+        guard let answer else { return }
+        guard values.signature == answer.outSignature else {
+            throw DBusError(
+                name: DBusError.failed, message: "\(interface).\(member) replied with signature '\(values.signature)', expected '\(answer.outSignature)'")
+        }
+        let message = try DBusMessage.methodReturn(replyingTo: answer.call, arguments: values)
+        let first = answer.sent.withLock { sent in
+            defer { sent = true }
+            return !sent
+        }
+        guard first, !answer.call.noReplyExpected else { return }
+        try connection.send(message)
+    }
 
     /// Describes a call (for tests of handlers).
     public init(

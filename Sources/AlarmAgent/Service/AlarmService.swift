@@ -24,9 +24,7 @@ public final class AlarmService: Sendable {
     public static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
 
     /// The object path of an alarm: its UUID with `-` escaped to `_`.
-    public static func path(of id: UUID) -> String {
-        managerPath + "/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
-    }
+    public static func path(of id: UUID) -> String { AlarmWire.alarmPath(of: id) }
 
     let connection: DBusConnection
     let engine: AlarmEngine
@@ -117,16 +115,46 @@ public final class AlarmService: Sendable {
     /// The methods that change alarms call this before they answer, so the object is there (or
     /// gone) when the caller hears of the change.
     func updateObject(of id: UUID) async {
-        let update = objectUpdates.withLock { last in
+        await inObjectOrder { [self] in await applyObjectUpdate(of: id) }
+    }
+
+    /// Answers `List`: the alarms the caller may see, as their objects were last announced.
+    ///
+    /// It runs in turn with the object updates and replies before the next one starts, so the
+    /// reply comes after every signal about what it lists and before any signal about a later
+    /// change: a client that applies, on top of the list, the signals that come after the reply
+    /// (by their serials) misses nothing and goes back in nothing.
+    func list(for caller: AlarmCaller, replyingTo call: DBusMethodCall) async throws -> [DBusValue] {
+        let reply = Mutex<Result<[DBusValue], DBusError>>(.success([]))
+        await inObjectOrder { [self] in
+            let records = exported.withLock { map in map.values.filter(caller.mayAccess) }.sorted { $0.id < $1.id }
+            let reading = clock.read()
+            let values: [DBusValue] = [.array(elementSignature: "a{sv}", records.map { AlarmWire.encode($0, at: reading, summary: true) })]
+            do {
+                try call.reply(values)
+                reply.withLock { $0 = .success(values) }
+            } catch let error as DBusError {
+                reply.withLock { $0 = .failure(error) }
+            } catch {
+                reply.withLock { $0 = .failure(DBusError(name: DBusError.failed, message: "\(error)")) }
+            }
+        }
+        return try reply.withLock { $0 }.get()
+    }
+
+    /// Runs `work` after every object update and `List` asked for before it, and before any asked
+    /// for after it.
+    private func inObjectOrder(_ work: @escaping @Sendable () async -> Void) async {
+        let step = objectUpdates.withLock { last in
             let previous = last
-            let next = Task { [self] in
+            let next = Task {
                 await previous?.value
-                await applyObjectUpdate(of: id)
+                await work()
             }
             last = next
             return next
         }
-        await update.value
+        await step.value
     }
 
     /// What an object update did.
@@ -208,11 +236,7 @@ public final class AlarmService: Sendable {
     }
 
     /// The alarm id in an alarm object's path.
-    static func id(ofPath path: String) -> UUID? {
-        let prefix = managerPath + "/alarm/"
-        guard path.hasPrefix(prefix) else { return nil }
-        return UUID(uuidString: path.dropFirst(prefix.count).replacingOccurrences(of: "_", with: "-"))
-    }
+    static func id(ofPath path: String) -> UUID? { AlarmWire.alarmID(ofPath: path) }
 
     private func followAuthorizations() async {
         for await answer in await authorization.changes() {

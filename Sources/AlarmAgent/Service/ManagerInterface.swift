@@ -42,10 +42,7 @@ extension AlarmService {
                 DBusMethod(name: "List", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
                     let s = try required(service)
                     return try await s.handle {
-                        let caller = try await s.caller(of: call).caller
-                        let reading = s.clock.read()
-                        let alarms = await s.engine.alarms(visibleTo: caller).map { AlarmWire.encode($0, at: reading, summary: true) }
-                        return [.array(elementSignature: "a{sv}", alarms)]
+                        try await s.list(for: try await s.caller(of: call).caller, replyingTo: call)
                     }
                 },
                 DBusMethod(

@@ -15,6 +15,21 @@ import Foundation
 /// the alert breaks through do-not-disturb; true when left out, and left out when true). Without `presentation`, the alert
 /// shows `title` with Stop, and Snooze (Repeat for a timer) when there is a `postAlert` duration.
 public enum AlarmWire {
+    // MARK: - Alarm objects
+
+    /// The object path of an alarm: the manager's path, `/alarm/`, and its UUID in lower case
+    /// with `-` escaped to `_`.
+    public static func alarmPath(of id: UUID) -> String {
+        AgentClient.managerPath + "/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// The alarm id in an alarm object's path, or `nil` for any other path.
+    public static func alarmID(ofPath path: String) -> UUID? {
+        let prefix = AgentClient.managerPath + "/alarm/"
+        guard path.hasPrefix(prefix) else { return nil }
+        return UUID(uuidString: path.dropFirst(prefix.count).replacingOccurrences(of: "_", with: "-"))
+    }
+
     // MARK: - Configurations
 
     /// The `a{sv}` form of a definition, as `Schedule` takes it.

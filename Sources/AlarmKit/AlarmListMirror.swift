@@ -1,0 +1,162 @@
+import AlarmCore
+import DBus
+import Foundation
+import Synchronization
+
+/// The caller's alarms as a client keeps them up to date: one `List`, then the agent's signals
+/// about each alarm applied on top of it, in order. A value type: events in, the list out.
+///
+/// The agent replies to `List` in turn with its signals (`AlarmService.list`), so the reply's
+/// serial splits them: a signal from the same connection with a lower serial is already in the
+/// list, one with a higher serial is newer. Signals that come before the list are kept until it
+/// comes; signals from an agent that stopped are dropped.
+struct AlarmListMirror: Sendable {
+    /// What one signal says about one alarm.
+    enum Change: Sendable, Equatable {
+        /// The alarm is now as described (`InterfacesAdded`, `PropertiesChanged`).
+        case set(AlarmWire.RemoteAlarm)
+        /// The alarm is gone (`InterfacesRemoved`).
+        case remove(UUID)
+    }
+
+    /// A change as it came: from which connection, with which serial.
+    struct Signal: Sendable {
+        var change: Change
+        var sender: String
+        var serial: UInt32
+    }
+
+    /// The alarms, by id.
+    private(set) var alarms: [UUID: AlarmWire.RemoteAlarm] = [:]
+    /// The list the alarms start from: the agent's unique name and the reply's serial; `nil`
+    /// until the first list, and again after the agent starts again.
+    private var listed: (sender: String, serial: UInt32)?
+    /// Signals that came while no list was held, applied once it comes.
+    private var early: [Signal] = []
+
+    /// Whether a list is held (the alarms are worth showing).
+    var hasList: Bool { listed != nil }
+
+    /// The alarms in a stable order (by id, as `List` sends them).
+    var list: [AlarmWire.RemoteAlarm] { alarms.values.sorted { $0.alarm.id < $1.alarm.id } }
+
+    /// A signal arrived; returns whether the shown list changed.
+    mutating func received(_ signal: Signal) -> Bool {
+        guard let listed else {
+            early.append(signal)
+            return false
+        }
+        guard signal.sender == listed.sender, signal.serial > listed.serial else { return false }
+        return apply(signal.change)
+    }
+
+    /// A `List` reply arrived: it replaces the alarms, and the signals that came early and are
+    /// newer than it are applied on top. Returns true: a list is always shown.
+    @discardableResult
+    mutating func listed(_ list: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) -> Bool {
+        alarms = Dictionary(list.map { ($0.alarm.id, $0) }, uniquingKeysWith: { _, last in last })
+        listed = (sender, serial)
+        let waiting = early
+        early = []
+        for signal in waiting { _ = received(signal) }
+        return true
+    }
+
+    /// The agent started again: signals wait for the next list. Returns false: nothing to show yet.
+    @discardableResult
+    mutating func agentRestarted() -> Bool {
+        listed = nil
+        early = []
+        return false
+    }
+
+    private mutating func apply(_ change: Change) -> Bool {
+        switch change {
+        case .set(let alarm):
+            guard alarms[alarm.alarm.id] != alarm else { return false }
+            alarms[alarm.alarm.id] = alarm
+            return true
+        case .remove(let id):
+            return alarms.removeValue(forKey: id) != nil
+        }
+    }
+
+    /// What an agent's signal says about an alarm, or `nil` for any other signal.
+    static func change(in message: DBusMessage) -> Change? {
+        let arguments = message.arguments
+        switch message.member {
+        case "InterfacesAdded":
+            guard message.path == AgentClient.managerPath, arguments.count == 2,
+                let properties = arguments[1].dictionaryValue?[AgentClient.alarmInterface]?.dictionaryValue,
+                let alarm = properties["Alarm"], let remote = try? AlarmWire.decodeAlarm(alarm.unwrapped)
+            else { return nil }
+            return .set(remote)
+        case "PropertiesChanged":
+            guard let path = message.path, AlarmWire.alarmID(ofPath: path) != nil, arguments.count >= 2,
+                arguments[0].stringValue == AgentClient.alarmInterface,
+                let alarm = arguments[1].dictionaryValue?["Alarm"], let remote = try? AlarmWire.decodeAlarm(alarm.unwrapped)
+            else { return nil }
+            return .set(remote)
+        case "InterfacesRemoved":
+            guard message.path == AgentClient.managerPath, let path = arguments.first?.stringValue,
+                let id = AlarmWire.alarmID(ofPath: path)
+            else { return nil }
+            return .remove(id)
+        default:
+            return nil
+        }
+    }
+}
+
+/// An `AlarmListMirror` shared between the tasks that feed it and the reader of `updates()`,
+/// which is handed a list only when it asks and something changed since the last one.
+final class AlarmListFeed: Sendable {
+    private struct State {
+        var mirror = AlarmListMirror()
+        /// Counts changes; `shown` is the count the reader last saw.
+        var version = 0
+        var shown = 0
+        var reader: CheckedContinuation<[AlarmWire.RemoteAlarm]?, Never>?
+        var finished = false
+    }
+    private let state = Mutex(State())
+
+    /// Changes the mirror; `body` returns whether the list changed.
+    func update(_ body: (inout AlarmListMirror) -> Bool) {
+        let handed: (CheckedContinuation<[AlarmWire.RemoteAlarm]?, Never>, [AlarmWire.RemoteAlarm])? = state.withLock { state in
+            guard body(&state.mirror), state.mirror.hasList else { return nil }
+            state.version += 1
+            guard let reader = state.reader else { return nil }
+            state.reader = nil
+            state.shown = state.version
+            return (reader, state.mirror.list)
+        }
+        if let (reader, list) = handed { reader.resume(returning: list) }
+    }
+
+    /// The list, once it differs from the one the reader saw last; `nil` once finished.
+    func next() async -> [AlarmWire.RemoteAlarm]? {
+        await withCheckedContinuation { continuation in
+            let ready: [AlarmWire.RemoteAlarm]?? = state.withLock { state in
+                if state.finished { return .some(nil) }
+                guard state.version > state.shown else {
+                    state.reader = continuation
+                    return nil
+                }
+                state.shown = state.version
+                return .some(state.mirror.list)
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Ends the stream: the reader gets `nil`.
+    func finish() {
+        let reader = state.withLock { state in
+            state.finished = true
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?.resume(returning: nil)
+    }
+}
