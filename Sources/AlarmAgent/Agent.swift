@@ -80,11 +80,14 @@ public struct DesktopOptions: Sendable {
 public enum AgentStartError: Error, CustomStringConvertible {
     /// Another agent already runs for this store or owns the bus name.
     case alreadyRunning(String)
+    /// The store's folder cannot be written (a read-only mount, no permission): the folder and why.
+    case storeUnusable(folder: String, reason: String)
 
     /// A sentence for the person.
     public var description: String {
         switch self {
         case .alreadyRunning(let detail): "another reveilled is already running (\(detail))"
+        case .storeUnusable(let folder, let reason): "the alarm store's folder \(folder) cannot be used: \(reason)"
         }
     }
 }
@@ -214,10 +217,16 @@ final class AgentLock: Sendable {
     private let descriptor: Int32
 
     init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AgentStartError.storeUnusable(folder: directory.path, reason: "it cannot be created")
+        }
         let path = directory.appendingPathComponent("agent.lock").path
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard descriptor >= 0 else {
+            throw AgentStartError.storeUnusable(folder: directory.path, reason: "agent.lock: \(String(cString: strerror(errno)))")
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw AgentStartError.alreadyRunning("the store \(directory.path) is in use")

@@ -58,4 +58,43 @@ struct StorageFaultTests {
         #expect(Set(ids) == Set(acknowledged.map { $0.uuidString.lowercased() }))
         #expect(try await fixture.reveille("timer", "5m").status == .exited(0))
     }
+
+    @Test("A read-only data folder: the agent says which folder and why, and stops; nothing in it changes")
+    func readOnlyFolder() async throws {
+        let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")
+        let fixture = try await AgentFixture.start(agentArguments: ["--silent"])
+        defer { fixture.stop() }
+        let folder = fixture.sandbox.dataHome.appendingPathComponent("reveille").path
+        var kept: [UUID] = []
+        for duration in ["10m", "20m"] {
+            let added = try await fixture.reveille("timer", duration)
+            #expect(added.status == .exited(0), "\(added)")
+            kept.append(try #require(UUID(uuidString: added.line), "\(added)"))
+        }
+        let agent = try #require(fixture.agent)
+        agent.terminate()
+        #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
+        // Immutable (chattr +i): nothing in the folder may be written, created or removed, as on a
+        // read-only mount; tests run as root, for whom permissions alone would not do.
+        let locked = try await fixture.run(chattr, ["-R", "+i", folder])
+        guard locked.status == .exited(0) else {
+            Issue.record("chattr +i is not supported here: \(locked)")
+            return
+        }
+        defer { _ = try? fixture.sandbox.run(chattr, ["-R", "-i", folder]) }
+        let readOnly = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
+        let status = try await readOnly.waitForExit(timeout: .seconds(30))
+        #expect(status != .exited(0), "\(readOnly.outputs())")
+        #expect(readOnly.standardError.contains("the alarm store's folder \(folder) cannot be used"), "\(readOnly.outputs())")
+        #expect(readOnly.standardError.contains("Operation not permitted"), "\(readOnly.outputs())")
+        // Writable again: a restart finds exactly what was acknowledged, and stores changes again.
+        #expect(try await fixture.run(chattr, ["-R", "-i", folder]).status == .exited(0))
+        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
+        defer { restarted.terminate() }
+        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        let relisted = try await fixture.reveille("list", "--json")
+        let after = try JSONDecoder().decode([AlarmDescription].self, from: Data(relisted.output.utf8)).compactMap { UUID(uuidString: $0.id) }
+        #expect(Set(after) == Set(kept))
+        #expect(try await fixture.reveille("timer", "40m").status == .exited(0))
+    }
 }
