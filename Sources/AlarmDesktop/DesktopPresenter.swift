@@ -32,7 +32,7 @@ public final class DesktopPresenter: AlarmPresenter {
     /// The gain of an alert that waits for do-not-disturb to end, with `HeldSound.quiet` (-20 dB).
     public static let quietGain = 0.1
 
-    /// The longest an alert's sound waits for its notification to be handed to the server.
+    /// The longest an alert's sound waits for the server to answer its notification.
     public static let notificationHeadStart: Duration = .milliseconds(5)
 
     /// Alert sounds that wait for their notification (or the head start to pass); `nil` once shut down.

@@ -163,11 +163,17 @@ public final class AgentClient: Sendable {
                 }
             },
         ]
-        return AsyncStream(unfolding: { await feed.next() }, onCancel: {
+        // The tasks end with the stream: when its reader's task is cancelled, or the stream goes away.
+        let lifetime = StreamLifetime {
             for task in tasks { task.cancel() }
             want.finish()
             feed.finish()
-        })
+        }
+        return AsyncStream(
+            unfolding: { [lifetime] in
+                withExtendedLifetime(lifetime) {}
+                return await feed.next()
+            }, onCancel: { lifetime.end() })
     }
 
     /// `List`, with the reply's sender and serial (where the agent's signals about it start).

@@ -160,3 +160,12 @@ final class AlarmListFeed: Sendable {
         reader?.resume(returning: nil)
     }
 }
+
+/// Runs `end` once the last reference to it goes (or when called): the end of a stream's tasks.
+final class StreamLifetime: Sendable {
+    let end: @Sendable () -> Void
+
+    init(end: @escaping @Sendable () -> Void) { self.end = end }
+
+    deinit { end() }
+}
