@@ -223,11 +223,8 @@ struct ManagerAPITests {
         defer { fixture.stop() }
         let id = try await fixture.reveille("timer", "1h", "--title", "Kept").line
         let agent = try #require(fixture.agent)
-        agent.terminate()
-        #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
-        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
+        let restarted = try await fixture.restart(agent, arguments: ["--silent"])
         defer { restarted.terminate() }
-        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         let shown = try await fixture.reveille("show", id, "--json")
         #expect(shown.output.contains(#""title":"Kept""#), "\(shown)")
     }
@@ -249,11 +246,8 @@ struct UpdatesAcrossRestartTests {
         defer { watch.terminate() }
         _ = try await watch.waitForStandardOutput(containing: "[]", timeout: .seconds(30))
         let agent = try #require(fixture.agent)
-        agent.terminate()
-        #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
-        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
+        let restarted = try await fixture.restart(agent, arguments: ["--silent"])
         defer { restarted.terminate() }
-        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         #expect(try await fixture.reveille("timer", "5m", "--title", "After").status == .exited(0))
         let output = try await watch.waitForStandardOutput(containing: #""title":"After""#, timeout: .seconds(30))
         #expect(output.contains(#""title":"After""#))

@@ -88,9 +88,7 @@ struct NotificationPresenterTests {
         #expect(close.sender == call.sender)
         try await sandbox.waitForDisplayedCount(0)
         // The close that follows the action is not reported (no dismissed, no stop).
-        try await probe.flush()
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(probe.responses(for: id) == ["secondary"])
+        #expect(try await probe.settledResponses(for: id) == ["secondary"])
         await probe.stop()
     }
 
@@ -132,9 +130,7 @@ struct NotificationPresenterTests {
         _ = try await eventually("the impostor's signals on the bus") {
             monitor.messages().filter { $0.kind == .signal && $0.destination == call.sender }.count >= 2 ? true : nil
         }
-        try await probe.flush()
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(probe.responses(for: id).isEmpty)
+        #expect(try await probe.settledResponses(for: id).isEmpty)
         // The real server's action still works.
         try sandbox.pickAction("stop")
         try await probe.waitForResponse("stop", for: id)
@@ -154,9 +150,7 @@ struct NotificationPresenterTests {
         let invoked = try sandbox.invokeDefaultAction()
         #expect(invoked.key == "default")
         try await probe.waitForResponse("default", for: id)
-        try await probe.flush()
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(probe.responses(for: id) == ["default"])
+        #expect(try await probe.settledResponses(for: id) == ["default"])
         await probe.stop()
     }
 

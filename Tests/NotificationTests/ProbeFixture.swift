@@ -83,6 +83,13 @@ final class Probe {
         }
     }
 
+    /// The responses for `id` once everything sent so far was handled and a late one had time to come.
+    func settledResponses(for id: UUID) async throws -> [String] {
+        try await flush()
+        try await Task.sleep(for: .milliseconds(300))
+        return responses(for: id)
+    }
+
     /// Waits for a response for `id`.
     func waitForResponse(_ response: String, for id: UUID, timeout: Duration = .seconds(5)) async throws {
         _ = try await eventually("the response \(response) for \(id)", timeout: timeout) {

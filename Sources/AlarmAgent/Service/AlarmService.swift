@@ -130,14 +130,11 @@ public final class AlarmService: Sendable {
             let records = exported.withLock { map in map.values.filter(caller.mayAccess) }.sorted { $0.id < $1.id }
             let reading = clock.read()
             let values: [DBusValue] = [.array(elementSignature: "a{sv}", records.map { AlarmWire.encode($0, at: reading, summary: true) })]
-            do {
+            let sent = Result { () throws(DBusError) in
                 try call.reply(values)
-                reply.withLock { $0 = .success(values) }
-            } catch let error as DBusError {
-                reply.withLock { $0 = .failure(error) }
-            } catch {
-                reply.withLock { $0 = .failure(DBusError(name: DBusError.failed, message: "\(error)")) }
+                return values
             }
+            reply.withLock { $0 = sent }
         }
         return try reply.withLock { $0 }.get()
     }

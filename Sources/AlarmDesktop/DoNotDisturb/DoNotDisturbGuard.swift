@@ -242,11 +242,10 @@ private final class Worker {
             await handle(effect)
         case .alertPosted(let record):
             ringing[record.id] = record
-            // Posted already, on the conditions last read: those decide again here. Should they
-            // call for a lift after all, it is carried out and the alert posted again after it.
+            // Posted already, on the conditions last read (`postsAtOnce`: no lift needed, and
+            // nothing came between): the machine records the same decision.
             let actions = machine.alertStarted(record.id, breaksThrough: true, conditions(reading))
-            let lifts = actions.contains(.lift)
-            await carryOut(actions.filter { lifts || $0 != .post(record.id) })
+            await carryOut(actions.filter { $0 != .post(record.id) })
         case .serverMayHaveChanged:
             await serverMayHaveChanged()
         case .settingMayHaveChanged(let generation):
