@@ -28,12 +28,17 @@ public struct AgentConfiguration: Sendable {
     public var systemBusAddress: String?
     /// The file naming the system time zone, watched for changes: `/etc/localtime`.
     public var localTimePath: String
+    /// Whether alarms wake the machine from suspend where they can (the agent holds
+    /// `CAP_WAKE_ALARM`): `false` keeps to timers that wait for the machine to wake.
+    public var wakeFromSuspend: Bool
 
     /// Creates a configuration.
     public init(
         storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String,
-        desktop: DesktopOptions?, systemBusAddress: String? = nil, localTimePath: String = SystemClock.defaultLocalTimePath
+        desktop: DesktopOptions?, systemBusAddress: String? = nil, localTimePath: String = SystemClock.defaultLocalTimePath,
+        wakeFromSuspend: Bool = true
     ) {
+        self.wakeFromSuspend = wakeFromSuspend
         self.storeDirectory = storeDirectory
         self.policy = policy
         self.busAddress = busAddress
@@ -119,7 +124,7 @@ public final class AlarmAgent: Sendable {
         if let aside = store.recoveredFrom {
             logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
-        let clock = SystemClock(localTimePath: configuration.localTimePath)
+        let clock = SystemClock(localTimePath: configuration.localTimePath, wakeTimers: configuration.wakeFromSuspend)
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
         let responder = AlertResponder(logger: logger)
         let sounds = SoundResolver(ownSoundFolders: configuration.desktop?.soundFolders ?? [])
@@ -151,7 +156,7 @@ public final class AlarmAgent: Sendable {
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
         wakeSources = WakeSources(
             engine: engine, clock: clock, systemBusAddress: configuration.systemBusAddress,
-            graceWindow: configuration.policy.graceWindow, logger: logger)
+            wakeFromSuspend: configuration.wakeFromSuspend, graceWindow: configuration.policy.graceWindow, logger: logger)
         service = AlarmService(
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
             status: .init(version: configuration.version, storePath: store.databaseURL.path, wakeSources: wakeSources),

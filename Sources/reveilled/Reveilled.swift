@@ -65,6 +65,9 @@ struct Reveilled: AsyncParsableCommand {
             valueName: "percent"))
     var unmuteTo: Int?
 
+    @Flag(name: .customLong("no-wake"), help: "Never wake the machine from suspend for an alarm, even where the agent may (CAP_WAKE_ALARM).")
+    var noWake = false
+
     @Flag(name: .customLong("ignore-dnd"), help: "Do not look at the desktop's do-not-disturb: never lift it, never hold alerts back.")
     var ignoreDoNotDisturb = false
 
@@ -142,7 +145,8 @@ struct Reveilled: AsyncParsableCommand {
             version: AgentVersion.current,
             desktop: desktop,
             systemBusAddress: systemBus,
-            localTimePath: localTime)
+            localTimePath: localTime,
+            wakeFromSuspend: !noWake)
         let agent: AlarmAgent
         do {
             agent = try await AlarmAgent(configuration: configuration, logger: logger)

@@ -1,3 +1,4 @@
+import AlarmAgent
 import AlarmKit
 import Foundation
 import Testing
@@ -138,15 +139,94 @@ struct WakeSourcesTests {
         #expect(agent.isRunning)
     }
 
+    @Test("With CAP_WAKE_ALARM alarms are wake timers; without it, or with --no-wake, plain timers, and status says why; a timer rings either way")
+    func wakeTimers() async throws {
+        let zones = try ZoneFolder(zone: "Europe/Berlin")
+        defer { zones.remove() }
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let agentArguments = ["--localtime", zones.localTime.path, "--system-bus", zones.noBus, "--silent"]
+        // This process may set wake timers when it holds CAP_WAKE_ALARM (root does).
+        let mayWake = SystemClock(wakeTimers: true).wakeTimers
+        struct Run {
+            var name: String
+            var program: String
+            var arguments: [String]
+            var clocks: Set<Int>
+            var says: String?
+        }
+        let reveilled = Built.path("reveilled")
+        var runs = [
+            // setpriv drops the capability from the bounding set, so not even root's agent holds it.
+            Run(
+                name: "without CAP_WAKE_ALARM", program: "setpriv",
+                arguments: ["--bounding-set=-wake_alarm", "--", reveilled] + agentArguments, clocks: [0, 7],
+                says: "the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep \(URL(fileURLWithPath: reveilled).resolvingSymlinksInPath().path))"),
+            Run(
+                name: "--no-wake", program: reveilled, arguments: agentArguments + ["--no-wake"], clocks: [0, 7],
+                says: "the agent was started with --no-wake"),
+        ]
+        if mayWake {
+            runs.append(Run(name: "with CAP_WAKE_ALARM", program: reveilled, arguments: agentArguments, clocks: [8, 9], says: nil))
+        }
+        for run in runs {
+            let agent = try fixture.sandbox.spawn(run.program, run.arguments, unsetting: ["TZ"])
+            try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+            let running = AgentFixture(sandbox: fixture.sandbox, agent: agent)
+            let status = try await statusJSON(running)
+            let wake = try #require(status["wakeFromSuspend"] as? String)
+            #expect(status["canWakeFromSuspend"] as? Bool == false, "no real-time clock wakes this machine: \(run.name)")
+            if let says = run.says {
+                #expect(wake.contains(says), "\(run.name): \(wake)")
+            } else {
+                #expect(!wake.contains("CAP_WAKE_ALARM") && !wake.contains("--no-wake"), "\(run.name): \(wake)")
+            }
+            // A long timer keeps an elapsed deadline armed; a short one rings.
+            let long = try await fixture.reveille("timer", "1h")
+            #expect(long.status == .exited(0), "\(long)")
+            let short = try await AlertingTests.timer(running, "1s")
+            try await AlertingTests.waitForState("alerting", of: short, in: running)
+            let clocks = try await eventually("the agent's timers on \(run.clocks)", detail: { "\(Self.timerClocks(of: agent.pid))" }) {
+                Self.timerClocks(of: agent.pid) == run.clocks ? true : nil
+            }
+            #expect(clocks, "\(run.name)")
+            for id in [long.line, short.uuidString] {
+                let removed = try await fixture.reveille("cancel", id)
+                #expect(removed.status == .exited(0), "\(removed)")
+            }
+            agent.terminate()
+            #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0), "\(run.name): \(agent.outputs())")
+        }
+    }
+
     // MARK: - Helpers
 
-    /// What `status` must say about the RTC of this machine.
+    /// What `status` must say first about the real-time clocks of this machine.
     static var expectedWakeReason: String {
-        let manager = FileManager.default
-        if !manager.fileExists(atPath: "/sys/class/rtc/rtc0") { return "no real-time clock that could wake it" }
-        if !manager.fileExists(atPath: "/sys/class/rtc/rtc0/wakealarm") { return "real-time clock cannot wake it" }
-        if !manager.isWritableFile(atPath: "/sys/class/rtc/rtc0/wakealarm") { return "which only root may set" }
-        return "is writable here, but the agent does not set it"
+        let clocks = ((try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/rtc")) ?? []).filter { $0.hasPrefix("rtc") }
+        if clocks.isEmpty { return "no real-time clock that could wake it" }
+        if !clocks.contains(where: { FileManager.default.fileExists(atPath: "/sys/class/rtc/\($0)/wakealarm") }) {
+            return "real-time clock cannot wake it"
+        }
+        return "CAP_WAKE_ALARM"
+    }
+
+    /// The wall and boot clocks of the timerfds a process holds, as the kernel lists them
+    /// (`/proc/PID/fdinfo`, `clockid:`): 0 `CLOCK_REALTIME`, 7 `CLOCK_BOOTTIME`,
+    /// 8 `CLOCK_REALTIME_ALARM`, 9 `CLOCK_BOOTTIME_ALARM`. (Monotonic ones, which the runtime's
+    /// own timers use, are left out.)
+    static func timerClocks(of pid: Int32) -> Set<Int> {
+        let folder = "/proc/\(pid)/fdinfo"
+        var clocks = Set<Int>()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let info = try? String(contentsOfFile: "\(folder)/\(entry)", encoding: .utf8) else { continue }
+            for line in info.split(separator: "\n") where line.hasPrefix("clockid:") {
+                if let id = Int(line.dropFirst("clockid:".count).trimmingCharacters(in: .whitespaces)), [0, 7, 8, 9].contains(id) {
+                    clocks.insert(id)
+                }
+            }
+        }
+        return clocks
     }
 
     /// Starts the agent without `TZ` in an existing sandbox and waits until it owns its name.

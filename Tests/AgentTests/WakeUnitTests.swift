@@ -80,27 +80,36 @@ struct WakeUnitTests {
         #expect(throws: POSIXError.self) { try LocalTimeWatcher(path: folder.path("nowhere/localtime")) }
     }
 
-    @Test("Waking from suspend: no, and why, for a machine without an RTC, without a wake alarm, and with one")
+    @Test("Waking from suspend: yes with wake timers and an RTC that wakes; else no, with every reason")
     func wakeCapability() throws {
         let folder = Folder()
         defer { folder.remove() }
-        let missing = WakeCapability.assess(rtcDirectory: folder.path("rtc0"), graceWindow: 600)
+        let rtc = folder.path("rtc")
+        let missing = WakeCapability.assess(rtcClassDirectory: rtc, wakeTimers: true, declined: false, graceWindow: 600)
         #expect(!missing.canWake)
-        #expect(missing.explanation == "no: this machine has no real-time clock that could wake it (\(folder.path("rtc0")) is missing); alarms missed while asleep ring on resume if no more than 10m late")
+        #expect(missing.explanation == "no: this machine has no real-time clock that could wake it (\(rtc) lists none); alarms missed while asleep ring on resume if no more than 10m late")
 
-        try FileManager.default.createDirectory(atPath: folder.path("rtc0"), withIntermediateDirectories: true)
-        let noAlarm = WakeCapability.assess(rtcDirectory: folder.path("rtc0"), graceWindow: 0)
-        #expect(noAlarm.explanation == "no: this machine's real-time clock cannot wake it (\(folder.path("rtc0/wakealarm")) is missing); alarms missed while asleep are recorded as missed on resume")
+        try FileManager.default.createDirectory(atPath: folder.path("rtc/rtc0"), withIntermediateDirectories: true)
+        let noAlarm = WakeCapability.assess(
+            rtcClassDirectory: rtc, wakeTimers: false, declined: false, executable: "/usr/bin/reveilled", graceWindow: 0)
+        #expect(!noAlarm.canWake)
+        #expect(noAlarm.explanation == "no: this machine's real-time clock cannot wake it (\(rtc)/rtc0/wakealarm is missing), and the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /usr/bin/reveilled); alarms missed while asleep are recorded as missed on resume")
 
-        try "".write(toFile: folder.path("rtc0/wakealarm"), atomically: false, encoding: .utf8)
-        chmod(folder.path("rtc0/wakealarm"), 0o444)
-        let present = WakeCapability.assess(rtcDirectory: folder.path("rtc0"), graceWindow: 600)
-        #expect(!present.canWake, "the agent never sets the RTC wake alarm")
-        if access(folder.path("rtc0/wakealarm"), W_OK) == 0 {  // root may write anything
-            #expect(present.explanation.hasPrefix("no: the RTC wake alarm (\(folder.path("rtc0/wakealarm"))) is writable here, but the agent does not set it"))
-        } else {
-            #expect(present.explanation.hasPrefix("no: waking from suspend needs the RTC wake alarm (\(folder.path("rtc0/wakealarm"))), which only root may set"))
-        }
+        // The second clock wakes; the first does not.
+        try FileManager.default.createDirectory(atPath: folder.path("rtc/rtc1"), withIntermediateDirectories: true)
+        try "".write(toFile: folder.path("rtc/rtc1/wakealarm"), atomically: false, encoding: .utf8)
+        let waking = WakeCapability.assess(rtcClassDirectory: rtc, wakeTimers: true, declined: false, graceWindow: 600)
+        #expect(waking.canWake)
+        #expect(waking.explanation == "yes: alarms are wake timers (CLOCK_REALTIME_ALARM), and \(rtc)/rtc1 wakes the machine for them")
+
+        let withoutCapability = WakeCapability.assess(
+            rtcClassDirectory: rtc, wakeTimers: false, declined: false, executable: "/opt/reveilled", graceWindow: 600)
+        #expect(!withoutCapability.canWake)
+        #expect(withoutCapability.explanation == "no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /opt/reveilled); alarms missed while asleep ring on resume if no more than 10m late")
+
+        let declined = WakeCapability.assess(rtcClassDirectory: rtc, wakeTimers: false, declined: true, graceWindow: 600)
+        #expect(!declined.canWake)
+        #expect(declined.explanation.hasPrefix("no: the agent was started with --no-wake; "))
     }
 
     /// Counts a stream's elements and notes its end, for waiting on them.

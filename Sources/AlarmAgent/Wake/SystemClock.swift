@@ -9,15 +9,27 @@ import Synchronization
 /// A wait arms one `CLOCK_REALTIME` timer, absolute, with `TFD_TIMER_CANCEL_ON_SET` (armed even
 /// with no wall deadline, far in the future, so a clock set is always seen), and, for an elapsed
 /// deadline, one absolute `CLOCK_BOOTTIME` timer, which counts through suspend.
+///
+/// When the process may (it holds `CAP_WAKE_ALARM`), the timers are the kernel's wake timers,
+/// `CLOCK_REALTIME_ALARM` and `CLOCK_BOOTTIME_ALARM`: the same clocks, and a suspended machine is
+/// woken for them through the real-time clock.
 public final class SystemClock: AlarmClock {
     private let zone: Mutex<TimeZone>
     /// The file naming the system time zone, normally `/etc/localtime`.
     public let localTimePath: String
+    /// Whether the timers are wake timers (`CLOCK_REALTIME_ALARM`, `CLOCK_BOOTTIME_ALARM`), which
+    /// the kernel allows only with `CAP_WAKE_ALARM`.
+    public let wakeTimers: Bool
+    private let wallClock: TimerFD.ClockID
+    private let bootClock: TimerFD.ClockID
 
-    /// Creates the system clock, reading the time zone now from `TZ` or `localTimePath`.
-    public init(localTimePath: String = SystemClock.defaultLocalTimePath) {
+    /// Creates the system clock, reading the time zone now from `TZ` or `localTimePath`, with wake
+    /// timers when `wakeTimers` and the kernel allows them (a test `timerfd_create` succeeds).
+    public init(localTimePath: String = SystemClock.defaultLocalTimePath, wakeTimers: Bool = true) {
         self.localTimePath = localTimePath
         zone = Mutex(Self.systemTimeZone(localTimePath: localTimePath) ?? TimeZone.current)
+        self.wakeTimers = wakeTimers && (try? TimerFD(clock: .realtimeAlarm)) != nil
+        (wallClock, bootClock) = self.wakeTimers ? (.realtimeAlarm, .boottimeAlarm) : (.realtime, .boottime)
     }
 
     /// Where the system time zone is named: `/etc/localtime`.
@@ -80,14 +92,14 @@ public final class SystemClock: AlarmClock {
 
     /// Waits on kernel timers until the wake-up is due or the wall clock is set.
     public func wait(for wakeUp: WakeUp) async throws -> WakeReason {
-        let wall = try TimerFD(clock: .realtime)
+        let wall = try TimerFD(clock: wallClock)
         // With no wall deadline, a timer far ahead still reports clock sets.
         let wallSeconds = wakeUp.wall?.timeIntervalSince1970 ?? 1e11
         let whole = wallSeconds.rounded(.down)
         try wall.arm(atSeconds: Int64(whole), nanoseconds: Int64((wallSeconds - whole) * 1e9), cancelOnSet: true)
         var timers = [wall]
         if let elapsed = wakeUp.elapsed {
-            let boot = try TimerFD(clock: .boottime)
+            let boot = try TimerFD(clock: bootClock)
             let deadline = elapsed.bootID == KernelClock.bootID
                 ? elapsed.uptime
                 : read().uptime + .seconds(elapsed.wallEstimate.timeIntervalSinceNow)

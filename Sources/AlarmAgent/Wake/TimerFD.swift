@@ -10,7 +10,7 @@ import Glibc
 ///
 /// Armed at an absolute instant of its clock, it becomes readable when the instant comes. A
 /// `CLOCK_REALTIME` timer armed with `cancelOnSet` also becomes readable when the wall clock is
-/// set, and its read then fails with `ECANCELED`.
+/// set, and its read then fails with `ECANCELED` (so does a `CLOCK_REALTIME_ALARM` one).
 final class TimerFD: Sendable {
     /// The clocks a timer can follow.
     enum ClockID {
@@ -18,11 +18,19 @@ final class TimerFD: Sendable {
         case realtime
         /// `CLOCK_BOOTTIME`: elapsed time since boot, suspend included.
         case boottime
+        /// `CLOCK_REALTIME_ALARM`: the wall clock, and a timer on it wakes a suspended machine
+        /// (through the real-time clock). Needs `CAP_WAKE_ALARM`.
+        case realtimeAlarm
+        /// `CLOCK_BOOTTIME_ALARM`: elapsed time since boot, and a timer on it wakes a suspended
+        /// machine. Needs `CAP_WAKE_ALARM`.
+        case boottimeAlarm
 
         var raw: clockid_t {
             switch self {
             case .realtime: CLOCK_REALTIME
             case .boottime: CLOCK_BOOTTIME
+            case .realtimeAlarm: CLOCK_REALTIME_ALARM
+            case .boottimeAlarm: CLOCK_BOOTTIME_ALARM
             }
         }
     }

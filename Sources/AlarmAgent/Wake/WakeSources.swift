@@ -44,12 +44,15 @@ final class WakeSources: Sendable {
     }
 
     /// Creates the wake sources; `start()` starts watching.
-    init(engine: AlarmEngine, clock: SystemClock, systemBusAddress: String?, graceWindow: TimeInterval, logger: Logger) {
+    init(
+        engine: AlarmEngine, clock: SystemClock, systemBusAddress: String?, wakeFromSuspend: Bool, graceWindow: TimeInterval,
+        logger: Logger
+    ) {
         self.engine = engine
         self.clock = clock
         self.systemBusAddress = systemBusAddress
         self.logger = logger
-        capability = WakeCapability.assess(graceWindow: graceWindow)
+        capability = WakeCapability.assess(wakeTimers: clock.wakeTimers, declined: !wakeFromSuspend, graceWindow: graceWindow)
     }
 
     /// Watches the `localtime` file at once, and connects to the system bus in the background.
