@@ -113,14 +113,26 @@ public final class AlarmAgent: Sendable {
     let service: AlarmService
     let wakeSources: WakeSources
     let lock: AgentLock
+    let store: AlarmStore
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
     /// service, and then takes the bus name, so a client that sees the name finds everything ready.
     public init(configuration: AgentConfiguration, logger: Logger) async throws {
         self.logger = logger
-        lock = try AgentLock(directory: configuration.storeDirectory)
-        let store = try AlarmStore(directory: configuration.storeDirectory, logger: logger)
+        let databaseURL = configuration.storeDirectory.appendingPathComponent(AlarmStore.fileName)
+        lock = try AgentLock(
+            directory: configuration.storeDirectory, readableStore: FileManager.default.fileExists(atPath: databaseURL.path))
+        do {
+            store = try AlarmStore(directory: configuration.storeDirectory, logger: logger)
+        } catch {
+            throw AgentStartError.storeUnusable(folder: configuration.storeDirectory.path, reason: "\(error)")
+        }
+        if let reason = store.readOnlyReason {
+            logger.error(
+                "The alarm store is read-only: alarms are listed and ring, but no change can be stored until it is writable and the agent restarts",
+                metadata: ["reason": "\(reason)"])
+        }
         if let aside = store.recoveredFrom {
             logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
@@ -159,7 +171,9 @@ public final class AlarmAgent: Sendable {
             wakeFromSuspend: configuration.wakeFromSuspend, graceWindow: configuration.policy.graceWindow, logger: logger)
         service = AlarmService(
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
-            status: .init(version: configuration.version, storePath: store.databaseURL.path, wakeSources: wakeSources),
+            status: .init(
+                version: configuration.version, storePath: store.databaseURL.path, storeReadOnlyReason: store.readOnlyReason,
+                wakeSources: wakeSources),
             desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
 
@@ -213,30 +227,41 @@ public final class AlarmAgent: Sendable {
         await engine.shutdown()
         await desktop?.shutDown()
         connection.close()
+        store.close()
     }
 }
 
 /// An exclusive lock on the store's folder (`flock` on `agent.lock`), so two agents never share
 /// one store, whatever bus they are on.
 final class AgentLock: Sendable {
+    /// The locked file's descriptor; -1 when the store is read-only and has no lock file.
     private let descriptor: Int32
 
-    init(directory: URL) throws {
+    /// Takes the lock on `agent.lock` in `directory` (creating both). When the folder cannot be
+    /// written but holds a database (`readableStore`), the lock file is locked read-only if it is
+    /// there, and done without if not: a read-only store is served, and the bus name keeps a
+    /// second agent out.
+    init(directory: URL, readableStore: Bool) throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AgentStartError.storeUnusable(folder: directory.path, reason: "it cannot be created")
         }
         let path = directory.appendingPathComponent("agent.lock").path
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw AgentStartError.storeUnusable(folder: directory.path, reason: "agent.lock: \(String(cString: strerror(errno)))")
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor < 0 {
+            let failure = errno
+            guard readableStore, [EROFS, EPERM, EACCES].contains(failure) else {
+                throw AgentStartError.storeUnusable(folder: directory.path, reason: "agent.lock: \(String(cString: strerror(failure)))")
+            }
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        self.descriptor = descriptor
+        guard descriptor < 0 || flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw AgentStartError.alreadyRunning("the store \(directory.path) is in use")
         }
     }
 
-    deinit { close(descriptor) }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 }

@@ -57,7 +57,7 @@ public struct FuzzCallGenerator: Sendable {
         "Schedule", "Cancel", "Stop", "Pause", "Resume", "Countdown", "List", "Get", "RequestAuthorization", "History",
         "ListAuthorizations", "SetAuthorization",
     ]
-    static let managerProperties = ["Version", "StorePath", "AuthorizationState", "AlarmCount"]
+    static let managerProperties = ["Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount"]
     static let alarmProperties = ["Id", "State", "Kind", "Title", "Owner", "Schedule", "Countdown", "FireDate", "Remaining", "Alarm"]
     static let standardInterfaces = [
         "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",

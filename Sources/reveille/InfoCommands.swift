@@ -32,10 +32,15 @@ struct StatusCommand: AsyncParsableCommand {
                 let version = try await session.run { try await $0.property("Version").stringValue ?? "" }
                 let store = try await session.run { try await $0.property("StorePath").stringValue ?? "" }
                 let alarms = try await session.run { Int(try await $0.property("AlarmCount").integerValue ?? 0) }
+                // An older agent lacks StoreReadOnly: its store is taken as writable.
+                let readOnly = (try? await session.client.property("StoreReadOnly").stringValue) ?? ""
                 object["version"] = version
                 object["store"] = store
+                object["storeWritable"] = readOnly.isEmpty
+                if !readOnly.isEmpty { object["storeReadOnlyReason"] = readOnly }
                 object["alarms"] = alarms
-                lines += ["version  " + version, "store    " + store, "alarms   \(alarms)"]
+                let storeLine = readOnly.isEmpty ? store : "\(store) (read-only: \(readOnly); no change can be stored)"
+                lines += ["version  " + version, "store    " + storeLine, "alarms   \(alarms)"]
                 if let server = try? await session.client.property("NotificationServer").stringValue,
                     let sound = try? await session.client.property("SoundOutput").stringValue
                 {

@@ -59,21 +59,40 @@ struct StorageFaultTests {
         #expect(try await fixture.reveille("timer", "5m").status == .exited(0))
     }
 
-    @Test("A read-only data folder: the agent says which folder and why, and stops; nothing in it changes")
-    func readOnlyFolder() async throws {
+    /// How the agent before the read-only one ended: cleanly (SQLite folds its write-ahead log
+    /// back and removes it), or killed (the log, with content, and its `-shm` stay).
+    enum Ending: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case terminated, killed
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "A read-only data folder holding a database: the agent lists and rings its alarms, refuses changes naming why, writes nothing; writable again, a restart stores changes",
+        arguments: Ending.allCases)
+    func readOnlyFolder(ending: Ending) async throws {
         let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")
         let fixture = try await AgentFixture.start(agentArguments: ["--silent"])
         defer { fixture.stop() }
         let folder = fixture.sandbox.dataHome.appendingPathComponent("reveille").path
         var kept: [UUID] = []
-        for duration in ["10m", "20m"] {
+        for duration in ["10m", "20m", "8s"] {
             let added = try await fixture.reveille("timer", duration)
             #expect(added.status == .exited(0), "\(added)")
             kept.append(try #require(UUID(uuidString: added.line), "\(added)"))
         }
+        let ringing = kept[2]
         let agent = try #require(fixture.agent)
-        agent.terminate()
-        #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
+        switch ending {
+        case .terminated:
+            agent.terminate()
+            #expect(try await agent.waitForExit(timeout: .seconds(30)) == .exited(0))
+            #expect(!FileManager.default.fileExists(atPath: folder + "/alarms.sqlite-wal"), "a clean stop folds the log back")
+        case .killed:
+            agent.kill()
+            _ = try await agent.waitForExit(timeout: .seconds(30))
+            let log = try FileManager.default.attributesOfItem(atPath: folder + "/alarms.sqlite-wal")[.size] as? Int
+            #expect((log ?? 0) > 0, "a killed agent leaves its write-ahead log")
+        }
         // Immutable (chattr +i): nothing in the folder may be written, created or removed, as on a
         // read-only mount; tests run as root, for whom permissions alone would not do.
         let locked = try await fixture.run(chattr, ["-R", "+i", folder])
@@ -82,19 +101,73 @@ struct StorageFaultTests {
             return
         }
         defer { _ = try? fixture.sandbox.run(chattr, ["-R", "-i", folder]) }
+        let before = try Self.contents(of: folder)
+
         let readOnly = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
-        let status = try await readOnly.waitForExit(timeout: .seconds(30))
-        #expect(status != .exited(0), "\(readOnly.outputs())")
-        #expect(readOnly.standardError.contains("the alarm store's folder \(folder) cannot be used"), "\(readOnly.outputs())")
-        #expect(readOnly.standardError.contains("Operation not permitted"), "\(readOnly.outputs())")
+        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        #expect(readOnly.standardError.contains("The alarm store is read-only"), "\(readOnly.outputs())")
+        let listed = try await fixture.listedAlarms()
+        #expect(Set(listed.compactMap { UUID(uuidString: $0.id) }) == Set(kept), "\(listed)")
+
+        let status = try await fixture.reveille("status", "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any], "\(status)")
+        #expect(object["storeWritable"] as? Bool == false, "\(status)")
+        let reason = try #require(object["storeReadOnlyReason"] as? String, "\(status)")
+        #expect(reason.contains(folder) && reason.contains("Operation not permitted"), "\(reason)")
+        let text = try await fixture.reveille("status")
+        #expect(text.output.contains("(read-only: \(folder)"), "\(text)")
+
+        // Changes are refused, with why, and nothing changes.
+        let added = try await fixture.reveille("timer", "5m")
+        #expect(added.status != .exited(0), "\(added)")
+        #expect(added.error.contains("could not be stored") && added.error.contains("read-only"), "\(added)")
+        let cancelled = try await fixture.reveille("cancel", kept[0].uuidString)
+        #expect(cancelled.status != .exited(0), "\(cancelled)")
+        #expect(Set(try await fixture.listedAlarms().compactMap { UUID(uuidString: $0.id) }) == Set(kept))
+
+        // The short timer still rings.
+        try await AlertingTests.waitForState("alerting", of: ringing, in: fixture)
+        #expect(try Self.contents(of: folder) == before, "nothing in the folder was written")
+        readOnly.terminate()
+        #expect(try await readOnly.waitForExit(timeout: .seconds(30)) == .exited(0), "\(readOnly.outputs())")
+
         // Writable again: a restart finds exactly what was acknowledged, and stores changes again.
         #expect(try await fixture.run(chattr, ["-R", "-i", folder]).status == .exited(0))
         let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
         defer { restarted.terminate() }
         try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
-        let relisted = try await fixture.reveille("list", "--json")
-        let after = try JSONDecoder().decode([AlarmDescription].self, from: Data(relisted.output.utf8)).compactMap { UUID(uuidString: $0.id) }
+        let after = try await fixture.listedAlarms().compactMap { UUID(uuidString: $0.id) }
         #expect(Set(after) == Set(kept))
         #expect(try await fixture.reveille("timer", "40m").status == .exited(0))
+    }
+
+    @Test("A read-only data folder with no database: the agent says which folder and why, and stops")
+    func readOnlyEmptyFolder() async throws {
+        let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let folder = fixture.sandbox.dataHome.appendingPathComponent("reveille").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let locked = try await fixture.run(chattr, ["+i", folder])
+        guard locked.status == .exited(0) else {
+            Issue.record("chattr +i is not supported here: \(locked)")
+            return
+        }
+        defer { _ = try? fixture.sandbox.run(chattr, ["-i", folder]) }
+        let agent = try fixture.sandbox.spawn(Built.path("reveilled"), ["--silent"])
+        let status = try await agent.waitForExit(timeout: .seconds(30))
+        #expect(status != .exited(0), "\(agent.outputs())")
+        #expect(agent.standardError.contains("the alarm store's folder \(folder) cannot be used"), "\(agent.outputs())")
+        #expect(agent.standardError.contains("agent.lock: Operation not permitted"), "\(agent.outputs())")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    /// Every file in a folder with its bytes.
+    static func contents(of folder: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            files[name] = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name))
+        }
+        return files
     }
 }

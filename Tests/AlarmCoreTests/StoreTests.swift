@@ -615,6 +615,59 @@ struct StoreFileTests {
         }
     }
 
+    @Test("An immutable folder (even a name with ?, # and %): the database is read as it is, with or without its log, and every change is refused")
+    func readOnlyFolder() async throws {
+        let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")
+        try await withStoreFolder { base in
+            let folder = base.deletingLastPathComponent().appendingPathComponent("odd ?#% 100% name")
+            let records = Sample.roundTripCases.map(\.record)
+            for closing in [true, false] {
+                if closing {
+                    // Closed: SQLite folds the log back and removes it.
+                    let store = try AlarmStore(directory: folder)
+                    var changes = AlarmStore.Changes()
+                    changes.upserts = [records[0]]
+                    try store.apply(changes)
+                    store.close()
+                } else {
+                    // A process that ends without closing (as by a crash) leaves the log.
+                    // The child makes its own samples, with new ids: it is given this one's.
+                    await #expect(processExitsWith: .exitCode(44)) { [path = folder.path as String, id = records[1].id.uuidString as String] in
+                        let store = try AlarmStore(directory: URL(fileURLWithPath: path))
+                        var record = Sample.roundTripCases[1].record
+                        record.id = UUID(uuidString: id)!
+                        var changes = AlarmStore.Changes()
+                        changes.upserts = [record]
+                        try store.apply(changes)
+                        _exit(44)
+                    }
+                }
+                let expected = closing ? [records[0]] : [records[0], records[1]]
+                #expect(fileExists(folder.path + "/alarms.sqlite-wal") == !closing)
+                _ = try Executables.run(chattr, ["-R", "+i", folder.path])
+                defer { _ = try? Executables.run(chattr, ["-R", "-i", folder.path]) }
+                let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+
+                let store = try AlarmStore(directory: folder)
+                let reason = try #require(store.readOnlyReason)
+                #expect(reason == "\(folder.path): Operation not permitted")
+                #expect(Set(try store.loadAlarms()) == Set(expected), "closed: \(closing)")
+                var change = AlarmStore.Changes()
+                change.deletions = [records[0].id]
+                #expect(throws: StoreError.readOnly(reason)) { try store.apply(change) }
+                #expect(throws: StoreError.readOnly(reason)) {
+                    try store.setAuthorization(.authorized, for: "org.example.App", at: Sample.t0)
+                }
+                #expect(Set(try store.loadAlarms()) == Set(expected))
+                store.close()
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
+                _ = try Executables.run(chattr, ["-R", "-i", folder.path])
+                #expect(try AlarmStore(directory: folder).readOnlyReason == nil, "writable again")
+            }
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
     /// The damaged file was moved aside with its bytes, and the new store is empty and works.
     static func checkRecovered(_ store: AlarmStore, folder: URL, original: Data) throws {
         let aside = try #require(store.recoveredFrom, "the store reports the moved-aside file")

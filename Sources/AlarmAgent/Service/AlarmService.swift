@@ -48,6 +48,8 @@ public final class AlarmService: Sendable {
         public var version: String
         /// The store's database file.
         public var storePath: String
+        /// Why the store is read-only (no change can be stored), or `nil` when it is not.
+        public var storeReadOnlyReason: String?
         /// What wakes the agent besides its timers, and whether alarms wake the machine.
         var wakeSources: WakeSources?
     }

@@ -112,6 +112,9 @@ extension AlarmService {
             properties: [
                 DBusProperty(name: "Version", signature: "s", access: .read) { _ in .string(try required(service).status.version) },
                 DBusProperty(name: "StorePath", signature: "s", access: .read) { _ in .string(try required(service).status.storePath) },
+                DBusProperty(name: "StoreReadOnly", signature: "s", access: .read) { _ in
+                    .string(try required(service).status.storeReadOnlyReason ?? "")
+                },
                 DBusProperty(name: "AuthorizationState", signature: "s", access: .read) { call in
                     let s = try required(service)
                     let resolved = try await s.caller(of: call)

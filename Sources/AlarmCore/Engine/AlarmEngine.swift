@@ -81,7 +81,12 @@ public actor AlarmEngine {
             if record.rebase(to: reading) { rebased.upserts.append(record) }
             loaded.append(record)
         }
-        try store.apply(rebased)
+        do {
+            try store.apply(rebased)
+        } catch {
+            // A read-only store: the countdowns go on from this boot's clock all the same.
+            logger.error("Could not store countdowns moved onto this boot's clock; carrying on", metadata: ["error": "\(error)"])
+        }
         for record in loaded { insert(record) }
         // Show again what was alerting or counting down when the agent stopped.
         for record in loaded {

@@ -2,16 +2,26 @@ import Foundation
 import GRDB
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The durable store of alarms and alert history: one SQLite database, through GRDB.
 ///
 /// Every change is one transaction, committed (WAL, `synchronous = FULL`) before the call returns,
 /// so what the engine acknowledges survives `kill -9` and power loss alike. A database that cannot
 /// be opened or fails its integrity check is moved aside with a timestamp and a new one is created.
+///
+/// A database in a folder that cannot be written (a read-only mount, an immutable folder) is
+/// opened read-only: it is read as it is, and every change is refused with `StoreError.readOnly`.
 public final class AlarmStore: Sendable {
     /// The database file.
     public let databaseURL: URL
     /// Set when the previous database could not be used and was moved aside: its new path.
     public let recoveredFrom: URL?
+    /// Why the store was opened read-only (what cannot be written, and the system's error), or
+    /// `nil` when changes are stored.
+    public let readOnlyReason: String?
     private let queue: DatabaseQueue
     private let faultInjector: FaultInjector?
 
@@ -31,11 +41,22 @@ public final class AlarmStore: Sendable {
     /// and `-shm`), logged as critical, and replaced by a new, empty one. Any other failure (no
     /// permission, a full disk, a lock held too long) throws: those alarms are not damaged, and
     /// setting them aside would hide them from the person.
+    ///
+    /// When the folder, the database or its `-wal` or `-shm` cannot be written and the database
+    /// exists, it is opened read-only (`readOnlyReason` says why): nothing in the folder is
+    /// created, changed or moved, and damage or an old schema throws instead of being repaired.
     public init(directory: URL, logger: Logger = Logger(label: "reveille.store"), faultInjector: FaultInjector? = nil) throws {
-        try Self.makePrivateDirectory(directory)
         let url = directory.appendingPathComponent(Self.fileName)
         self.databaseURL = url
         self.faultInjector = faultInjector
+        if FileManager.default.fileExists(atPath: url.path), let reason = Self.unwritable(directory: directory, database: url) {
+            self.queue = try Self.openReadOnly(url)
+            self.recoveredFrom = nil
+            self.readOnlyReason = reason
+            return
+        }
+        self.readOnlyReason = nil
+        try Self.makePrivateDirectory(directory)
         do {
             self.queue = try Self.open(url)
             self.recoveredFrom = nil
@@ -98,6 +119,7 @@ public final class AlarmStore: Sendable {
 
     /// Stores the person's answer about an app; `.notDetermined` forgets it.
     public func setAuthorization(_ state: AlarmManager.AuthorizationState, for app: String, at date: Date) throws {
+        try refuseWhenReadOnly()
         try queue.write { db in
             if state == .notDetermined {
                 try db.execute(sql: "DELETE FROM authorization WHERE app = ?", arguments: [app])
@@ -149,6 +171,7 @@ public final class AlarmStore: Sendable {
     /// Writes the changes in one transaction; when this returns, they are on disk.
     public func apply(_ changes: Changes) throws {
         guard !changes.isEmpty else { return }
+        try refuseWhenReadOnly()
         try queue.write { db in
             var written = 0
             for id in changes.deletions {
@@ -164,6 +187,20 @@ public final class AlarmStore: Sendable {
                 try self.wrote(&written)
             }
         }
+    }
+
+    /// Closes the database (SQLite folds the write-ahead log back into it and removes the log);
+    /// every later call throws. Everything was already stored.
+    public func close() {
+        do {
+            try queue.close()
+        } catch {
+            // Still open: it is closed when the process ends, and the log is replayed on the next open.
+        }
+    }
+
+    private func refuseWhenReadOnly() throws {
+        if let readOnlyReason { throw StoreError.readOnly(readOnlyReason) }
     }
 
     private func wrote(_ count: inout Int) throws {
@@ -197,6 +234,48 @@ public final class AlarmStore: Sendable {
         }
         try StoreSchema.migrator.migrate(queue)
         return queue
+    }
+
+    /// What of the store cannot be written, and why (`access(2)` with `W_OK`: `EROFS` on a read-only
+    /// mount, `EPERM` for an immutable file, `EACCES` without permission); `nil` when all can be.
+    private static func unwritable(directory: URL, database: URL) -> String? {
+        for path in [directory.path, database.path, database.path + "-wal", database.path + "-shm"] {
+            guard path == directory.path || FileManager.default.fileExists(atPath: path) else { continue }
+            if access(path, W_OK) != 0 { return "\(path): \(String(cString: strerror(errno)))" }
+        }
+        return nil
+    }
+
+    /// Opens the database without writing anything: with SQLite's `mode=ro` when a write-ahead
+    /// log with content is beside it (its `-shm` is read, or rebuilt in memory), else
+    /// `immutable=1`, which reads the file alone and needs no `-shm`. Throws when it is damaged
+    /// or its schema is older than this program's (an upgrade would need writing).
+    private static func openReadOnly(_ url: URL) throws -> DatabaseQueue {
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
+        var configuration = Configuration()
+        configuration.label = "reveille.store"
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        let queue = try DatabaseQueue(
+            path: sqliteURI(url.path, parameter: walSize > 0 ? "mode=ro" : "immutable=1"), configuration: configuration)
+        try queue.read { db in
+            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            guard check == ["ok"] else { throw StoreError.integrityCheckFailed(check.joined(separator: "; ")) }
+            guard try StoreSchema.migrator.hasCompletedMigrations(db) else { throw StoreError.schemaNeedsUpgrade }
+        }
+        return queue
+    }
+
+    /// A `file:` URI naming `path`, with the characters a URI gives meaning to escaped.
+    private static func sqliteURI(_ path: String, parameter: String) -> String {
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%", "?", "#": escaped += String(format: "%%%02X", character.value)
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "file:\(escaped)?\(parameter)"
     }
 
     /// Whether an error opening the database means the file itself is damaged.
@@ -244,6 +323,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case integrityCheckFailed(String)
     /// A stored row could not be read back.
     case unreadableRow(String)
+    /// The store was opened read-only: what cannot be written, and why.
+    case readOnly(String)
+    /// The database's schema is older than this program's, and the store is read-only.
+    case schemaNeedsUpgrade
 
     /// A sentence for the log.
     public var description: String {
@@ -252,6 +335,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cannotUseWAL(let mode): "the database refused write-ahead logging (journal mode \(mode))"
         case .integrityCheckFailed(let report): "the database failed its integrity check: \(report)"
         case .unreadableRow(let reason): "a stored alarm could not be read: \(reason)"
+        case .readOnly(let reason): "the alarm store is read-only (\(reason))"
+        case .schemaNeedsUpgrade: "the database was written by an older version and needs an upgrade, which needs writing"
         }
     }
 }
