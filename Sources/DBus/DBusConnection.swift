@@ -108,8 +108,7 @@ public final class DBusConnection: Sendable {
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket.
     public static func system() throws(DBusError) -> DBusConnection {
-        let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
-        return try connect(address: address.flatMap { $0.isEmpty ? nil : $0 } ?? "unix:path=/var/run/dbus/system_bus_socket")
+        try connect(address: systemBusAddress)
     }
 
     // MARK: - State

@@ -20,16 +20,19 @@ public final class PrivateBus: Sendable {
     /// Starts a bus; `serviceDirectories` are searched for D-Bus activation files.
     ///
     /// `environment` is given to the daemon and so to the services it activates (for example
-    /// `HOME` and the `XDG_*` folders of a test).
-    public init(serviceDirectories: [URL] = [], environment: [String: String]? = nil) throws {
+    /// `HOME` and the `XDG_*` folders of a test). With `socket`, the bus listens on that file
+    /// (`unix:path=`), so a bus started again later has the same address; else on a file of a
+    /// random name in its own folder (`unix:dir=`).
+    public init(serviceDirectories: [URL] = [], environment: [String: String]? = nil, socket: URL? = nil) throws {
         let directory = Fixtures.temporaryDirectory("reveille-bus")
+        let listen = socket.map { "unix:path=\($0.path)" } ?? "unix:dir=\(directory.path)"
         let services = serviceDirectories.map { "  <servicedir>\($0.path)</servicedir>\n" }.joined()
         let configuration = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
               <type>session</type>
-              <listen>unix:dir=\(directory.path)</listen>
+              <listen>\(listen)</listen>
               <auth>EXTERNAL</auth>
             \(services)  <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>

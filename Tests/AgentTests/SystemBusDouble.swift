@@ -16,10 +16,10 @@ struct SystemBusDouble: Sendable {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Scripts/system_services.py").path
 
-    /// Starts the bus and the doubles, which re-point `zoneLink` on `SetTimezone`; returns once both
-    /// names are owned.
-    static func start(in sandbox: DesktopSandbox, zoneLink: URL) async throws -> SystemBusDouble {
-        let bus = try await offPool { try PrivateBus(environment: sandbox.environment) }
+    /// Starts the bus (on `socket` when given, so that it can be started again at the same address)
+    /// and the doubles, which re-point `zoneLink` on `SetTimezone`; returns once both names are owned.
+    static func start(in sandbox: DesktopSandbox, zoneLink: URL, socket: URL? = nil) async throws -> SystemBusDouble {
+        let bus = try await offPool { try PrivateBus(environment: sandbox.environment, socket: socket) }
         do {
             let services = try sandbox.spawn(Built.systemPython, [script, bus.address, zoneLink.path])
             _ = try await services.waitForStandardOutput(containing: "ready", timeout: .seconds(30))

@@ -139,6 +139,43 @@ struct WakeSourcesTests {
         #expect(agent.isRunning)
     }
 
+    @Test("The system bus missing at start, then there, gone, and back: the agent watches logind and timedate1 whenever it is up, and waits without spinning")
+    func systemBusComesAndGoes() async throws {
+        let zones = try ZoneFolder(zone: "Europe/Berlin")
+        defer { zones.remove() }
+        let socket = zones.folder.appendingPathComponent("system_bus_socket")
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let agent = try await startAgent(
+            fixture, ["--verbose", "--localtime", zones.localTime.path, "--system-bus", "unix:path=" + socket.path])
+        let running = AgentFixture(sandbox: fixture.sandbox, agent: agent)
+        _ = try await agentLog(agent, containing: "The system bus cannot be reached")
+        let waiting = try #require(try await statusJSON(running)["eventSources"] as? String)
+        #expect(waiting.contains("the system bus cannot be reached") && waiting.contains("connecting again when \(socket.path) is made anew"), "\(waiting)")
+
+        // Nothing polls while it waits.
+        let cpuBefore = ProcessTable.cpuTime(of: agent.pid)
+        try await Task.sleep(for: .seconds(1))
+        #expect(ProcessTable.cpuTime(of: agent.pid) - cpuBefore < .milliseconds(100), "the agent spun while waiting for the bus")
+
+        let first = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current, socket: socket)
+        _ = try await agentLog(agent, containing: "Watching logind and timedate1 on the system bus for resume")
+        #expect(try await statusJSON(running)["watchedEvents"] as? [String] == ["clock-set", "time-zone", "resume"])
+
+        try await offPool { first.stop() }
+        _ = try await agentLog(agent, containing: "The system bus went away")
+        let lost = try #require(try await statusJSON(running)["eventSources"] as? String)
+        #expect(lost.contains("the system bus went away; connecting again when \(socket.path) is made anew"), "\(lost)")
+
+        let second = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current, socket: socket)
+        defer { second.stop() }
+        _ = try await agentLog(agent, containing: "Watching logind and timedate1 on the system bus again")
+        #expect(try await statusJSON(running)["watchedEvents"] as? [String] == ["clock-set", "time-zone", "resume"])
+        try await second.suspend()
+        _ = try await agentLog(agent, containing: "Resumed from suspend: every deadline was checked again")
+        #expect(agent.isRunning)
+    }
+
     @Test("With CAP_WAKE_ALARM alarms are wake timers; without it, or with --no-wake, plain timers, and status says why; a timer rings either way")
     func wakeTimers() async throws {
         let zones = try ZoneFolder(zone: "Europe/Berlin")

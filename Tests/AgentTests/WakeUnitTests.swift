@@ -53,7 +53,7 @@ struct WakeUnitTests {
         let folder = Folder()
         defer { folder.remove() }
         try folder.link("localtime", to: "/usr/share/zoneinfo/America/New_York")
-        let watcher = try LocalTimeWatcher(path: folder.path("localtime"))
+        let watcher = try FileEntryWatcher(path: folder.path("localtime"))
         defer { watcher.stop() }
         let changes = Recorder(watcher.changes)
 
@@ -73,11 +73,11 @@ struct WakeUnitTests {
     func stopping() async throws {
         let folder = Folder()
         defer { folder.remove() }
-        let watcher = try LocalTimeWatcher(path: folder.path("localtime"))
+        let watcher = try FileEntryWatcher(path: folder.path("localtime"))
         let changes = Recorder(watcher.changes)
         watcher.stop()
         try await changes.waitForEnd()
-        #expect(throws: POSIXError.self) { try LocalTimeWatcher(path: folder.path("nowhere/localtime")) }
+        #expect(throws: POSIXError.self) { try FileEntryWatcher(path: folder.path("nowhere/localtime")) }
     }
 
     @Test("Waking from suspend: yes with wake timers and an RTC that wakes; else no, with every reason")

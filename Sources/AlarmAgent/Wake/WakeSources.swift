@@ -22,10 +22,12 @@ final class WakeSources: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var localTime: LocalTimeWatcher?
+        var localTime: FileEntryWatcher?
         var localTimeProblem: String?
         var systemBus = SystemBus.connecting
         var systemEvents: SystemEvents?
+        /// The watch of the system bus's socket file, for its coming back.
+        var systemSocket: FileEntryWatcher?
         var tasks: [Task<Void, Never>] = []
         var started = false
         var stopped = false
@@ -37,10 +39,24 @@ final class WakeSources: Sendable {
         case connecting
         /// Subscribed to logind and timedate1.
         case watching
-        /// It could not be reached: the reason.
-        case unreachable(String)
-        /// It went away after the agent had subscribed.
-        case lost
+        /// It could not be reached: the reason, and when it is tried again.
+        case unreachable(String, retry: String)
+        /// It went away after the agent had subscribed; when it is tried again.
+        case lost(retry: String)
+
+        /// Whether it is unreachable or lost.
+        var isDown: Bool {
+            switch self {
+            case .unreachable, .lost: true
+            case .connecting, .watching: false
+            }
+        }
+
+        /// Whether it went away after the agent had subscribed.
+        var isLost: Bool {
+            if case .lost = self { return true }
+            return false
+        }
     }
 
     /// Creates the wake sources; `start()` starts watching.
@@ -58,9 +74,9 @@ final class WakeSources: Sendable {
     /// Watches the `localtime` file at once, and connects to the system bus in the background.
     func start() {
         let path = clock.localTimePath
-        let watcher: LocalTimeWatcher?
+        let watcher: FileEntryWatcher?
         do {
-            watcher = try LocalTimeWatcher(path: path)
+            watcher = try FileEntryWatcher(path: path)
         } catch {
             watcher = nil
             logger.notice("Not watching the time-zone file", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -90,50 +106,109 @@ final class WakeSources: Sendable {
 
     /// Stops every watch.
     func stop() {
-        let (watcher, events, tasks) = state.withLock { state in
+        let (watchers, events, tasks) = state.withLock { state in
             state.stopped = true
             defer {
                 state.localTime = nil
+                state.systemSocket = nil
                 state.systemEvents = nil
                 state.tasks = []
             }
-            return (state.localTime, state.systemEvents, state.tasks)
+            return ([state.localTime, state.systemSocket].compactMap { $0 }, state.systemEvents, state.tasks)
         }
         for task in tasks { task.cancel() }
-        watcher?.stop()
+        for watcher in watchers { watcher.stop() }
         events?.close()
     }
 
     // MARK: - Events
 
+    /// Connects to the system bus and relays its events; when it cannot be reached or goes away,
+    /// connects again when its socket file is made anew (a restarted bus), seen through inotify.
+    ///
+    /// A connection that is lost after lasting a second is tried again at once (a socket that
+    /// systemd holds stays in place while the bus restarts behind it); any other retry waits for
+    /// the socket to change, so a bus that keeps refusing or dropping the agent never makes it spin.
     private func watchSystemBus() async {
-        let events: SystemEvents
-        do {
-            events = try await SystemEvents.watch(address: systemBusAddress)
-        } catch {
-            let reason = (error as? DBusError).map { $0.message.isEmpty ? $0.name : $0.message } ?? "\(error)"
-            let stopped = state.withLock { state in
-                state.systemBus = .unreachable(reason)
-                return state.stopped
-            }
-            if !stopped {
-                logger.notice(
-                    "The system bus cannot be reached: resume from suspend and timedate1 are not watched; time-zone changes are still seen in the time-zone file",
-                    metadata: ["error": "\(reason)"])
-            }
+        let address = systemBusAddress ?? DBusConnection.systemBusAddress
+        let socket = (try? DBusAddress.parse(address))?.lazy.compactMap(\.socketPath).first
+        // Watching before the first try: a socket made in between is not missed.
+        let watcher = socket.flatMap { try? FileEntryWatcher(path: $0) }
+        guard state.withLock({ state in
+            state.systemSocket = watcher
+            return !state.stopped
+        }) else {
+            watcher?.stop()
             return
         }
-        let adopted = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
+        let retry = switch (socket, watcher) {
+        case (let socket?, _?): "connecting again when \(socket) is made anew"
+        case (let socket?, nil): "not tried again: the folder of \(socket) cannot be watched"
+        case (nil, _): "not tried again: its address names no socket file to watch"
+        }
+        var socketChanges = watcher?.changes.makeAsyncIterator()
+        var tryAtOnce = true
+        while !Task.isCancelled {
+            if !tryAtOnce {
+                // No socket to watch (an abstract or TCP address), or the watch ended: give up.
+                guard socketChanges != nil, await socketChanges?.next() != nil else { return }
+            }
+            let outcome = await connectAndRelay(address: address, retry: retry)
+            tryAtOnce = outcome == .lostAfterServing
+            if outcome == .stopped { return }
+        }
+    }
+
+    /// How one connection to the system bus ended.
+    private enum ConnectionOutcome: Equatable {
+        /// It could not be made.
+        case unreachable
+        /// It was lost after serving at least a second.
+        case lostAfterServing
+        /// It was lost at once.
+        case lostAtOnce
+        /// The agent is stopping.
+        case stopped
+    }
+
+    /// One connection to the system bus: connects, relays its events until it goes away, and keeps
+    /// the state `status` reports. `retry` says when it is tried again.
+    private func connectAndRelay(address: String, retry: String) async -> ConnectionOutcome {
+        let events: SystemEvents
+        do {
+            events = try await SystemEvents.watch(address: address)
+        } catch {
+            let reason = (error as? DBusError).map { $0.message.isEmpty ? $0.name : $0.message } ?? "\(error)"
+            let (stopped, wasReported) = state.withLock { state in
+                let wasReported = state.systemBus.isDown
+                // Once lost, it stays "went away" until it is back.
+                if !state.systemBus.isLost { state.systemBus = .unreachable(reason, retry: retry) }
+                return (state.stopped, wasReported)
+            }
+            if stopped { return .stopped }
+            if !wasReported {
+                logger.notice(
+                    "The system bus cannot be reached: resume from suspend and timedate1 are not watched; time-zone changes are still seen in the time-zone file",
+                    metadata: ["error": "\(reason)", "retry": "\(retry)"])
+            }
+            return .unreachable
+        }
+        let (adopted, again) = state.withLock { state -> (Bool, Bool) in
+            guard !state.stopped else { return (false, false) }
+            let again = state.systemBus.isLost
             state.systemEvents = events
             state.systemBus = .watching
-            return true
+            return (true, again)
         }
         guard adopted else {
             events.close()
-            return
+            return .stopped
         }
-        logger.info("Watching logind and timedate1 on the system bus for resume and time-zone changes")
+        logger.info(
+            again
+                ? "Watching logind and timedate1 on the system bus again"
+                : "Watching logind and timedate1 on the system bus for resume and time-zone changes")
+        let connected = ContinuousClock.now
         for await event in events.events {
             switch event {
             case .goingToSleep:
@@ -148,12 +223,12 @@ final class WakeSources: Sendable {
         let lost = state.withLock { state -> Bool in
             state.systemEvents = nil
             guard !state.stopped else { return false }
-            state.systemBus = .lost
+            state.systemBus = .lost(retry: retry)
             return true
         }
-        if lost {
-            logger.notice("The system bus went away: resume from suspend and timedate1 are no longer watched")
-        }
+        guard lost else { return .stopped }
+        logger.notice("The system bus went away: resume from suspend and timedate1 are not watched until it is back")
+        return ContinuousClock.now - connected >= .seconds(1) ? .lostAfterServing : .lostAtOnce
     }
 
     /// Reads the system time zone again and has the engine compute clock-time alarms in it.
@@ -202,8 +277,10 @@ final class WakeSources: Sendable {
         switch bus {
         case .watching: break
         case .connecting: sentence += "; connecting to the system bus for resume and timedate1"
-        case .unreachable(let reason): sentence += "; not resume or timedate1: the system bus cannot be reached (\(reason))"
-        case .lost: sentence += "; not resume or timedate1: the system bus went away"
+        case .unreachable(let reason, let retry):
+            sentence += "; not resume or timedate1: the system bus cannot be reached (\(reason)); \(retry)"
+        case .lost(let retry):
+            sentence += "; not resume or timedate1: the system bus went away; \(retry)"
         }
         return sentence
     }

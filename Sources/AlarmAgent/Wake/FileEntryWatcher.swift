@@ -6,13 +6,15 @@ import Synchronization
 import Glibc
 #endif
 
-/// Reports changes of the file naming the system time zone (`/etc/localtime`), through inotify.
+/// Reports changes of one entry of a folder, through inotify: the file naming the system time zone
+/// (`/etc/localtime`), or the system bus's socket coming back.
 ///
-/// The file is usually a symbolic link that tools replace by creating a new link and renaming it
-/// over the old one, so the watch is on its folder, for entries of its name being created, moved
-/// in, written, deleted or changed in their attributes. Nothing is polled: the inotify descriptor
-/// is read when the kernel says it is readable (a dispatch read source).
-public final class LocalTimeWatcher: Sendable {
+/// The file is often one that is replaced rather than changed (a symbolic link that tools replace
+/// by renaming a new one over it, a socket a restarted daemon makes anew), so the watch is on its
+/// folder, for entries of its name being created, moved in, written, deleted or changed in their
+/// attributes. Nothing is polled: the inotify descriptor is read when the kernel says it is
+/// readable (a dispatch read source).
+public final class FileEntryWatcher: Sendable {
     /// The watched file.
     public let path: String
     /// One element for each batch of events about the file, in order; it finishes when `stop()` is
@@ -25,7 +27,7 @@ public final class LocalTimeWatcher: Sendable {
     private let continuation: AsyncStream<Void>.Continuation
     private let source = Mutex<(any DispatchSourceRead)?>(nil)
 
-    /// The events that mean the file may name another zone now.
+    /// The events that mean the entry may be another file now.
     private static let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)
 
     /// Starts watching `path`'s folder for changes of `path`. Throws a `POSIXError` when inotify
@@ -46,7 +48,7 @@ public final class LocalTimeWatcher: Sendable {
         let descriptor = self.descriptor
         source.withLock { source in
             let readSource = DispatchSource.makeReadSource(
-                fileDescriptor: descriptor, queue: DispatchQueue(label: "reveille.localtime"))
+                fileDescriptor: descriptor, queue: DispatchQueue(label: "reveille.file-entry"))
             readSource.setEventHandler { [weak self] in self?.readEvents() }
             // The descriptor is closed once dispatch has let go of it.
             readSource.setCancelHandler { close(descriptor) }
