@@ -221,6 +221,26 @@ struct NotificationPresenterTests {
         await probe.stop()
     }
 
+    @Test("No server at first: a running countdown is shown when one appears, and updated every second from then on")
+    func countdownServerAppears() async throws {
+        let sandbox = try DesktopSandbox(startsNotificationServer: false)
+        defer { sandbox.stop() }
+        let monitor = try sandbox.monitorNotifyCalls()
+        let probe = try await Probe(sandbox)
+        probe.send("countdown", UUID().uuidString, "Tea", "30", "60")
+        try await probe.flush()
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(monitor.notifyCalls().allSatisfy { $0.returnedID == nil }, "nothing is shown without a server")
+        try sandbox.startNotificationServer()
+        let shown = try await monitor.waitForNotify(matching: { $0.summary == "Counting down" && $0.returnedID != nil })
+        let updated = try await monitor.waitForNotify(matching: {
+            $0.summary == "Counting down" && $0.returnedID != nil && $0.replacesID == shown.returnedID
+        })
+        #expect(shown.body.hasPrefix("0:2") && updated.body.hasPrefix("0:2"), "\(shown.body) then \(updated.body)")
+        #expect(updated.body != shown.body, "the countdown ticks again")
+        await probe.stop()
+    }
+
     @Test("Markup in the title is escaped in the body; the summary stays plain")
     func markupEscaped() async throws {
         let sandbox = try DesktopSandbox()

@@ -362,7 +362,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         // `minimumRefresh` apart: a boundary sooner than that after this update is skipped, so the
         // first update after posting 3.5 s before the end shows 0:02 at 2.0 s, and from then on
         // each update falls on a boundary (timer jitter makes those 0.99x s apart).
-        guard !paused, remaining > 0 else { return }
+        // Without a server there is nothing to refresh: a server that appears is sent every
+        // countdown again (`repostForNewOwner`), and the ticks start from there.
+        guard !paused, remaining > 0, owner != nil else { return }
         var wait = remaining - remaining.rounded(.up) + 1  // (0, 1]
         if wait < Self.minimumRefresh { wait += 1 }
         // No update in the last half second: the alert replaces the countdown then, and a Notify
