@@ -193,12 +193,12 @@ final class WakeSources: Sendable {
             }
             return .unreachable
         }
-        let (adopted, again) = state.withLock { state -> (Bool, Bool) in
-            guard !state.stopped else { return (false, false) }
-            let again = state.systemBus.isLost
+        let (adopted, again, wasDown) = state.withLock { state -> (Bool, Bool, Bool) in
+            guard !state.stopped else { return (false, false, false) }
+            let previous = state.systemBus
             state.systemEvents = events
             state.systemBus = .watching
-            return (true, again)
+            return (true, previous.isLost, previous.isDown)
         }
         guard adopted else {
             events.close()
@@ -208,6 +208,11 @@ final class WakeSources: Sendable {
             again
                 ? "Watching logind and timedate1 on the system bus again"
                 : "Watching logind and timedate1 on the system bus for resume and time-zone changes")
+        if wasDown {
+            // A resume or a zone change while the bus was away went unseen: check as if both came.
+            await engine.resumedFromSuspend()
+            await timeZoneMayHaveChanged(source: "the system bus is back")
+        }
         let connected = ContinuousClock.now
         for await event in events.events {
             switch event {
