@@ -26,8 +26,10 @@ struct AlarmListMirror: Sendable {
         var serial: UInt32
     }
 
-    /// The alarms, by id.
-    private(set) var alarms: [UUID: AlarmWire.RemoteAlarm] = [:]
+    /// The alarms, ordered by id (as `List` sends them): kept in order as changes come, so
+    /// handing out the list costs nothing until the next change (the array is shared, copied on
+    /// write), never a sort.
+    private var ordered: [AlarmWire.RemoteAlarm] = []
     /// The list the alarms start from: the agent's unique name and the reply's serial; `nil`
     /// until the first list, and again after the agent starts again.
     private var listed: (sender: String, serial: UInt32)?
@@ -38,7 +40,7 @@ struct AlarmListMirror: Sendable {
     var hasList: Bool { listed != nil }
 
     /// The alarms in a stable order (by id, as `List` sends them).
-    var list: [AlarmWire.RemoteAlarm] { alarms.values.sorted { $0.alarm.id < $1.alarm.id } }
+    var list: [AlarmWire.RemoteAlarm] { ordered }
 
     /// A signal arrived; returns whether the shown list changed.
     mutating func received(_ signal: Signal) -> Bool {
@@ -54,7 +56,14 @@ struct AlarmListMirror: Sendable {
     /// newer than it are applied on top. Returns true: a list is always shown.
     @discardableResult
     mutating func listed(_ list: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) -> Bool {
-        alarms = Dictionary(list.map { ($0.alarm.id, $0) }, uniquingKeysWith: { _, last in last })
+        // Sorted once; an id listed twice keeps its last entry (a stable sort keeps their order).
+        let sorted = list.enumerated().sorted { ($0.element.alarm.id, $0.offset) < ($1.element.alarm.id, $1.offset) }.map(\.element)
+        ordered = []
+        ordered.reserveCapacity(sorted.count)
+        for alarm in sorted {
+            if let last = ordered.last, last.alarm.id == alarm.alarm.id { ordered.removeLast() }
+            ordered.append(alarm)
+        }
         listed = (sender, serial)
         let waiting = early
         early = []
@@ -73,12 +82,31 @@ struct AlarmListMirror: Sendable {
     private mutating func apply(_ change: Change) -> Bool {
         switch change {
         case .set(let alarm):
-            guard alarms[alarm.alarm.id] != alarm else { return false }
-            alarms[alarm.alarm.id] = alarm
+            let index = position(of: alarm.alarm.id)
+            if index < ordered.count, ordered[index].alarm.id == alarm.alarm.id {
+                guard ordered[index] != alarm else { return false }
+                ordered[index] = alarm
+            } else {
+                ordered.insert(alarm, at: index)
+            }
             return true
         case .remove(let id):
-            return alarms.removeValue(forKey: id) != nil
+            let index = position(of: id)
+            guard index < ordered.count, ordered[index].alarm.id == id else { return false }
+            ordered.remove(at: index)
+            return true
         }
+    }
+
+    /// Where the alarm with `id` is, or would go, in `ordered` (binary search).
+    private func position(of id: UUID) -> Int {
+        var low = 0
+        var high = ordered.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ordered[middle].alarm.id < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// What an agent's signal says about an alarm, or `nil` for any other signal.

@@ -136,6 +136,22 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         return DBusMessage(taking: pointer, arguments: arguments)
     }
 
+    /// The same message addressed to `destination` (`dbus_message_copy`,
+    /// `dbus_message_set_destination`): the header and the marshalled arguments are copied as
+    /// bytes, not built again. The copy is unsent, with no serial.
+    public func copy(to destination: String) throws(DBusError) -> DBusMessage {
+        try Validation.require(Validation.isValidBusName(destination), "Invalid bus name \(destination.debugDescription)")
+        // The serial a send stamps is read under `lock`; the copy starts without one.
+        guard let copy = lock.withLock({ _ in dbus_message_copy(pointer) }) else {
+            throw DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "Could not copy a message")
+        }
+        guard dbus_message_set_destination(copy, destination) != 0 else {
+            dbus_message_unref(copy)
+            throw DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "Could not set a header field")
+        }
+        return DBusMessage(taking: copy, arguments: arguments)
+    }
+
     /// A method call (`dbus_message_new_method_call`); throws `InvalidArgs` for an invalid name,
     /// path or argument.
     public static func methodCall(

@@ -60,6 +60,16 @@ extension DBusConnection {
             arguments: [.string(interface), .dictionary(changed), .strings(invalidated)], destination: destination)
     }
 
+    /// Emits `PropertiesChanged` to each of `destinations`, unicast, built once (see
+    /// `emitSignal(path:interface:name:arguments:destinations:)`).
+    public func emitPropertiesChanged(
+        path: String, interface: String, changed: [String: DBusValue], invalidated: [String] = [], destinations: [String]
+    ) throws(DBusError) {
+        try emitSignal(
+            path: path, interface: BusNames.properties, name: "PropertiesChanged",
+            arguments: [.string(interface), .dictionary(changed), .strings(invalidated)], destinations: destinations)
+    }
+
     // MARK: - Checking descriptions
 
     private static let reservedInterfaces: Set<String> = [

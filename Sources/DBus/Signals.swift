@@ -145,4 +145,14 @@ extension DBusConnection {
         try send(
             DBusMessage.signal(path: path, interface: interface, name: name, arguments: arguments, destination: destination))
     }
+
+    /// Emits one signal to each of `destinations`, unicast: the message is built (validated and
+    /// marshalled) once and copied for each (`DBusMessage.copy(to:)`). Nothing is sent for none.
+    public func emitSignal(
+        path: String, interface: String, name: String, arguments: [DBusValue], destinations: [String]
+    ) throws(DBusError) {
+        guard !destinations.isEmpty else { return }
+        let message = try DBusMessage.signal(path: path, interface: interface, name: name, arguments: arguments)
+        for destination in destinations { try send(message.copy(to: destination)) }
+    }
 }

@@ -34,6 +34,37 @@ struct AlarmListMirrorTests {
         #expect(mirror.list.map(\.alarm.id).sorted() == [a, c].sorted())
     }
 
+    @Test("The list is always in id order, whatever order the alarms were listed, added and removed in; an id listed twice keeps its last entry")
+    func keptInOrder() {
+        var generator = SeededGenerator(seed: 7)
+        let ids = (0..<200).map { _ in UUID() }
+        var mirror = AlarmListMirror()
+        var expected: [UUID: AlarmWire.RemoteAlarm] = [:]
+        var listed: [AlarmWire.RemoteAlarm] = []
+        for id in ids.prefix(100).shuffled(using: &generator) {
+            listed.append(Self.alarm(id, title: "first"))
+            expected[id] = listed.last
+        }
+        listed.append(Self.alarm(ids[0], title: "listed again"))
+        expected[ids[0]] = listed.last
+        mirror.listed(listed, sender: Self.agent, serial: 1)
+        var serial: UInt32 = 1
+        for _ in 0..<600 {
+            serial += 1
+            let id = ids.randomElement(using: &generator)!
+            if Bool.random(using: &generator) {
+                let alarm = Self.alarm(id, title: "t\(serial)")
+                let shown = mirror.received(Self.signal(.set(alarm), serial: serial))
+                #expect(shown)
+                expected[id] = alarm
+            } else {
+                let shown = mirror.received(Self.signal(.remove(id), serial: serial))
+                #expect(shown == (expected.removeValue(forKey: id) != nil))
+            }
+        }
+        #expect(mirror.list == expected.keys.sorted().map { expected[$0]! })
+    }
+
     @Test("After the list: older serials and other senders are dropped; newer ones apply in order")
     func afterList() {
         let (a, b) = (UUID(), UUID())

@@ -31,6 +31,33 @@ struct SignalAndNameTests {
         }
     }
 
+    @Test("a signal to several destinations reaches each of them, each addressed to it, and no one else")
+    func severalDestinations() async throws {
+        try await withBusPair { pair in
+            let second = try pair.connect()
+            defer { second.close() }
+            let bystander = try pair.connect()
+            defer { bystander.close() }
+            let rule = MatchRule(interface: "test.Signals", member: "Note")
+            let streams = [try await pair.client.subscribe(rule), try await second.subscribe(rule)]
+            let bystanderStream = try await bystander.subscribe(rule)
+            let payload: [DBusValue] = [.string("to some"), .dictionary(["n": .variant(.int32(7))])]
+
+            try pair.service.emitSignal(
+                path: "/s", interface: "test.Signals", name: "Note", arguments: payload,
+                destinations: [pair.client.uniqueName, second.uniqueName])
+            try pair.service.emitSignal(path: "/s", interface: "test.Signals", name: "Note", arguments: [.string("public")])
+
+            for (stream, connection) in zip(streams, [pair.client, second]) {
+                let received = try #require(try await next(stream, "the unicast signal"))
+                #expect(received.arguments == payload)
+                #expect(received.destination == connection.uniqueName)
+                #expect(received.sender == pair.service.uniqueName)
+            }
+            #expect(try await next(bystanderStream, "the broadcast signal")?.arguments == [.string("public")])
+        }
+    }
+
     @Test("signals are filtered locally by every field of the rule")
     func localFiltering() async throws {
         try await withBusPair { pair in

@@ -196,11 +196,9 @@ public final class AlarmService: Sendable {
         case .changed(let record):
             notifyChanged(record)
         case .removed(let record):
-            for name in recipients(of: record) {
-                try? connection.emitSignal(
-                    path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
-                    arguments: [.objectPath(path), .strings([Self.alarmInterface])], destination: name)
-            }
+            try? connection.emitSignal(
+                path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
+                arguments: [.objectPath(path), .strings([Self.alarmInterface])], destinations: recipients(of: record))
         }
     }
 
@@ -211,11 +209,11 @@ public final class AlarmService: Sendable {
 
     /// Sends `PropertiesChanged` for an alarm to every known caller that may see it.
     private func notifyChanged(_ record: AlarmRecord) {
-        let properties = Self.properties(of: record, at: clock.read())
-        for name in recipients(of: record) {
-            try? connection.emitPropertiesChanged(
-                path: Self.path(of: record.id), interface: Self.alarmInterface, changed: properties, destination: name)
-        }
+        let recipients = recipients(of: record)
+        guard !recipients.isEmpty else { return }
+        try? connection.emitPropertiesChanged(
+            path: Self.path(of: record.id), interface: Self.alarmInterface,
+            changed: Self.properties(of: record, at: clock.read()), destinations: recipients)
     }
 
     /// Sends the object manager's `InterfacesAdded` for a new alarm object to every known caller
@@ -227,11 +225,9 @@ public final class AlarmService: Sendable {
         let interfaces = DBusValue.array(
             elementSignature: "{sa{sv}}",
             [.dictEntry(.string(Self.alarmInterface), .dictionary(Self.properties(of: record, at: clock.read())))])
-        for name in recipients {
-            try? connection.emitSignal(
-                path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesAdded",
-                arguments: [.objectPath(Self.path(of: record.id)), interfaces], destination: name)
-        }
+        try? connection.emitSignal(
+            path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesAdded",
+            arguments: [.objectPath(Self.path(of: record.id)), interfaces], destinations: recipients)
     }
 
     /// The alarm id in an alarm object's path.
