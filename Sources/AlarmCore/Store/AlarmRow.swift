@@ -41,7 +41,10 @@ enum AlarmRow {
         }
         let names = columns.keys.sorted()
         let sql = "INSERT OR REPLACE INTO alarm (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-        try db.execute(sql: sql, arguments: StatementArguments(names.map { columns[$0]! }))
+        // Every column is given, so the text is always the same: SQLite compiles it once.
+        // Typed, so that the non-failable initializer is the one chosen (`execute` takes an optional).
+        let arguments: StatementArguments = StatementArguments(names.map { columns[$0]! })
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
     }
 
     static func record(from row: Row) throws -> AlarmRecord {
@@ -96,19 +99,19 @@ enum HistoryRow {
     static func apply(_ change: AlarmStateMachine.HistoryChange, in db: Database) throws {
         switch change {
         case .alertStarted(let entry), .missed(let entry):
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO history (alarmID, title, scheduledAt, alertedAt, endedAt, outcome, count)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     entry.alarmID.storeKey, entry.title, entry.scheduledAt.timeIntervalSinceReferenceDate,
                     entry.alertedAt?.timeIntervalSinceReferenceDate, entry.endedAt?.timeIntervalSinceReferenceDate,
                     entry.outcome?.rawValue, entry.count,
                 ])
         case .alertEnded(let alarmID, let outcome, let at):
-            try db.execute(
-                sql: "UPDATE history SET outcome = ?, endedAt = ? WHERE alarmID = ? AND outcome IS NULL",
+            try db.cachedStatement(sql: "UPDATE history SET outcome = ?, endedAt = ? WHERE alarmID = ? AND outcome IS NULL").execute(
                 arguments: [outcome.rawValue, at.timeIntervalSinceReferenceDate, alarmID.storeKey])
         }
     }

@@ -175,7 +175,7 @@ public final class AlarmStore: Sendable {
         try queue.write { db in
             var written = 0
             for id in changes.deletions {
-                try db.execute(sql: "DELETE FROM alarm WHERE id = ?", arguments: [id.storeKey])
+                try db.cachedStatement(sql: "DELETE FROM alarm WHERE id = ?").execute(arguments: [id.storeKey])
                 try self.wrote(&written)
             }
             for record in changes.upserts {
