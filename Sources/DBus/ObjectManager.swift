@@ -10,14 +10,21 @@ extension DBusConnection.ConnectionState {
     }
 }
 
-/// Which callers may see which objects below an object manager.
+/// Which callers may see which objects below an object manager, and who has listed them.
 public struct ObjectVisibility: Sendable {
     /// Whether the caller (a unique bus name) may see the object at the path.
     public var isVisible: @Sendable (_ caller: String, _ objectPath: String) async -> Bool
+    /// Told of each `GetManagedObjects` caller before its objects are read, so the owner can
+    /// send it the changes that follow.
+    public var listedBy: @Sendable (_ caller: String) async -> Void
 
-    /// Creates a visibility test.
-    public init(_ isVisible: @escaping @Sendable (_ caller: String, _ objectPath: String) async -> Bool) {
+    /// Creates a visibility test, and what to do when a caller lists the objects.
+    public init(
+        _ isVisible: @escaping @Sendable (_ caller: String, _ objectPath: String) async -> Bool,
+        listedBy: @escaping @Sendable (_ caller: String) async -> Void = { _ in }
+    ) {
         self.isVisible = isVisible
+        self.listedBy = listedBy
     }
 }
 
@@ -67,6 +74,9 @@ extension DBusConnection {
     /// `GetManagedObjects`: an `a{oa{sa{sv}}}` of the objects below `manager`, with the readable
     /// properties of each interface, read with the caller's `call`.
     func managedObjects(below manager: String, call: DBusMethodCall) async -> DBusValue {
+        // The caller is noted before the objects are read: an object exported in between is
+        // then either listed or announced to it, never neither.
+        await state.withLock { $0.managerVisibility[manager] }?.listedBy(call.sender)
         let (objects, visibility) = state.withLock { state in
             (state.objects.filter { Self.isBelow($0.key, manager) }.sorted { $0.key < $1.key }, state.managerVisibility[manager])
         }

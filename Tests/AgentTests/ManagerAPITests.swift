@@ -71,25 +71,33 @@ struct ManagerAPITests {
         #expect(try await client.property("AlarmCount").integerValue == 1)
     }
 
-    @Test("ObjectManager lists the alarm objects and announces new ones")
+    @Test("ObjectManager lists the alarm objects and announces new ones to callers that listed them; one that only schedules hears nothing")
     func objectManager() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
         try await fixture.authorizeTestProcess()
         let client = try fixture.client()
-        let added = client.connection.signals(
-            MatchRule(sender: AgentClient.busName, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"))
-        let id = UUID()
-        _ = try await client.schedule(id: id, definition: try AlarmWire.decodeConfiguration(Self.timer(60)))
+        let rule = MatchRule(sender: AgentClient.busName, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded")
+        let added = client.connection.signals(rule)
+        func managedObjects() async throws -> [DBusValue] {
+            let managed = try await client.connection.call(
+                destination: AgentClient.busName, path: AgentClient.managerPath, interface: "org.freedesktop.DBus.ObjectManager",
+                method: "GetManagedObjects")
+            return try #require(managed.first?.arrayValue)
+        }
+        func path(_ id: UUID) -> String { "/io/github/reveille/Alarms1/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_") }
+
+        // Only scheduling: no change signals.
+        let unheard = UUID()
+        _ = try await client.schedule(id: unheard, definition: try AlarmWire.decodeConfiguration(Self.timer(60)))
+        // Listing: the changes from then on.
+        #expect(try await managedObjects().count == 1)
+        let heard = UUID()
+        _ = try await client.schedule(id: heard, definition: try AlarmWire.decodeConfiguration(Self.timer(60)))
         var iterator = added.makeAsyncIterator()
         let signal = try #require(await iterator.next())
-        #expect(signal.arguments.first?.stringValue?.hasSuffix(id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")) == true)
-
-        let managed = try await client.connection.call(
-            destination: AgentClient.busName, path: AgentClient.managerPath, interface: "org.freedesktop.DBus.ObjectManager",
-            method: "GetManagedObjects")
-        let objects = try #require(managed.first?.arrayValue)
-        #expect(objects.count == 1)
+        #expect(signal.arguments.first?.stringValue == path(heard), "the first announcement is of the alarm scheduled after listing")
+        #expect(try await managedObjects().count == 2)
     }
 
     @Test("Introspection is the text in desktop/")

@@ -22,6 +22,8 @@ public final class CallerResolver: Sendable {
     private let trustedExecutables: Set<String>
     private let processes: ProcessIdentifier
     private let cache = Mutex<[String: Resolved]>([:])
+    /// The callers that have read alarms (see `markWatching`), by unique name.
+    private let watching = Mutex<Set<String>>([])
 
     /// Creates a resolver; `trustedExecutables` are the paths whose processes act as the user.
     public init(connection: DBusConnection, trustedExecutables: Set<String>, processes: ProcessIdentifier = ProcessIdentifier()) {
@@ -57,8 +59,21 @@ public final class CallerResolver: Sendable {
     /// The callers known so far, by unique name, for sending them signals.
     public var knownCallers: [String: Resolved] { cache.withLock { $0 } }
 
+    /// Notes that a caller has read alarms (`List`, `Get`, `GetManagedObjects`, an alarm
+    /// object's properties): from now on it is sent their changes. Call after `resolve`.
+    public func markWatching(_ sender: String) {
+        _ = watching.withLock { $0.insert(sender) }
+    }
+
+    /// The known callers that have read alarms, by unique name: those alarm changes are sent to.
+    public var watchers: [String: Resolved] {
+        let names = watching.withLock { $0 }
+        return cache.withLock { cache in cache.filter { names.contains($0.key) } }
+    }
+
     /// Forgets a connection that left the bus.
     public func forget(_ sender: String) {
         _ = cache.withLock { $0.removeValue(forKey: sender) }
+        _ = watching.withLock { $0.remove(sender) }
     }
 }

@@ -75,10 +75,19 @@ public final class AlarmService: Sendable {
     /// agent calls this before it takes its bus name, so a client that sees the name finds them all.
     public func export() async throws {
         try connection.export(path: Self.managerPath, interfaces: [Self.managerDescription(self)])
-        connection.exportObjectManager(at: Self.managerPath, visibility: ObjectVisibility { [weak self] caller, path in
-            guard let self, let id = Self.id(ofPath: path), let resolved = try? await self.resolver.resolve(caller) else { return false }
-            return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
-        })
+        connection.exportObjectManager(
+            at: Self.managerPath,
+            visibility: ObjectVisibility(
+                { [weak self] caller, path in
+                    guard let self, let id = Self.id(ofPath: path), let resolved = try? await self.resolver.resolve(caller) else {
+                        return false
+                    }
+                    return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
+                },
+                listedBy: { [weak self] caller in
+                    guard let self, (try? await self.resolver.resolve(caller)) != nil else { return }
+                    self.resolver.markWatching(caller)
+                }))
         for record in await engine.alarms(visibleTo: .user) { await updateObject(of: record.id) }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
@@ -202,9 +211,10 @@ public final class AlarmService: Sendable {
         }
     }
 
-    /// The known callers that may see an alarm: its signals go to them alone, unicast.
+    /// The callers that have read alarms and may see this one: its signals go to them alone,
+    /// unicast. A caller that only schedules is not woken by every change.
     private func recipients(of record: AlarmRecord) -> [String] {
-        resolver.knownCallers.filter { $0.value.caller.mayAccess(record) }.map(\.key).sorted()
+        resolver.watchers.filter { $0.value.caller.mayAccess(record) }.map(\.key).sorted()
     }
 
     /// Sends `PropertiesChanged` for an alarm to every known caller that may see it.
@@ -291,6 +301,14 @@ public final class AlarmService: Sendable {
 
     func caller(of call: DBusMethodCall) async throws -> CallerResolver.Resolved {
         try await resolver.resolve(call.sender)
+    }
+
+    /// The caller of a call that reads alarms, noted as watching them: it is sent their changes
+    /// from now on (`recipients(of:)`).
+    func watchingCaller(of call: DBusMethodCall) async throws -> CallerResolver.Resolved {
+        let resolved = try await resolver.resolve(call.sender)
+        resolver.markWatching(call.sender)
+        return resolved
     }
 
     static func id(_ value: DBusValue?) throws -> UUID {
