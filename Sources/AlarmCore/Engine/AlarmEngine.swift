@@ -49,6 +49,16 @@ public actor AlarmEngine {
     private var armedWakeUp: WakeUp?
     private var wakeGeneration = 0
     private var started = false
+    private var pendingSchedules: [PendingSchedule] = []
+    private var scheduleCommitQueued = false
+
+    /// A `schedule` call waiting for the next commit.
+    private struct PendingSchedule {
+        let id: UUID
+        let definition: AlarmDefinition
+        let caller: AlarmCaller
+        let continuation: CheckedContinuation<AlarmRecord, any Error>
+    }
 
     private struct Subscriber {
         let caller: AlarmCaller
@@ -119,29 +129,67 @@ public actor AlarmEngine {
     /// Returns once the alarm is stored. Throws `AlarmRequestError` for a bad configuration or
     /// an id that belongs to someone else, and `AlarmManager.AlarmError.maximumLimitReached` when the
     /// owner has as many alarms as the policy allows.
+    ///
+    /// Calls that come while a change is being written are stored together, in the next
+    /// transaction (group commit: one fsync for all of them), each checked as if they had come one
+    /// after another. A failed write fails every call in it, and changes nothing.
     @discardableResult
-    public func schedule(id: UUID, definition: AlarmDefinition, caller: AlarmCaller) throws -> AlarmRecord {
+    public func schedule(id: UUID, definition: AlarmDefinition, caller: AlarmCaller) async throws -> AlarmRecord {
+        try await withCheckedThrowingContinuation { continuation in
+            pendingSchedules.append(PendingSchedule(id: id, definition: definition, caller: caller, continuation: continuation))
+            guard !scheduleCommitQueued else { return }
+            scheduleCommitQueued = true
+            Task { await self.commitPendingSchedules() }
+        }
+    }
+
+    /// Stores every `schedule` call waiting, in one transaction, and answers each.
+    private func commitPendingSchedules() {
+        scheduleCommitQueued = false
+        let batch = pendingSchedules
+        pendingSchedules = []
+        guard !batch.isEmpty else { return }
         let reading = clock.read()
         var transitions: [(UUID, AlarmStateMachine.Transition)] = []
-        let existing = records[id]
-        if let existing {
-            guard caller.mayAccess(existing) else { throw AlarmRequestError.alarmNotFound(id) }
+        var accepted: [(PendingSchedule, AlarmRecord)] = []
+        // The alarms and counts as the calls before in this batch leave them.
+        var batchRecords: [UUID: AlarmRecord] = [:]
+        var batchCounts: [String: Int] = [:]
+        for request in batch {
+            do {
+                let existing = batchRecords[request.id] ?? records[request.id]
+                if let existing {
+                    guard request.caller.mayAccess(existing) else { throw AlarmRequestError.alarmNotFound(request.id) }
+                }
+                let owner = existing?.owner ?? request.caller.ownerName
+                let count = alarmsPerOwner[owner, default: 0] + batchCounts[owner, default: 0]
+                if existing == nil, count >= machine.policy.maximumAlarmsPerOwner {
+                    throw AlarmManager.AlarmError.maximumLimitReached
+                }
+                let scheduled = try machine.schedule(id: request.id, owner: owner, definition: request.definition, at: reading)
+                if let existing {
+                    // Replacing: the old alarm is cancelled (its alert or countdown ended) in the same
+                    // transaction that stores the new one.
+                    transitions.append((request.id, try machine.handle(.cancel, to: existing, at: reading)))
+                } else {
+                    batchCounts[owner, default: 0] += 1
+                }
+                transitions.append((request.id, scheduled))
+                batchRecords[request.id] = scheduled.record
+                accepted.append((request, scheduled.record!))
+            } catch {
+                request.continuation.resume(throwing: error)
+            }
         }
-        let owner = existing?.owner ?? caller.ownerName
-        if existing == nil, alarmsPerOwner[owner, default: 0] >= machine.policy.maximumAlarmsPerOwner {
-            throw AlarmManager.AlarmError.maximumLimitReached
+        do {
+            try commit(transitions, mustStore: true)
+        } catch {
+            for (request, _) in accepted { request.continuation.resume(throwing: error) }
+            return
         }
-        let scheduled = try machine.schedule(id: id, owner: owner, definition: definition, at: reading)
-        if let existing {
-            // Replacing: the old alarm is cancelled (its alert or countdown ended) in the same
-            // transaction that stores the new one.
-            transitions.append((id, try machine.handle(.cancel, to: existing, at: reading)))
-        }
-        transitions.append((id, scheduled))
-        try commit(transitions, mustStore: true)
         settleDueDeadlines(at: reading)
         changed()
-        return records[id] ?? scheduled.record!
+        for (request, record) in accepted { request.continuation.resume(returning: records[request.id] ?? record) }
     }
 
     /// Removes an alarm, whatever its state.

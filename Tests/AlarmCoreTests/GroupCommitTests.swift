@@ -1,0 +1,173 @@
+import AlarmCore
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Group commit: `schedule` calls that come while a change is being written are stored together,
+/// in the next transaction, each checked as if they had come one after another. A real store; the
+/// store's fault hook holds the first transaction open so that the others queue up behind it.
+/// Serialized: each test holds a thread of the cooperative pool (the engine's, writing) meanwhile.
+@Suite("Engine: group commit", .serialized)
+struct GroupCommitTests {
+    /// The statements of each transaction, counted by the store's fault hook; the first one is
+    /// held until `release()`, and a transaction may be made to fail at a statement.
+    final class Transactions: Sendable {
+        private struct State {
+            var statements: [Int] = []
+            var holding = true
+        }
+        private let state = Mutex(State())
+        private let held = DispatchSemaphore(value: 0)
+        private let entered = DispatchSemaphore(value: 0)
+        /// The transaction (0-based) and statement at which writing fails; `nil` for never.
+        let failing: (transaction: Int, statement: Int)?
+
+        init(failing: (transaction: Int, statement: Int)? = nil) { self.failing = failing }
+
+        /// The hook for `AlarmStore(faultInjector:)`.
+        func wrote(_ statement: Int) throws {
+            let (transaction, hold) = state.withLock { state -> (Int, Bool) in
+                if statement == 1 { state.statements.append(0) }
+                state.statements[state.statements.count - 1] = statement
+                return (state.statements.count - 1, transaction0(state))
+            }
+            if hold {
+                entered.signal()
+                held.wait()
+            }
+            if let failing, failing.transaction == transaction, failing.statement == statement {
+                throw StoreError.cannotCreate("injected failure")
+            }
+        }
+
+        private func transaction0(_ state: State) -> Bool { state.holding && state.statements.count == 1 && state.statements[0] == 1 }
+
+        /// Waits (off the cooperative pool) until the first transaction is being written.
+        func waitUntilHolding() async {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    self.entered.wait()
+                    continuation.resume()
+                }
+            }
+        }
+
+        /// Lets the first transaction go on.
+        func release() {
+            state.withLock { $0.holding = false }
+            held.signal()
+        }
+
+        /// The statement count of each transaction so far.
+        var statements: [Int] { state.withLock { $0.statements } }
+    }
+
+    /// A timer definition (stored as one statement each).
+    static let timer = Fixtures.definition(nil, preAlert: 600)
+
+    /// Starts an engine whose store reports to `transactions`, with at most `limit` alarms per owner.
+    static func engine(_ transactions: Transactions, limit: Int, in folder: URL) async throws -> AlarmEngine {
+        let store = try AlarmStore(directory: folder, faultInjector: { try transactions.wrote($0) })
+        let engine = AlarmEngine(
+            store: store, clock: VirtualClock(now: Date(timeIntervalSince1970: 1_800_000_000)),
+            policy: AlarmPolicy(maximumAlarmsPerOwner: limit))
+        try await engine.start()
+        return engine
+    }
+
+    /// What an async call returned or threw.
+    static func outcome(_ body: () async throws -> AlarmRecord) async -> Result<AlarmRecord, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Schedules the first alarm (its transaction held), then `others` at once behind it; returns
+    /// each call's result once all have answered.
+    static func scheduleBehindHeldWrite(
+        _ engine: AlarmEngine, _ transactions: Transactions, first: UUID, others: [(UUID, AlarmCaller)]
+    ) async -> (first: Result<AlarmRecord, any Error>, others: [UUID: [Result<AlarmRecord, any Error>]]) {
+        async let firstResult = outcome { try await engine.schedule(id: first, definition: timer, caller: .app("a")) }
+        await transactions.waitUntilHolding()
+        let results = await withTaskGroup(of: (UUID, Result<AlarmRecord, any Error>).self) { group in
+            for (id, caller) in others {
+                group.addTask { (id, await outcome { try await engine.schedule(id: id, definition: timer, caller: caller) }) }
+            }
+            // Give every call time to queue on the engine before the first write goes on; the
+            // assertions hold whichever transaction each lands in.
+            try? await Task.sleep(for: .milliseconds(300))
+            transactions.release()
+            var results: [UUID: [Result<AlarmRecord, any Error>]] = [:]
+            for await (id, result) in group { results[id, default: []].append(result) }
+            return results
+        }
+        return (await firstResult, results)
+    }
+
+    @Test("Calls queued behind a write are stored together, each checked as if one after another: the owner's limit, an id another app took")
+    func storedTogether() async throws {
+        let folder = Fixtures.temporaryDirectory("reveille-group-commit")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transactions = Transactions()
+        let engine = try await Self.engine(transactions, limit: 5, in: folder)
+        let first = UUID()
+        let fresh = (0..<7).map { _ in UUID() }
+        let contested = UUID()
+        let (firstResult, results) = await Self.scheduleBehindHeldWrite(
+            engine, transactions, first: first,
+            others: fresh.map { ($0, .app("a")) } + [(contested, .app("a")), (contested, .app("b"))])
+        _ = try firstResult.get()
+
+        // App a may hold 5: the first, and 4 of the 8 that came behind it (contested included
+        // when a took it); app b holds the contested id when it came first.
+        let all = fresh + [contested]
+        let aAccepted = all.filter { id in results[id]!.contains { (try? $0.get().owner) == "a" } }
+        let bAccepted = (try? results[contested]!.first { (try? $0.get().owner) == "b" }?.get()) != nil
+        #expect(aAccepted.count == 4, "\(results)")
+        let refused = fresh.filter { id in results[id]!.allSatisfy { result in
+            if case .failure(let error) = result { return error as? AlarmManager.AlarmError == .maximumLimitReached }
+            return false
+        } }
+        #expect(refused.count == fresh.count - aAccepted.filter(fresh.contains).count)
+        // The contested id: one app has it; the other was told it is not theirs, or hit its limit.
+        let contestedOwners = results[contested]!.compactMap { try? $0.get().owner }
+        #expect(contestedOwners.count == 1, "\(results[contested]!)")
+        #expect(bAccepted == (contestedOwners == ["b"]))
+
+        // One transaction for the first call, one for all that queued behind it.
+        #expect(transactions.statements.count == 2, "\(transactions.statements)")
+        #expect(transactions.statements.last == aAccepted.count + (bAccepted ? 1 : 0), "\(transactions.statements)")
+
+        // What the engine says is what the store holds.
+        let listed = await engine.alarms(visibleTo: .user)
+        #expect(Set(listed.map(\.id)) == Set([first] + aAccepted + (bAccepted ? [contested] : [])))
+        await engine.shutdown()
+        let stored = try AlarmStore(directory: folder).loadAlarms()
+        #expect(Set(stored) == Set(listed))
+    }
+
+    @Test("A write that fails fails every call in it, and changes nothing")
+    func failureFailsAll() async throws {
+        let folder = Fixtures.temporaryDirectory("reveille-group-commit")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The second transaction fails at its second statement.
+        let transactions = Transactions(failing: (transaction: 1, statement: 2))
+        let engine = try await Self.engine(transactions, limit: 100, in: folder)
+        let first = UUID()
+        let others = (0..<6).map { _ in UUID() }
+        let (firstResult, results) = await Self.scheduleBehindHeldWrite(
+            engine, transactions, first: first, others: others.map { ($0, .app("a")) })
+        _ = try firstResult.get()
+        for id in others {
+            let result = try #require(results[id]?.first)
+            #expect(throws: StoreError.cannotCreate("injected failure")) { try result.get() }
+        }
+        #expect(await engine.alarms(visibleTo: .user).map(\.id) == [first])
+        await engine.shutdown()
+        #expect(try AlarmStore(directory: folder).loadAlarms().map(\.id) == [first])
+    }
+}
