@@ -21,9 +21,8 @@ public final class CallerResolver: Sendable {
     private let connection: DBusConnection
     private let trustedExecutables: Set<String>
     private let processes: ProcessIdentifier
-    private let cache = Mutex<[String: Resolved]>([:])
-    /// The callers that have read alarms (see `markWatching`), by unique name.
-    private let watching = Mutex<Set<String>>([])
+    /// The callers resolved so far, by unique name, and whether each has read alarms.
+    private let cache = Mutex<[String: (resolved: Resolved, watching: Bool)]>([:])
 
     /// Creates a resolver; `trustedExecutables` are the paths whose processes act as the user.
     public init(connection: DBusConnection, trustedExecutables: Set<String>, processes: ProcessIdentifier = ProcessIdentifier()) {
@@ -34,7 +33,7 @@ public final class CallerResolver: Sendable {
 
     /// Who sent a message, by its unique bus name.
     public func resolve(_ sender: String) async throws -> Resolved {
-        if let known = cache.withLock({ $0[sender] }) { return known }
+        if let known = cache.withLock({ $0[sender]?.resolved }) { return known }
         let reply = try await connection.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             method: "GetConnectionCredentials", arguments: [.string(sender)])
@@ -52,28 +51,28 @@ public final class CallerResolver: Sendable {
             trustedExecutables.contains(ProcessIdentifier.withoutDeletedSuffix($0))
         } == true
         let resolved = Resolved(caller: isUser ? .user : .app(identity.appID), identity: identity)
-        cache.withLock { $0[sender] = resolved }
+        cache.withLock { cache in
+            if cache[sender] == nil { cache[sender] = (resolved, false) }
+        }
         return resolved
     }
 
     /// The callers known so far, by unique name, for sending them signals.
-    public var knownCallers: [String: Resolved] { cache.withLock { $0 } }
+    public var knownCallers: [String: Resolved] { cache.withLock { $0.mapValues(\.resolved) } }
 
     /// Notes that a caller has read alarms (`List`, `Get`, `GetManagedObjects`, an alarm
     /// object's properties): from now on it is sent their changes. Call after `resolve`.
     public func markWatching(_ sender: String) {
-        _ = watching.withLock { $0.insert(sender) }
+        cache.withLock { $0[sender]?.watching = true }
     }
 
     /// The known callers that have read alarms, by unique name: those alarm changes are sent to.
     public var watchers: [String: Resolved] {
-        let names = watching.withLock { $0 }
-        return cache.withLock { cache in cache.filter { names.contains($0.key) } }
+        cache.withLock { cache in cache.filter(\.value.watching).mapValues(\.resolved) }
     }
 
     /// Forgets a connection that left the bus.
     public func forget(_ sender: String) {
         _ = cache.withLock { $0.removeValue(forKey: sender) }
-        _ = watching.withLock { $0.remove(sender) }
     }
 }
