@@ -56,14 +56,9 @@ struct AlarmListMirror: Sendable {
     /// newer than it are applied on top. Returns true: a list is always shown.
     @discardableResult
     mutating func listed(_ list: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) -> Bool {
-        // Sorted once; an id listed twice keeps its last entry (a stable sort keeps their order).
-        let sorted = list.enumerated().sorted { ($0.element.alarm.id, $0.offset) < ($1.element.alarm.id, $1.offset) }.map(\.element)
-        ordered = []
-        ordered.reserveCapacity(sorted.count)
-        for alarm in sorted {
-            if let last = ordered.last, last.alarm.id == alarm.alarm.id { ordered.removeLast() }
-            ordered.append(alarm)
-        }
+        // An id listed twice keeps its last entry.
+        ordered = Dictionary(list.map { ($0.alarm.id, $0) }, uniquingKeysWith: { _, last in last }).values
+            .sorted { $0.alarm.id < $1.alarm.id }
         listed = (sender, serial)
         let waiting = early
         early = []

@@ -106,11 +106,6 @@ public final class DBusConnection: Sendable {
         return try connect(address: address)
     }
 
-    /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket.
-    public static func system() throws(DBusError) -> DBusConnection {
-        try connect(address: systemBusAddress)
-    }
-
     // MARK: - State
 
     /// Whether the connection is still usable: not closed and not lost.

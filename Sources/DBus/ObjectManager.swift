@@ -29,16 +29,6 @@ public struct ObjectVisibility: Sendable {
 }
 
 extension DBusConnection {
-    /// The `a{sa{sv}}` of an exported object's interfaces and properties, read as `caller`, for an
-    /// `InterfacesAdded` its owner sends; `nil` when nothing is exported there.
-    public func interfacesAndProperties(of path: String, readAs caller: String) async -> DBusValue? {
-        guard let interfaces = state.withLock({ $0.objects[path] }) else { return nil }
-        let call = DBusMethodCall(
-            sender: caller, path: path, interface: BusNames.objectManager, member: "GetManagedObjects", arguments: [],
-            connection: self)
-        return await Self.interfacesAndProperties(interfaces, call: call)
-    }
-
     /// Serves `org.freedesktop.DBus.ObjectManager` at `path`: `GetManagedObjects` lists every
     /// object exported strictly below it, and `export`/`unexport` below it emit
     /// `InterfacesAdded`/`InterfacesRemoved` from it. Objects exported before this call are

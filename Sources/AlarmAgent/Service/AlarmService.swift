@@ -84,10 +84,7 @@ public final class AlarmService: Sendable {
                     }
                     return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
                 },
-                listedBy: { [weak self] caller in
-                    guard let self, (try? await self.resolver.resolve(caller)) != nil else { return }
-                    self.resolver.markWatching(caller)
-                }))
+                listedBy: { [weak self] caller in _ = try? await self?.resolveWatching(caller) }))
         for record in await engine.alarms(visibleTo: .user) { await updateObject(of: record.id) }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
@@ -217,7 +214,7 @@ public final class AlarmService: Sendable {
         resolver.watchers.filter { $0.value.caller.mayAccess(record) }.map(\.key).sorted()
     }
 
-    /// Sends `PropertiesChanged` for an alarm to every known caller that may see it.
+    /// Sends `PropertiesChanged` for an alarm to its recipients (`recipients(of:)`).
     private func notifyChanged(_ record: AlarmRecord) {
         let recipients = recipients(of: record)
         guard !recipients.isEmpty else { return }
@@ -226,8 +223,8 @@ public final class AlarmService: Sendable {
             changed: Self.properties(of: record, at: clock.read()), destinations: recipients)
     }
 
-    /// Sends the object manager's `InterfacesAdded` for a new alarm object to every known caller
-    /// that may see it, with the properties `GetManagedObjects` would show them (every caller
+    /// Sends the object manager's `InterfacesAdded` for a new alarm object to its recipients
+    /// (`recipients(of:)`), with the properties `GetManagedObjects` would show them (every caller
     /// that may see an alarm sees the same values).
     private func announce(_ record: AlarmRecord) {
         let recipients = recipients(of: record)
@@ -306,8 +303,13 @@ public final class AlarmService: Sendable {
     /// The caller of a call that reads alarms, noted as watching them: it is sent their changes
     /// from now on (`recipients(of:)`).
     func watchingCaller(of call: DBusMethodCall) async throws -> CallerResolver.Resolved {
-        let resolved = try await resolver.resolve(call.sender)
-        resolver.markWatching(call.sender)
+        try await resolveWatching(call.sender)
+    }
+
+    /// Resolves a caller that reads alarms and notes it as watching them.
+    private func resolveWatching(_ sender: String) async throws -> CallerResolver.Resolved {
+        let resolved = try await resolver.resolve(sender)
+        resolver.markWatching(sender)
         return resolved
     }
 

@@ -31,14 +31,14 @@ public final class SystemEvents: Sendable {
     public let connection: DBusConnection
     private let forwarding: Task<Void, Never>
 
-    /// Connects to the system bus (`address`, or `DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket
-    /// when `nil`) and subscribes to both signals; returns once the bus has accepted the
+    /// Connects to the system bus at `address` (see `DBusConnection.systemBusAddress`) and
+    /// subscribes to both signals; returns once the bus has accepted the
     /// subscriptions, so that any later signal is delivered. The connection is made on a thread of
     /// its own (it blocks until the bus answers). Throws the bus's error when it cannot be reached.
-    public static func watch(address: String?) async throws -> SystemEvents {
+    public static func watch(address: String) async throws -> SystemEvents {
         let connection = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try address.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.system() })
+                continuation.resume(with: Result { try DBusConnection.connect(address: address) })
             }
         }
         do {

@@ -147,33 +147,34 @@ final class WakeSources: Sendable {
         case (nil, _): "not tried again: its address names no socket file to watch"
         }
         var socketChanges = watcher?.changes.makeAsyncIterator()
-        var tryAtOnce = true
+        var next = NextConnection.atOnce
         while !Task.isCancelled {
-            if !tryAtOnce {
+            switch next {
+            case .stop:
+                return
+            case .whenSocketChanges:
                 // No socket to watch (an abstract or TCP address), or the watch ended: give up.
                 guard socketChanges != nil, await socketChanges?.next() != nil else { return }
+            case .atOnce:
+                break
             }
-            let outcome = await connectAndRelay(address: address, retry: retry)
-            tryAtOnce = outcome == .lostAfterServing
-            if outcome == .stopped { return }
+            next = await connectAndRelay(address: address, retry: retry)
         }
     }
 
-    /// How one connection to the system bus ended.
-    private enum ConnectionOutcome: Equatable {
-        /// It could not be made.
-        case unreachable
-        /// It was lost after serving at least a second.
-        case lostAfterServing
-        /// It was lost at once.
-        case lostAtOnce
-        /// The agent is stopping.
-        case stopped
+    /// When to connect to the system bus next.
+    private enum NextConnection {
+        /// Now: the first try, or a connection that served a second was lost.
+        case atOnce
+        /// When the socket file changes: it could not be reached, or dropped the agent at once.
+        case whenSocketChanges
+        /// Never: the agent is stopping.
+        case stop
     }
 
     /// One connection to the system bus: connects, relays its events until it goes away, and keeps
     /// the state `status` reports. `retry` says when it is tried again.
-    private func connectAndRelay(address: String, retry: String) async -> ConnectionOutcome {
+    private func connectAndRelay(address: String, retry: String) async -> NextConnection {
         let events: SystemEvents
         do {
             events = try await SystemEvents.watch(address: address)
@@ -185,13 +186,13 @@ final class WakeSources: Sendable {
                 if !state.systemBus.isLost { state.systemBus = .unreachable(reason, retry: retry) }
                 return (state.stopped, wasReported)
             }
-            if stopped { return .stopped }
+            if stopped { return .stop }
             if !wasReported {
                 logger.notice(
                     "The system bus cannot be reached: resume from suspend and timedate1 are not watched; time-zone changes are still seen in the time-zone file",
                     metadata: ["error": "\(reason)", "retry": "\(retry)"])
             }
-            return .unreachable
+            return .whenSocketChanges
         }
         let (adopted, again, wasDown) = state.withLock { state -> (Bool, Bool, Bool) in
             guard !state.stopped else { return (false, false, false) }
@@ -202,7 +203,7 @@ final class WakeSources: Sendable {
         }
         guard adopted else {
             events.close()
-            return .stopped
+            return .stop
         }
         logger.info(
             again
@@ -231,9 +232,9 @@ final class WakeSources: Sendable {
             state.systemBus = .lost(retry: retry)
             return true
         }
-        guard lost else { return .stopped }
+        guard lost else { return .stop }
         logger.notice("The system bus went away: resume from suspend and timedate1 are not watched until it is back")
-        return ContinuousClock.now - connected >= .seconds(1) ? .lostAfterServing : .lostAtOnce
+        return ContinuousClock.now - connected >= .seconds(1) ? .atOnce : .whenSocketChanges
     }
 
     /// Reads the system time zone again and has the engine compute clock-time alarms in it.
