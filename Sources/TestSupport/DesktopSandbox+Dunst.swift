@@ -23,10 +23,15 @@ extension DesktopSandbox {
     /// How many notifications are in dunst's history (`dunstctl count history`).
     public func historyCount() throws -> Int { try count("history") }
 
-    /// Waits until dunst shows `count` notifications (posting is asynchronous).
+    /// Waits until dunst shows `count` notifications (posting is asynchronous). On a timeout the
+    /// error also says how many dunst holds back and how many are in its history (closed or expired).
     public func waitForDisplayedCount(_ count: Int, timeout: Duration = .seconds(30)) async throws {
         var last = -1
-        try await Poll.until("dunst to show \(count) notification(s)", timeout: timeout, detail: { "it shows \(last)" }) {
+        let detail = { [self] in
+            let others = (try? "; \(waitingCount()) waiting, \(historyCount()) in history") ?? ""
+            return "it shows \(last)" + others
+        }
+        try await Poll.until("dunst to show \(count) notification(s)", timeout: timeout, detail: detail) {
             last = try displayedCount()
             return last == count ? () : nil
         }

@@ -80,7 +80,7 @@ struct NotificationTests {
         let sandbox = try DesktopSandbox()
         defer { stopAndExpectNothingLeft(sandbox) }
         let monitor = try sandbox.monitorNotifyCalls()
-        let sender = try sandbox.spawn("notify-send", ["-A", "default=Open", "-A", "stop=Stop", "Timer"])
+        let sender = try sandbox.spawn("notify-send", ["-t", "0", "-A", "default=Open", "-A", "stop=Stop", "Timer"])
         let call = try await monitor.waitForNotify(matching: { $0.returnedID != nil })
         try await sandbox.waitForDisplayedCount(1)
         let invoked = try sandbox.invokeDefaultAction()
@@ -95,7 +95,7 @@ struct NotificationTests {
         let sandbox = try DesktopSandbox()
         defer { stopAndExpectNothingLeft(sandbox) }
         let monitor = try sandbox.monitorNotifyCalls()
-        let sender = try sandbox.spawn("notify-send", ["-A", "stop=Stop", "Only stop"])
+        let sender = try sandbox.spawn("notify-send", ["-t", "0", "-A", "stop=Stop", "Only stop"])
         try await monitor.waitForNotify(matching: { $0.returnedID != nil })
         try await sandbox.waitForDisplayedCount(1)
         do {
@@ -147,8 +147,9 @@ struct NotificationTests {
         #expect(changes.first?[2] == "")
         #expect(changes.last?[1] == "")
 
-        // The new server works.
-        let sender = try sandbox.spawn("notify-send", ["After restart"])
+        // The new server works. The notification stays until closed (`-t 0`): with dunst's default
+        // 10 s timeout, a test thread starved on a busy machine could count after it expired.
+        let sender = try sandbox.spawn("notify-send", ["-t", "0", "After restart"])
         #expect(try await sender.waitForExit(timeout: .seconds(10)) == .exited(0))
         try await sandbox.waitForDisplayedCount(1)
 
