@@ -13,7 +13,7 @@ enum LoadBenchmark {
         let sandbox = try DesktopSandbox(startsNotificationServer: false)
         defer { sandbox.stop() }
         let arguments = ["--max-alarms", "\(max(10_000, clients * alarmsPerClient))"]
-        var agent = try sandbox.spawn(binaries.reveilled, arguments, environment: AgentMemory.environment)
+        var agent = try sandbox.spawn(binaries.reveilled, arguments)
         try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
         let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         try sandbox.run(binaries.reveille, ["auth", "allow", ownExecutable])
