@@ -364,13 +364,9 @@ final class LiveView {
         }
         if anyScheduled {
             // Day names (today, tomorrow, Tue) change at midnight.
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = reading.timeZone
-            if let midnight = calendar.nextDate(
-                after: reading.now, matching: DateComponents(hour: 0, minute: 0, second: 0), matchingPolicy: .nextTime)
-            {
-                consider(midnight.timeIntervalSince(reading.now))
-            }
+            let resolver = LocalTimeResolver(timeZone: reading.timeZone)
+            let tomorrow = CivilDate(containing: reading.now, rules: resolver.rules).adding(days: 1)
+            consider(resolver.resolve(localSeconds: tomorrow.localSeconds(hour: 0, minute: 0)).instant.timeIntervalSince(reading.now))
         }
         // A little after the change, so the new value is what is read.
         return soonest.map { .seconds(max($0, 0) + 0.01) }

@@ -33,6 +33,40 @@ struct WakeSourcesTests {
         #expect(log.contains("source=\(zones.localTime.path)"), "\(log)")
     }
 
+    @Test("A tzdata update replacing the zone's file moves a clock-time alarm by the new rules, which the runtime's copy lacks")
+    func zoneRulesUpdated() async throws {
+        let zones = try ZoneFolder(zone: "Europe/Berlin")
+        defer { zones.remove() }
+        // The system's database (TZDIR) has Berlin on UTC+2 all year: rules no runtime has.
+        let database = zones.folder.appendingPathComponent("zoneinfo")
+        try ZoneCompiler.compile("Zone Europe/Berlin 2:00 - EET", into: database)
+        let file = database.appendingPathComponent("Europe/Berlin").path
+        let fixture = try await AgentFixture.start(
+            agentArguments: ["--verbose", "--localtime", zones.localTime.path, "--system-bus", zones.noBus],
+            agentEnvironment: ["TZDIR": database.path], unsettingForAgent: ["TZ"])
+        defer { fixture.stop() }
+        let added = try await fixture.reveille("add", "7:30", "--title", "Wake")
+        #expect(added.status == .exited(0), "\(added)")
+        let id = added.line
+        let before = try await list(fixture)[id]
+        #expect(isNext(before?.fireDate, utcHour: 5, minute: 30), "07:30 at UTC+2: \(before.map { "\($0)" } ?? "missing")")
+        let sources = try #require(try await statusJSON(fixture)["eventSources"] as? String)
+        #expect(sources.contains("time-zone rules (\(file))"), "\(sources)")
+
+        // The update, as dpkg makes it: the new file is renamed over the old one. UTC+3 now.
+        let staging = zones.folder.appendingPathComponent("staging")
+        try ZoneCompiler.compile("Zone Europe/Berlin 3:00 - MSK", into: staging)
+        guard rename(staging.appendingPathComponent("Europe/Berlin").path, file) == 0 else {
+            throw TestEnvironmentError.failed("rename: \(String(cString: strerror(errno)))")
+        }
+        // The agent logs the check after the engine has computed the alarms again.
+        let log = try await agentLog(fixture, containing: "source=\(file)")
+        #expect(log.contains("The time zone was checked again"), "\(log)")
+        let after = try await list(fixture)[id]
+        #expect(isNext(after?.fireDate, utcHour: 4, minute: 30), "07:30 at UTC+3: \(after.map { "\($0)" } ?? "missing")")
+        #expect(after?.state == "scheduled")
+    }
+
     @Test("timedate1's Timezone change alone moves a clock-time alarm; an instant and a timer stay")
     func timedate1Changed() async throws {
         // localtime → zones/current → zoneinfo: the double re-points zones/current, which the
@@ -352,6 +386,16 @@ struct WakeSourcesTests {
         let parts = calendar.dateComponents([.hour, .minute, .second], from: instant)
         let ahead = instant.timeIntervalSinceNow
         return parts.hour == 7 && parts.minute == 30 && parts.second == 0 && ahead > 0 && ahead <= 86_400
+    }
+
+    /// Whether an ISO-8601 instant is at `utcHour:minute` UTC, and ahead within a day.
+    func isNext(_ text: String?, utcHour: Int, minute: Int) -> Bool {
+        guard let instant = date(text) else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: instant)
+        let ahead = instant.timeIntervalSinceNow
+        return parts.hour == utcHour && parts.minute == minute && parts.second == 0 && ahead > 0 && ahead <= 86_400
     }
 
     func date(_ text: String?) -> Date? {

@@ -5,8 +5,9 @@ import Logging
 import Synchronization
 
 /// What besides its kernel timers makes the agent check its deadlines again: the machine resuming
-/// from suspend (logind) and the time zone changing (timedate1 and the `localtime` file), wired to
-/// the engine, with what `reveille status` reports about them.
+/// from suspend (logind), the time zone changing (timedate1 and the `localtime` file) and the zone's
+/// rules changing (its file in the system's time-zone database, replaced by a tzdata update), wired
+/// to the engine, with what `reveille status` reports about them.
 ///
 /// Clock sets need nothing here: the clock's `CLOCK_REALTIME` timer is armed with
 /// `TFD_TIMER_CANCEL_ON_SET`. Each source is optional: without a system bus the `localtime` file is
@@ -24,6 +25,8 @@ final class WakeSources: Sendable {
     private struct State {
         var localTime: FileEntryWatcher?
         var localTimeProblem: String?
+        /// The watch of the current zone's file in the time-zone database, and its task.
+        var zoneRules: (watcher: FileEntryWatcher, task: Task<Void, Never>)?
         var systemBus = SystemBus.connecting
         var systemEvents: SystemEvents?
         /// The watch of the system bus's socket file, for its coming back.
@@ -102,6 +105,40 @@ final class WakeSources: Sendable {
         }
         tasks.append(Task { [weak self] in await self?.watchSystemBus() })
         state.withLock { $0.tasks = tasks }
+        watchZoneRules(of: clock.read().timeZone)
+    }
+
+    /// Watches the file the zone's rules are read from (`ZoneRules`), in place of the zone watched
+    /// before: a tzdata update replaces it, and clock-time alarms are computed again by the new rules.
+    private func watchZoneRules(of zone: TimeZone) {
+        let path: String? =
+            switch ZoneRules(for: zone).origin {
+            case .systemDatabase(let path): path
+            case .runtime: nil
+            }
+        guard state.withLock({ $0.zoneRules?.watcher.path }) != path else { return }
+        var watch: (watcher: FileEntryWatcher, task: Task<Void, Never>)?
+        if let path {
+            do {
+                let watcher = try FileEntryWatcher(path: path)
+                let task = Task { [weak self] in
+                    for await _ in watcher.changes {
+                        await self?.timeZoneMayHaveChanged(source: path)
+                    }
+                }
+                watch = (watcher, task)
+            } catch {
+                logger.notice("Not watching the time zone's rules", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+        // The watch it replaces ends; so does this one if the sources were stopped meanwhile.
+        let ended = state.withLock { state -> (watcher: FileEntryWatcher, task: Task<Void, Never>)? in
+            if state.stopped { return watch }
+            defer { state.zoneRules = watch }
+            return state.zoneRules
+        }
+        ended?.task.cancel()
+        ended?.watcher.stop()
     }
 
     /// Stops every watch.
@@ -110,11 +147,15 @@ final class WakeSources: Sendable {
             state.stopped = true
             defer {
                 state.localTime = nil
+                state.zoneRules = nil
                 state.systemSocket = nil
                 state.systemEvents = nil
                 state.tasks = []
             }
-            return ([state.localTime, state.systemSocket].compactMap { $0 }, state.systemEvents, state.tasks)
+            return (
+                [state.localTime, state.systemSocket, state.zoneRules?.watcher].compactMap { $0 }, state.systemEvents,
+                state.tasks + [state.zoneRules?.task].compactMap { $0 }
+            )
         }
         for task in tasks { task.cancel() }
         for watcher in watchers { watcher.stop() }
@@ -237,10 +278,12 @@ final class WakeSources: Sendable {
         return ContinuousClock.now - connected >= .seconds(1) ? .atOnce : .whenSocketChanges
     }
 
-    /// Reads the system time zone again and has the engine compute clock-time alarms in it.
+    /// Reads the system time zone (and its rules) again and has the engine compute clock-time
+    /// alarms in it.
     private func timeZoneMayHaveChanged(source: String) async {
         let before = clock.read().timeZone
         let zone = clock.refreshTimeZone()
+        watchZoneRules(of: zone)
         await engine.timeZoneChanged()
         if zone.identifier != before.identifier {
             logger.info(
@@ -272,9 +315,14 @@ final class WakeSources: Sendable {
         if bus == .watching { zoneSources.append("timedate1") }
         var parts = ["clock set (timerfd)"]
         if !zoneSources.isEmpty { parts.append("time zone (\(zoneSources.joined(separator: ", ")))") }
+        let rules = ZoneRules(for: clock.read().timeZone)
+        if let watched = state.withLock({ $0.zoneRules?.watcher.path }) { parts.append("time-zone rules (\(watched))") }
         if bus == .watching { parts.append("resume (logind)") }
         var sentence = parts.joined(separator: ", ")
         if !file { sentence += "; not \(path): it \(problem ?? "is not watched")" }
+        if case .runtime = rules.origin {
+            sentence += "; \(rules.identifier) is not in \(ZoneRules.databaseDirectory), so its rules are the Swift runtime's"
+        }
         if let tz = ProcessInfo.processInfo.environment["TZ"], !tz.isEmpty,
             let zone = SystemClock.systemTimeZone(localTimePath: path, tz: tz)
         {

@@ -139,7 +139,7 @@ public actor AlarmEngine {
             pendingSchedules.append(PendingSchedule(id: id, definition: definition, caller: caller, continuation: continuation))
             guard !scheduleCommitQueued else { return }
             scheduleCommitQueued = true
-            Task { await self.commitPendingSchedules() }
+            Task { self.commitPendingSchedules() }
         }
     }
 

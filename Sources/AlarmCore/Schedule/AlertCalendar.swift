@@ -11,10 +11,15 @@ public struct AlertCalendar: Sendable {
     public let timeZone: TimeZone
     private let resolver: LocalTimeResolver
 
-    /// Creates the schedule math for a time zone.
+    /// Creates the schedule math for a time zone, with its rules (`ZoneRules(for:)`).
     public init(timeZone: TimeZone) {
+        self.init(timeZone: timeZone, rules: ZoneRules(for: timeZone))
+    }
+
+    /// Creates the schedule math for a time zone with the given rules.
+    public init(timeZone: TimeZone, rules: ZoneRules) {
         self.timeZone = timeZone
-        self.resolver = LocalTimeResolver(timeZone: timeZone)
+        self.resolver = LocalTimeResolver(timeZone: timeZone, rules: rules)
     }
 
     /// The first alert instant of a schedule strictly after `instant`, or `nil` when there is none
@@ -35,7 +40,7 @@ public struct AlertCalendar: Sendable {
         if case .weekly = relative.repeats { isWeekly = true } else { isWeekly = false }
         if isWeekly && days.isEmpty { return nil }
         // Start a day early: the previous day's time can land after `instant` through a gap.
-        let first = CivilDate(containing: instant, in: timeZone).adding(days: -1)
+        let first = CivilDate(containing: instant, rules: resolver.rules).adding(days: -1)
         // A week, plus the days a zone can skip or repeat, always holds the answer.
         for step in Int64(0)..<16 {
             let day = first.adding(days: step)

@@ -13,10 +13,15 @@ public struct CivilDate: Hashable, Comparable, Sendable {
         self.daysSinceEpoch = daysSinceEpoch
     }
 
-    /// The local day of an instant in a time zone.
+    /// The local day of an instant in a time zone (by its `ZoneRules`).
     public init(containing instant: Date, in timeZone: TimeZone) {
+        self.init(containing: instant, rules: ZoneRules(for: timeZone))
+    }
+
+    /// The local day of an instant under a zone's rules.
+    public init(containing instant: Date, rules: ZoneRules) {
         let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
-        let local = seconds + Int64(timeZone.secondsFromGMT(for: instant))
+        let local = seconds + rules.secondsFromGMT(at: seconds)
         self.init(daysSinceEpoch: local.floorDivided(by: 86_400))
     }
 

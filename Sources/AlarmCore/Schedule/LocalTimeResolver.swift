@@ -5,16 +5,24 @@ import Foundation
 /// A local time can name no instant (it falls in a gap, such as the hour skipped when daylight
 /// saving time begins) or two (it falls in an overlap, when the clocks go back). Reveille's rule:
 /// a time in a gap resolves to the first instant after the gap; a time in an overlap resolves to
-/// its first occurrence. The resolver reads the zone's offset transitions around the time from
-/// `TimeZone.nextDaylightSavingTimeTransition(after:)`, which reports every offset change
-/// (Pacific/Apia's skipped day and Asia/Kathmandu's 15-minute change among them).
+/// its first occurrence. The resolver reads the zone's offset changes around the time from its
+/// `ZoneRules` (the system's time-zone database where it has the zone), which give every offset
+/// change (Pacific/Apia's skipped day and Asia/Kathmandu's 15-minute change among them).
 public struct LocalTimeResolver: Sendable {
     /// The zone the local times are in.
     public let timeZone: TimeZone
+    /// The zone's rules.
+    public let rules: ZoneRules
 
-    /// Creates a resolver for a time zone.
+    /// Creates a resolver for a time zone, with its rules (`ZoneRules(for:)`).
     public init(timeZone: TimeZone) {
+        self.init(timeZone: timeZone, rules: ZoneRules(for: timeZone))
+    }
+
+    /// Creates a resolver for a time zone with the given rules.
+    public init(timeZone: TimeZone, rules: ZoneRules) {
         self.timeZone = timeZone
+        self.rules = rules
     }
 
     /// How a local time was resolved.
@@ -44,18 +52,17 @@ public struct LocalTimeResolver: Sendable {
         let windowStart = wall - Self.window
         let windowEnd = wall + Self.window
         var segmentStart = windowStart
-        var offset = Int64(timeZone.secondsFromGMT(for: Date(seconds: windowStart)))
+        var offset = rules.secondsFromGMT(at: windowStart)
         var firstAfterGap: Int64?
         while true {
-            let transition = timeZone.nextDaylightSavingTimeTransition(after: Date(seconds: segmentStart))
-                .map { Int64($0.timeIntervalSince1970.rounded(.up)) }
+            let transition = rules.nextChange(after: segmentStart)
             let segmentEnd = transition.map { min($0, windowEnd) } ?? windowEnd
             let candidate = wall - offset
             if candidate >= segmentStart && candidate < segmentEnd {
                 return .exact(Date(seconds: candidate))
             }
             guard let transition, transition < windowEnd, transition > segmentStart else { break }
-            let nextOffset = Int64(timeZone.secondsFromGMT(for: Date(seconds: transition)))
+            let nextOffset = rules.secondsFromGMT(at: transition)
             // The wall clock jumps from transition + offset to transition + nextOffset. If our wall
             // time lies in between, it was skipped, and the transition is the first instant after.
             if firstAfterGap == nil, transition + offset <= wall, wall < transition + nextOffset {
@@ -66,7 +73,7 @@ public struct LocalTimeResolver: Sendable {
         }
         if let firstAfterGap { return .afterGap(Date(seconds: firstAfterGap)) }
         // Unreachable for real zones; fall back to the offset in force at the naive instant.
-        let naive = wall - Int64(timeZone.secondsFromGMT(for: Date(seconds: wall)))
+        let naive = wall - rules.secondsFromGMT(at: wall)
         return .exact(Date(seconds: naive))
     }
 }

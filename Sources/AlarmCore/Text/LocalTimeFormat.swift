@@ -6,15 +6,17 @@ import Foundation
 /// are dropped, not rounded, so the minute shown is the one the alert falls in). Within the next
 /// six local days, today included, the day is an English weekday abbreviation, which is unambiguous
 /// within that span; otherwise, and for instants before today, the date is `YYYY-MM-DD`. The text
-/// does not depend on the process's locale or time zone.
+/// does not depend on the process's locale or time zone. Offsets come from the zone's `ZoneRules`,
+/// as the alarms' own instants do.
 public enum LocalTimeFormat {
     /// The largest distance from 1970, in seconds, shown; beyond it the text is `-`.
     static let limit: TimeInterval = 100_000_000_000_000
 
     /// The instant as local time in `reading.timeZone`, relative to the day of `reading.now`.
     public static func string(for date: Date, at reading: ClockReading) -> String {
-        guard let (day, secondOfDay) = localDay(of: date, in: reading.timeZone),
-            let (today, _) = localDay(of: reading.now, in: reading.timeZone)
+        let rules = ZoneRules(for: reading.timeZone)
+        guard let (day, secondOfDay) = localDay(of: date, rules: rules),
+            let (today, _) = localDay(of: reading.now, rules: rules)
         else { return "-" }
         let time = "\(GregorianDate.padded(secondOfDay / 3_600, 2)):\(GregorianDate.padded(secondOfDay % 3_600 / 60, 2))"
         if (0...6).contains(day - today) {
@@ -25,10 +27,10 @@ public enum LocalTimeFormat {
     }
 
     /// The local day (days since 1970-01-01) of an instant and the second of that day.
-    static func localDay(of date: Date, in timeZone: TimeZone) -> (day: Int64, second: Int64)? {
+    static func localDay(of date: Date, rules: ZoneRules) -> (day: Int64, second: Int64)? {
         let interval = date.timeIntervalSince1970
         guard interval.isFinite, abs(interval) < limit else { return nil }
-        let local = Int64(interval.rounded(.down)) + Int64(timeZone.secondsFromGMT(for: date))
+        let local = Int64(interval.rounded(.down)) + rules.secondsFromGMT(for: date)
         var day = local / 86_400
         var second = local % 86_400
         if second < 0 {

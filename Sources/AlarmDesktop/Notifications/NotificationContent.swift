@@ -200,10 +200,11 @@ extension NotificationContent {
             expireTimeout: -1)
     }
 
-    /// `H:MM` in the zone (24-hour clock, as the locale-independent default).
+    /// `H:MM` in the zone (24-hour clock, as the locale-independent default), by the zone's
+    /// `ZoneRules`, as the alarm's instant was computed.
     static func timeText(_ date: Date, timeZone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+        calendar.timeZone = ZoneRules(for: timeZone).fixedZone(at: date)
         let parts = calendar.dateComponents([.hour, .minute], from: date)
         let minute = parts.minute ?? 0
         return "\(parts.hour ?? 0):\(minute < 10 ? "0" : "")\(minute)"
