@@ -99,6 +99,24 @@ struct ZoneRulesTests {
         #expect(sydney.secondsFromGMT(at: try seconds("2100-06-15T00:00:00Z")) == 36_000)
     }
 
+    @Test("Daylight saving time all year in a POSIX rule (0/0 to J365/25) never falls back")
+    func permanentDaylightTime() throws {
+        // zic writes such a footer (EST5EDT,0/0,J365/25) for a zone whose summer time never ends.
+        let source = """
+            Rule Always 2020 max - Jan 1 0:00 1:00 D
+            Rule Always 2020 max - Dec 31 25:00 0 S
+            Zone Test/Always -5:00 Always E%sT
+            """
+        let rules = try #require(ZoneRules(identifier: "Test/Always", tzifBytes: try ZoneCompiler.tzif(source, zone: "Test/Always")))
+        for year in [2040, 2100] {
+            for month in ["01-01T05:30", "06-15T12:00", "12-31T23:59"] {
+                let instant = try seconds("\(year)-\(month):00Z")
+                #expect(rules.secondsFromGMT(at: instant) == -14_400, "\(year)-\(month)")
+            }
+        }
+        #expect(rules.nextChange(after: try seconds("2040-06-01T00:00:00Z")) == nil, "the offset never changes again")
+    }
+
     @Test("Rules the runtime does not know: a zone compiled without daylight saving time puts 07:30 in July at 06:30 UTC")
     func rulesTheRuntimeLacks() throws {
         // Europe/Berlin as if its daylight saving time had been abolished in 2027: a tzdata update

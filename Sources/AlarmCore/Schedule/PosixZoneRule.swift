@@ -84,10 +84,10 @@ struct PosixZoneRule: Hashable, Sendable {
     func nextChange(after instant: Int64) -> Int64? {
         guard daylight != nil else { return nil }
         let year = Gregorian.year(containing: instant.floorDivided(by: 86_400))
-        var previous = offset(at: instant)
-        for change in changes(in: year...(year + 2)) where change.instant > instant {
-            if change.offset != previous { return change.instant }
-            previous = change.offset
+        let current = offset(at: instant)
+        // A start and an end at one instant change nothing; two years hold the next real change.
+        for change in changes(in: year...(year + 2)) where change.instant > instant && offset(at: change.instant) != current {
+            return change.instant
         }
         return nil
     }
@@ -102,7 +102,9 @@ struct PosixZoneRule: Hashable, Sendable {
             changes.append((start, daylight.offset))
             changes.append((end, standardOffset))
         }
-        return changes.sorted { $0.instant < $1.instant }
+        // A year's end at the next year's start (`J365/25` with `0/0`: daylight saving time all
+        // year) comes first, so daylight saving time goes on.
+        return changes.sorted { ($0.instant, $0.offset == daylight.offset ? 1 : 0) < ($1.instant, $1.offset == daylight.offset ? 1 : 0) }
     }
 }
 

@@ -90,15 +90,8 @@ struct TZifRules: Hashable, Sendable {
             previous = next
             index += 1
         }
-        guard let footer else { return nil }
-        var cursor = max(instant, transitions.last ?? instant)
-        while let change = footer.nextChange(after: cursor) {
-            let next = footer.offset(at: change)
-            if next != previous { return change }
-            previous = next
-            cursor = change
-        }
-        return nil
+        // From the last listed transition on, the footer rules (and gave `previous` there).
+        return footer?.nextChange(after: max(instant, transitions.last ?? instant))
     }
 
     /// The index of the last transition at or before `instant` (which is at or after the first).
