@@ -37,15 +37,15 @@ struct PosixZoneRule: Hashable, Sendable {
         func daysSinceEpoch(in year: Int64) -> Int64 {
             switch day {
             case .julianSkippingLeapDay(let n):
-                let shift: Int64 = (Gregorian.isLeap(year) && n >= 60) ? 1 : 0
-                return Gregorian.days(year: year, month: 1, day: 1) + n - 1 + shift
+                let shift: Int64 = (GregorianDate.daysIn(month: 2, of: year) == 29 && n >= 60) ? 1 : 0
+                return GregorianDate(year: year, month: 1, day: 1).daysSinceEpoch + n - 1 + shift
             case .zeroBased(let n):
-                return Gregorian.days(year: year, month: 1, day: 1) + n
+                return GregorianDate(year: year, month: 1, day: 1).daysSinceEpoch + n
             case .monthWeekDay(let month, let week, let weekday):
-                let first = Gregorian.days(year: year, month: month, day: 1)
+                let first = GregorianDate(year: year, month: month, day: 1).daysSinceEpoch
                 let firstWeekday = (first + 4).floorModulo(7)  // 1970-01-01 was a Thursday (4)
                 var day = first + (weekday - firstWeekday).floorModulo(7) + 7 * (week - 1)
-                let length = Gregorian.monthLength(year: year, month: month)
+                let length = GregorianDate.daysIn(month: month, of: year)
                 while day >= first + length { day -= 7 }
                 return day
             }
@@ -72,7 +72,7 @@ struct PosixZoneRule: Hashable, Sendable {
     /// The offset (seconds east of UTC) in force at an instant (seconds since 1970 UTC).
     func offset(at instant: Int64) -> Int64 {
         guard daylight != nil else { return standardOffset }
-        let year = Gregorian.year(containing: instant.floorDivided(by: 86_400))
+        let year = GregorianDate(daysSinceEpoch: instant.floorDivided(by: 86_400)).year
         var current = standardOffset
         for change in changes(in: (year - 1)...(year + 1)) where change.instant <= instant {
             current = change.offset
@@ -83,7 +83,7 @@ struct PosixZoneRule: Hashable, Sendable {
     /// The first change of offset strictly after `instant`, if the zone has daylight saving time.
     func nextChange(after instant: Int64) -> Int64? {
         guard daylight != nil else { return nil }
-        let year = Gregorian.year(containing: instant.floorDivided(by: 86_400))
+        let year = GregorianDate(daysSinceEpoch: instant.floorDivided(by: 86_400)).year
         let current = offset(at: instant)
         // A start and an end at one instant change nothing; two years hold the next real change.
         for change in changes(in: year...(year + 2)) where change.instant > instant && offset(at: change.instant) != current {
@@ -186,43 +186,5 @@ private struct RuleScanner {
             index += 1
         }
         return index > start ? value : nil
-    }
-}
-
-/// Proleptic Gregorian calendar arithmetic on days since 1970-01-01.
-enum Gregorian {
-    /// Whether `year` has a February 29.
-    static func isLeap(_ year: Int64) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
-
-    /// Days in a month.
-    static func monthLength(year: Int64, month: Int64) -> Int64 {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a date (Howard Hinnant's `days_from_civil`).
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = y.floorDivided(by: 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The year a day (days since 1970-01-01) falls in.
-    static func year(containing days: Int64) -> Int64 {
-        let z = days + 719_468
-        let era = z.floorDivided(by: 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        return yearOfEra + era * 400 + (monthIndex >= 10 ? 1 : 0)
     }
 }
