@@ -84,7 +84,7 @@ public final class AlarmService: Sendable {
                     }
                     return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
                 },
-                listedBy: { [weak self] caller in _ = try? await self?.resolveWatching(caller) }))
+                listedBy: { [weak self] caller in _ = try? await self?.watchingCaller(caller) }))
         for record in await engine.alarms(visibleTo: .user) { await updateObject(of: record.id) }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
@@ -300,14 +300,9 @@ public final class AlarmService: Sendable {
         try await resolver.resolve(call.sender)
     }
 
-    /// The caller of a call that reads alarms, noted as watching them: it is sent their changes
-    /// from now on (`recipients(of:)`).
-    func watchingCaller(of call: DBusMethodCall) async throws -> CallerResolver.Resolved {
-        try await resolveWatching(call.sender)
-    }
-
-    /// Resolves a caller that reads alarms and notes it as watching them.
-    private func resolveWatching(_ sender: String) async throws -> CallerResolver.Resolved {
+    /// The caller (a unique name) of a call that reads alarms, noted as watching them: it is sent
+    /// their changes from now on (`recipients(of:)`).
+    func watchingCaller(_ sender: String) async throws -> CallerResolver.Resolved {
         let resolved = try await resolver.resolve(sender)
         resolver.markWatching(sender)
         return resolved

@@ -42,7 +42,7 @@ extension AlarmService {
                 DBusMethod(name: "List", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
                     let s = try required(service)
                     return try await s.handle {
-                        try await s.list(for: try await s.watchingCaller(of: call).caller, replyingTo: call)
+                        try await s.list(for: try await s.watchingCaller(call.sender).caller, replyingTo: call)
                     }
                 },
                 DBusMethod(
@@ -51,7 +51,7 @@ extension AlarmService {
                     let s = try required(service)
                     return try await s.handle {
                         let id = try Self.id(call.arguments.first)
-                        let caller = try await s.watchingCaller(of: call).caller
+                        let caller = try await s.watchingCaller(call.sender).caller
                         return [AlarmWire.encode(try await s.engine.alarm(id: id, caller: caller), at: s.clock.read())]
                     }
                 },
@@ -230,7 +230,7 @@ extension AlarmService {
         func property(_ name: String, _ signature: String) -> DBusProperty {
             DBusProperty(name: name, signature: signature, access: .read) { call in
                     let s = try required(service)
-                let caller = try await s.watchingCaller(of: call).caller
+                let caller = try await s.watchingCaller(call.sender).caller
                 do {
                     let record = try await s.engine.alarm(id: id, caller: caller)
                     return Self.property(name, of: record, at: s.clock.read())!

@@ -20,37 +20,14 @@ struct TZifRules: Hashable, Sendable {
     /// count seconds as the system clock does.
     init(bytes: [UInt8]) throws(ParseError) {
         var reader = ByteReader(bytes)
-        let first = try Header(&reader)
-        if first.version == 0 {
-            self = try Self(body: &reader, header: first, timeSize: 4)
-            return
+        var header = try Header(&reader)
+        var timeSize = 4
+        if header.version != 0 {
+            // Version 2 and later repeat the data with 64-bit times after the 32-bit block.
+            try reader.skip(header.bodySize(timeSize: 4))
+            header = try Header(&reader)
+            timeSize = 8
         }
-        try reader.skip(first.bodySize(timeSize: 4))
-        let second = try Header(&reader)
-        var rules = try Self(body: &reader, header: second, timeSize: 8)
-        // The footer: "\n" rule "\n" (an empty rule means none).
-        guard try reader.byte() == UInt8(ascii: "\n") else { throw .badFooter }
-        var text: [UInt8] = []
-        while true {
-            let byte = try reader.byte()
-            if byte == UInt8(ascii: "\n") { break }
-            text.append(byte)
-        }
-        if !text.isEmpty {
-            guard let footer = PosixZoneRule(String(decoding: text, as: UTF8.self)) else { throw .badFooter }
-            rules = TZifRules(transitions: rules.transitions, offsets: rules.offsets, initialOffset: rules.initialOffset, footer: footer)
-        }
-        self = rules
-    }
-
-    private init(transitions: [Int64], offsets: [Int64], initialOffset: Int64, footer: PosixZoneRule?) {
-        self.transitions = transitions
-        self.offsets = offsets
-        self.initialOffset = initialOffset
-        self.footer = footer
-    }
-
-    private init(body reader: inout ByteReader, header: Header, timeSize: Int) throws(ParseError) {
         guard header.leapCount == 0 else { throw .leapSeconds }
         guard header.typeCount > 0 else { throw .badIndex }
         var times: [Int64] = []
@@ -68,7 +45,21 @@ struct TZifRules: Hashable, Sendable {
         transitions = times
         offsets = indices.map { typeOffsets[$0] }
         initialOffset = typeOffsets[0]
-        footer = nil
+        footer = header.version == 0 ? nil : try Self.footer(&reader)
+    }
+
+    /// The footer after the 64-bit data: "\n" rule "\n", an empty rule meaning none.
+    private static func footer(_ reader: inout ByteReader) throws(ParseError) -> PosixZoneRule? {
+        guard try reader.byte() == UInt8(ascii: "\n") else { throw .badFooter }
+        var text: [UInt8] = []
+        while true {
+            let byte = try reader.byte()
+            if byte == UInt8(ascii: "\n") { break }
+            text.append(byte)
+        }
+        if text.isEmpty { return nil }
+        guard let rule = PosixZoneRule(String(decoding: text, as: UTF8.self)) else { throw .badFooter }
+        return rule
     }
 
     /// The offset in force at an instant. With no transitions listed, the footer (or else time
