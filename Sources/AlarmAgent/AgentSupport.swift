@@ -24,7 +24,7 @@ public enum AgentIntrospection {
 
     /// What each alarm object serves: `desktop/io.github.reveille.Alarms1.Alarm.xml`.
     public static var alarmXML: String {
-        DBusInterface.introspectionXML(interfaces: [AlarmService.alarmDescription(nil, id: UUID())], children: [])
+        DBusInterface.introspectionXML(interfaces: [AlarmService.alarmDescription(nil)], children: [])
     }
 }
 

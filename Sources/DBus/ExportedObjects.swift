@@ -6,6 +6,21 @@ enum CallRoute: Sendable {
     case managedObjects
 }
 
+/// Interfaces checked once (names, signatures, members), to export at many paths without checking
+/// them again: what a service with one object per item exports.
+public struct DBusObjectInterfaces: Sendable {
+    /// The interfaces, checked.
+    public let interfaces: [DBusInterface]
+
+    /// Checks the interfaces. Throws `InvalidArgs` for an invalid name or signature (unix fds,
+    /// `h`, are not supported), a member given twice or one of the standard interfaces the DBus
+    /// module provides.
+    public init(_ interfaces: [DBusInterface]) throws(DBusError) {
+        try DBusConnection.validate(interfaces: interfaces)
+        self.interfaces = interfaces
+    }
+}
+
 extension DBusConnection {
     /// Serves objects at `path` with the described interfaces, plus
     /// `org.freedesktop.DBus.Properties`, `Introspectable` and `Peer`. Throws `InvalidArgs` for an
@@ -13,7 +28,14 @@ extension DBusConnection {
     /// when the path is already exported. Emits `InterfacesAdded` from each object manager above
     /// the path (its property getters see a call with an empty `sender`).
     public func export(path: String, interfaces: [DBusInterface]) throws(DBusError) {
-        try Self.validate(path: path, interfaces: interfaces)
+        try export(path: path, object: DBusObjectInterfaces(interfaces))
+    }
+
+    /// Serves an object with interfaces checked before (see `export(path:interfaces:)`). Throws
+    /// `InvalidArgs` for an invalid path and `ObjectPathInUse` when the path is already exported.
+    public func export(path: String, object: DBusObjectInterfaces) throws(DBusError) {
+        try Validation.require(Validation.isValidPath(path), "Invalid object path \(path.debugDescription)")
+        let interfaces = object.interfaces
         try state.withLock { (state) throws(DBusError) in
             guard !state.isClosed else { throw DBusError.connectionClosed() }
             guard state.objects[path] == nil else {
@@ -76,8 +98,7 @@ extension DBusConnection {
         BusNames.properties, BusNames.introspectable, BusNames.peer, BusNames.objectManager,
     ]
 
-    static func validate(path: String, interfaces: [DBusInterface]) throws(DBusError) {
-        try Validation.require(Validation.isValidPath(path), "Invalid object path \(path.debugDescription)")
+    static func validate(interfaces: [DBusInterface]) throws(DBusError) {
         var interfaceNames: Set<String> = []
         func checkType(_ signature: String, _ owner: String) throws(DBusError) {
             try Validation.require(

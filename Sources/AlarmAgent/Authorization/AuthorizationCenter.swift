@@ -2,6 +2,7 @@ import AlarmCore
 import DBus
 import Foundation
 import Logging
+import Synchronization
 
 /// Keeps each app's authorization, asks the person once when an app is not decided, and stores
 /// the answer: AlarmKit's `requestAuthorization` on Linux.
@@ -9,7 +10,9 @@ public actor AuthorizationCenter {
     private let store: AlarmStore
     private let connection: DBusConnection
     private let logger: Logger
-    private var states: [String: AppAuthorization] = [:]
+    /// The stored answers by app; read without waiting for the actor, so a decided app's calls
+    /// never queue behind another's question.
+    private let states = Mutex<[String: AppAuthorization]>([:])
     private var pendingPrompts: [String: Task<AlarmManager.AuthorizationState, Never>] = [:]
     private var listeners: [UUID: AsyncStream<AppAuthorization>.Continuation] = [:]
 
@@ -18,24 +21,33 @@ public actor AuthorizationCenter {
         self.store = store
         self.connection = connection
         self.logger = logger
-        for answer in try store.authorizations() { states[answer.app] = answer }
+        let stored = try store.authorizations()
+        states.withLock { states in
+            for answer in stored { states[answer.app] = answer }
+        }
     }
 
     /// The stored state of an app.
-    public func state(of app: String) -> AlarmManager.AuthorizationState {
-        states[app]?.state ?? .notDetermined
+    public nonisolated func state(of app: String) -> AlarmManager.AuthorizationState {
+        states.withLock { $0[app]?.state } ?? .notDetermined
     }
 
     /// Every stored answer.
-    public func all() -> [AppAuthorization] {
-        states.values.sorted { $0.app < $1.app }
+    public nonisolated func all() -> [AppAuthorization] {
+        states.withLock { $0.values.sorted { $0.app < $1.app } }
     }
 
     /// The app's state, asking the person first when it is not decided. Concurrent requests for
     /// one app share one question.
-    public func request(for identity: CallerIdentity) async -> AlarmManager.AuthorizationState {
+    public nonisolated func request(for identity: CallerIdentity) async -> AlarmManager.AuthorizationState {
+        if let decided = states.withLock({ $0[identity.appID]?.state }) { return decided }
+        return await ask(identity)
+    }
+
+    /// Asks the person about an undecided app, or joins the question already asked.
+    private func ask(_ identity: CallerIdentity) async -> AlarmManager.AuthorizationState {
         let app = identity.appID
-        if let decided = states[app]?.state { return decided }
+        if let decided = states.withLock({ $0[app]?.state }) { return decided }
         if let pending = pendingPrompts[app] { return await pending.value }
         let question = NotificationQuestion(
             summary: "Allow “\(Self.displayName(identity))” to set alarms?",
@@ -68,7 +80,7 @@ public actor AuthorizationCenter {
     public func set(_ state: AlarmManager.AuthorizationState, for app: String) throws {
         let answer = AppAuthorization(app: app, state: state, decidedAt: Date())
         try store.setAuthorization(state, for: app, at: answer.decidedAt)
-        states[app] = state == .notDetermined ? nil : answer
+        states.withLock { $0[app] = state == .notDetermined ? nil : answer }
         logger.info("Authorization changed", metadata: ["app": "\(app)", "state": "\(state.rawValue)"])
         for listener in listeners.values { listener.yield(answer) }
     }

@@ -37,10 +37,10 @@ public final class AlarmService: Sendable {
     /// Refuses a sound given at scheduling time that cannot be played.
     let validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
     let logger: Logger
-    /// The alarm objects exported now, with the record each was last announced with.
+    /// The alarm objects exported now, with the record each was last announced with. Held while
+    /// an object changes and its signals go out, and while `List` reads and replies, so replies
+    /// and signals leave in the order of the changes.
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
-    /// The last object update asked for; each waits for the one before (see `updateObject(of:)`).
-    private let objectUpdates = Mutex<Task<Void, Never>?>(nil)
 
     /// What `Version`, `StorePath`, the wake-up properties and `reveille status` report.
     public struct AgentStatus: Sendable {
@@ -85,7 +85,8 @@ public final class AlarmService: Sendable {
                     return (try? await self.engine.alarm(id: id, caller: resolved.caller)) != nil
                 },
                 listedBy: { [weak self] caller in _ = try? await self?.watchingCaller(caller) }))
-        for record in await engine.alarms(visibleTo: .user) { await updateObject(of: record.id) }
+        let alarmObject = try DBusObjectInterfaces([Self.alarmDescription(self)])
+        await engine.observeChanges { [weak self] change in self?.mirror(change, exporting: alarmObject) }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
             try? connection.emitPropertiesChanged(
@@ -93,11 +94,10 @@ public final class AlarmService: Sendable {
         }
     }
 
-    /// Keeps the alarm objects in step with the engine, and follows authorization changes and
-    /// departing callers, until the task is cancelled.
+    /// Follows authorization changes and departing callers, until the task is cancelled. (The
+    /// alarm objects follow the engine from `export()` on.)
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.followAlarms() }
             group.addTask { await self.followAuthorizations() }
             group.addTask { await self.followDepartures() }
         }
@@ -105,106 +105,52 @@ public final class AlarmService: Sendable {
 
     // MARK: - Following the engine
 
-    private func followAlarms() async {
-        for await change in await engine.changes() {
+    /// Brings an alarm's D-Bus object in step with the engine's change: exports and announces it,
+    /// signals its changed properties, or unexports it and announces that.
+    ///
+    /// The engine calls this on itself, in the order of its changes, before the call that made a
+    /// change returns (`AlarmEngine.observeChanges(_:)`): a caller that hears of its change finds
+    /// the object there, or gone.
+    private func mirror(_ change: AlarmChange, exporting alarmObject: DBusObjectInterfaces) {
+        exported.withLock { map in
             switch change {
-            case .updated(let record), .removed(let record): await updateObject(of: record.id)
+            case .removed(let record):
+                guard let old = map.removeValue(forKey: record.id) else { return }
+                let path = Self.path(of: record.id)
+                connection.unexport(path: path)
+                try? connection.emitSignal(
+                    path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
+                    arguments: [.objectPath(path), .strings([Self.alarmInterface])], destinations: recipients(of: old))
+            case .updated(let record):
+                let old = map[record.id]
+                guard old != record else { return }
+                if old == nil {
+                    do {
+                        try connection.export(path: Self.path(of: record.id), object: alarmObject)
+                    } catch {
+                        logger.error("Could not export an alarm object", metadata: ["id": "\(record.id)", "error": "\(error)"])
+                        return
+                    }
+                }
+                map[record.id] = record
+                if old == nil { announce(record) } else { notifyChanged(record) }
             }
         }
-    }
-
-    /// Brings an alarm's D-Bus object in step with the engine: exports and announces it, signals
-    /// its changed properties, or unexports it and announces that.
-    ///
-    /// Updates run one at a time, in the order they were asked for, and each reads the alarm from
-    /// the engine when it runs, so however the engine's changes and the calls' own updates
-    /// interleave, the last update leaves the object as the alarm is: an alarm cancelled and
-    /// scheduled again at once never ends up without its object, nor a removed one with one.
-    /// The methods that change alarms call this before they answer, so the object is there (or
-    /// gone) when the caller hears of the change.
-    func updateObject(of id: UUID) async {
-        await inObjectOrder { [self] in await applyObjectUpdate(of: id) }
     }
 
     /// Answers `List`: the alarms the caller may see, as their objects were last announced.
     ///
-    /// It runs in turn with the object updates and replies before the next one starts, so the
-    /// reply comes after every signal about what it lists and before any signal about a later
-    /// change: a client that applies, on top of the list, the signals that come after the reply
-    /// (by their serials) misses nothing and goes back in nothing.
-    func list(for caller: AlarmCaller, replyingTo call: DBusMethodCall) async throws -> [DBusValue] {
-        let reply = Mutex<Result<[DBusValue], DBusError>>(.success([]))
-        await inObjectOrder { [self] in
-            let records = exported.withLock { map in map.values.filter(caller.mayAccess) }.sorted { $0.id < $1.id }
+    /// It reads and replies while no object changes, so the reply comes after every signal about
+    /// what it lists and before any signal about a later change: a client that applies, on top of
+    /// the list, the signals that come after the reply (by their serials) misses nothing and goes
+    /// back in nothing.
+    func list(for caller: AlarmCaller, replyingTo call: DBusMethodCall) throws(DBusError) -> [DBusValue] {
+        try exported.withLock { (map) throws(DBusError) in
+            let records = map.values.filter(caller.mayAccess).sorted { $0.id < $1.id }
             let reading = clock.read()
             let values: [DBusValue] = [.array(elementSignature: "a{sv}", records.map { AlarmWire.encode($0, at: reading, summary: true) })]
-            let sent = Result { () throws(DBusError) in
-                try call.reply(values)
-                return values
-            }
-            reply.withLock { $0 = sent }
-        }
-        return try reply.withLock { $0 }.get()
-    }
-
-    /// Runs `work` after every object update and `List` asked for before it, and before any asked
-    /// for after it.
-    private func inObjectOrder(_ work: @escaping @Sendable () async -> Void) async {
-        let step = objectUpdates.withLock { last in
-            let previous = last
-            let next = Task {
-                await previous?.value
-                await work()
-            }
-            last = next
-            return next
-        }
-        await step.value
-    }
-
-    /// What an object update did.
-    private enum ObjectStep {
-        case unchanged, added(AlarmRecord), changed(AlarmRecord), removed(AlarmRecord)
-    }
-
-    /// One update of `updateObject(of:)`; never runs alongside another.
-    private func applyObjectUpdate(of id: UUID) async {
-        let current = try? await engine.alarm(id: id, caller: .user)
-        let path = Self.path(of: id)
-        let step = exported.withLock { map -> ObjectStep in
-            switch (map[id], current) {
-            case (nil, nil):
-                return .unchanged
-            case (let old?, nil):
-                map[id] = nil
-                connection.unexport(path: path)
-                return .removed(old)
-            case (nil, let record?):
-                do {
-                    try connection.export(path: path, interfaces: [Self.alarmDescription(self, id: id)])
-                } catch {
-                    logger.error("Could not export an alarm object", metadata: ["id": "\(id)", "error": "\(error)"])
-                    return .unchanged
-                }
-                map[id] = record
-                return .added(record)
-            case (let old?, let record?):
-                guard old != record else { return .unchanged }
-                map[id] = record
-                return .changed(record)
-            }
-        }
-        switch step {
-        case .unchanged:
-            break
-        case .added(let record):
-            announce(record)
-        case .changed(let record):
-            notifyChanged(record)
-        case .removed(let record):
-            try? connection.emitSignal(
-                path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
-                arguments: [.objectPath(path), .strings([Self.alarmInterface])], destinations: recipients(of: record))
+            try call.reply(values)
+            return values
         }
     }
 

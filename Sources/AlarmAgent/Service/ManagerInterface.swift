@@ -30,7 +30,6 @@ extension AlarmService {
                             throw DBusError(name: AgentError.invalidSound, message: error.description)
                         }
                         let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller)
-                        await s.updateObject(of: id)
                         return [AlarmWire.encode(record, at: s.clock.read())]
                     }
                 },
@@ -42,7 +41,7 @@ extension AlarmService {
                 DBusMethod(name: "List", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
                     let s = try required(service)
                     return try await s.handle {
-                        try await s.list(for: try await s.watchingCaller(call.sender).caller, replyingTo: call)
+                        try s.list(for: try await s.watchingCaller(call.sender).caller, replyingTo: call)
                     }
                 },
                 DBusMethod(
@@ -81,7 +80,7 @@ extension AlarmService {
                     let s = try required(service)
                     return try await s.handle {
                         try await s.requireUser(call)
-                        let answers = await s.authorization.all().map {
+                        let answers = s.authorization.all().map {
                             DBusValue.structure([.string($0.app), .string($0.state.rawValue), .double($0.decidedAt.timeIntervalSince1970)])
                         }
                         return [.array(elementSignature: "(ssd)", answers)]
@@ -119,7 +118,7 @@ extension AlarmService {
                     let s = try required(service)
                     let resolved = try await s.caller(of: call)
                     guard case .app(let app) = resolved.caller else { return .string(AlarmManager.AuthorizationState.authorized.rawValue) }
-                    return .string(await s.authorization.state(of: app).rawValue)
+                    return .string(s.authorization.state(of: app).rawValue)
                 },
                 DBusProperty(name: "NotificationServer", signature: "s", access: .read) { _ in
                     .string(try required(service).desktop?.notifications?.server.description ?? "not used (the agent runs without notifications)")
@@ -169,7 +168,6 @@ extension AlarmService {
             return try await s.handle {
                 let id = try Self.id(call.arguments.first)
                 try await body(s, id, try await s.caller(of: call).caller)
-                await s.updateObject(of: id)
                 return []
             }
         }
@@ -225,11 +223,15 @@ extension AlarmService {
         return .dictionary(entries)
     }
 
-    /// The interface of one alarm object; every property answers only callers that may see it.
-    static func alarmDescription(_ service: AlarmService?, id: UUID) -> DBusInterface {
+    /// The interface every alarm object serves, the alarm being the one at the called path; every
+    /// property answers only callers that may see it.
+    static func alarmDescription(_ service: AlarmService?) -> DBusInterface {
         func property(_ name: String, _ signature: String) -> DBusProperty {
-            DBusProperty(name: name, signature: signature, access: .read) { call in
-                    let s = try required(service)
+            DBusProperty(name: name, signature: signature, access: .read) { [weak service] call in
+                let s = try required(service)
+                guard let id = Self.id(ofPath: call.path) else {
+                    throw DBusError(name: DBusError.unknownObject, message: "No alarm at \(call.path)")
+                }
                 let caller = try await s.watchingCaller(call.sender).caller
                 do {
                     let record = try await s.engine.alarm(id: id, caller: caller)

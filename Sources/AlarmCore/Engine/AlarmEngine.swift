@@ -44,7 +44,7 @@ public actor AlarmEngine {
     private var wallDeadlines = DeadlineQueue<UUID, Date>()
     private var elapsedDeadlines = DeadlineQueue<UUID, BootMoment>()
     private var subscribers: [UUID: Subscriber] = [:]
-    private var changeListeners: [UUID: AsyncStream<AlarmChange>.Continuation] = [:]
+    private var changeObserver: (@Sendable (AlarmChange) -> Void)?
     private var wakeTask: Task<Void, Never>?
     private var armedWakeUp: WakeUp?
     private var wakeGeneration = 0
@@ -118,8 +118,7 @@ public actor AlarmEngine {
         armedWakeUp = nil
         for subscriber in subscribers.values { subscriber.continuation.finish() }
         subscribers.removeAll()
-        for listener in changeListeners.values { listener.finish() }
-        changeListeners.removeAll()
+        changeObserver = nil
     }
 
     // MARK: - Requests
@@ -247,21 +246,19 @@ public actor AlarmEngine {
 
     private func unsubscribe(_ key: UUID) {
         subscribers[key] = nil
-        changeListeners[key] = nil
     }
 
-    /// A stream of each alarm's changes, one by one, in order: what a service that mirrors the
-    /// alarms (as D-Bus objects) needs without rebuilding the whole list after every change.
-    /// It begins with every current alarm as `.updated`.
-    public func changes() -> AsyncStream<AlarmChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: AlarmChange.self)
-        let key = UUID()
-        changeListeners[key] = continuation
-        for record in records.values { continuation.yield(.updated(record)) }
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(key) }
-        }
-        return stream
+    /// Tells `observer` of each alarm's change, one by one and in order, from now on: what a
+    /// service that mirrors the alarms (as D-Bus objects) needs without rebuilding the whole list
+    /// after every change. It is told at once of every current alarm as `.updated`.
+    ///
+    /// The observer runs on the engine, synchronously, after the change is stored and before the
+    /// call that made it returns: a caller that hears of its change finds the mirror in step. It
+    /// must be quick and must not call back into the engine. It replaces any earlier observer;
+    /// `shutdown()` ends it.
+    public func observeChanges(_ observer: @escaping @Sendable (AlarmChange) -> Void) {
+        changeObserver = observer
+        for record in records.values.sorted(by: { $0.id < $1.id }) { observer(.updated(record)) }
     }
 
     // MARK: - The world changed
@@ -387,9 +384,9 @@ public actor AlarmEngine {
             let old = remove(id)
             if let record = transition.record {
                 insert(record)
-                if record != old { for listener in changeListeners.values { listener.yield(.updated(record)) } }
+                if record != old { changeObserver?(.updated(record)) }
             } else if let old {
-                for listener in changeListeners.values { listener.yield(.removed(old)) }
+                changeObserver?(.removed(old))
             }
             for action in transition.actions {
                 if presentedEarly, case .presentAlert = action { continue }
@@ -442,7 +439,7 @@ public actor AlarmEngine {
     }
 }
 
-/// One alarm's change, as `AlarmEngine.changes()` reports it.
+/// One alarm's change, as `AlarmEngine.observeChanges(_:)` reports it.
 public enum AlarmChange: Hashable, Sendable {
     /// The alarm is new or changed: its record now.
     case updated(AlarmRecord)

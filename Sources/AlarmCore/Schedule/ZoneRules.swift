@@ -93,7 +93,9 @@ public struct ZoneRules: Sendable {
 
     /// The folder of the system's time-zone database: `$TZDIR`, or `/usr/share/zoneinfo`.
     public static var databaseDirectory: String {
-        ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
+        // getenv(3), not ProcessInfo's environment: that copies the whole environment on every read.
+        guard let value = getenv("TZDIR"), value.pointee != 0 else { return "/usr/share/zoneinfo" }
+        return String(cString: value)
     }
 
     /// The database file for a zone identifier, or `nil` for one that cannot name a file there.

@@ -209,25 +209,25 @@ public enum AlarmWire {
 
     /// Reads an alarm sent by the agent.
     public static func decodeAlarm(_ value: DBusValue) throws -> RemoteAlarm {
-        guard var entries = value.dictionaryValue else { throw AlarmWireError.malformed("an alarm is not an a{sv}") }
-        guard let idText = entries.removeValue(forKey: "id")?.stringValue, let id = UUID(uuidString: idText) else {
+        guard var entries = try? DictionaryReader(value, field: "alarm") else { throw AlarmWireError.malformed("an alarm is not an a{sv}") }
+        guard let idText = entries.take("id")?.stringValue, let id = UUID(uuidString: idText) else {
             throw AlarmWireError.malformed("an alarm has no id")
         }
-        guard let stateText = entries.removeValue(forKey: "state")?.stringValue, let state = Alarm.State(rawValue: stateText) else {
+        guard let stateText = entries.take("state")?.stringValue, let state = Alarm.State(rawValue: stateText) else {
             throw AlarmWireError.malformed("alarm \(idText) has no state")
         }
-        let owner = entries.removeValue(forKey: "owner")?.stringValue ?? ""
-        let fireDate = entries.removeValue(forKey: "fireDate")?.doubleValue.map(Date.init(timeIntervalSince1970:))
-        let remaining = entries.removeValue(forKey: "remaining")?.doubleValue
-        let total = entries.removeValue(forKey: "countdownTotal")?.doubleValue
-        let scheduledAt = entries.removeValue(forKey: "alertScheduledAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
-        let startedAt = entries.removeValue(forKey: "alertStartedAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
-        entries["kind"] = nil
+        let owner = entries.take("owner")?.stringValue ?? ""
+        let fireDate = entries.take("fireDate")?.doubleValue.map(Date.init(timeIntervalSince1970:))
+        let remaining = entries.take("remaining")?.doubleValue
+        let total = entries.take("countdownTotal")?.doubleValue
+        let scheduledAt = entries.take("alertScheduledAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
+        let startedAt = entries.take("alertStartedAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
+        _ = entries.take("kind")
         // The rest is the configuration. The title also stands inside a full presentation.
-        if entries["presentation"] != nil { entries["title"] = nil }
+        if entries.contains("presentation") { _ = entries.take("title") }
         let definition: AlarmDefinition
         do {
-            definition = try decodeConfiguration(DictionaryReader(entries: entries, field: "configuration"))
+            definition = try decodeConfiguration(entries.reading(as: "configuration"))
         } catch {
             throw AlarmWireError.malformed("alarm \(idText): \(error)")
         }
@@ -438,32 +438,72 @@ public enum AlarmWireError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Reads the entries of an `a{sv}`, each at most once, and refuses keys nobody read.
+///
+/// The entries stay a list, searched by key: a configuration has a dozen keys at most, and a scan
+/// of a dozen short strings costs less than hashing each into a dictionary (this runs for every
+/// `Schedule` call and every alarm a client reads).
 struct DictionaryReader {
-    private var entries: [String: DBusValue]
+    /// The entries not read yet, in the order they came.
+    private var entries: [(key: String, value: DBusValue)]
     private let field: String
 
+    /// Reads a dictionary; throws for anything else, a repeated key included.
     init(_ value: DBusValue, field: String) throws(AlarmRequestError) {
-        guard case .array(let signature, _) = value.unwrapped, signature.hasPrefix("{s"), let entries = value.dictionaryValue else {
+        guard case .array(let signature, let elements) = value.unwrapped, signature.hasPrefix("{s"),
+            let entries = Self.entries(of: elements)
+        else {
             throw .invalidConfiguration(field: field, reason: "must be a dictionary (a{sv}), not \(value.unwrapped.signature)")
         }
         self.entries = entries
         self.field = field
     }
 
-    init(entries: [String: DBusValue], field: String) {
+    /// The key and value of each element, or `nil` when one is not a string-keyed entry or a key
+    /// comes twice.
+    private static func entries(of elements: [DBusValue]) -> [(key: String, value: DBusValue)]? {
+        var entries: [(key: String, value: DBusValue)] = []
+        entries.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .dictEntry(let key, let value) = element, let name = key.stringValue else { return nil }
+            entries.append((name, value))
+        }
+        if entries.count <= 16 {
+            for index in entries.indices where entries[..<index].contains(where: { $0.key == entries[index].key }) { return nil }
+        } else {
+            var seen = Set<String>(minimumCapacity: entries.count)
+            for entry in entries where !seen.insert(entry.key).inserted { return nil }
+        }
+        return entries
+    }
+
+    /// The entries not read yet, read on as the named field.
+    func reading(as field: String) -> DictionaryReader {
+        DictionaryReader(entries: entries, field: field)
+    }
+
+    private init(entries: [(key: String, value: DBusValue)], field: String) {
         self.entries = entries
         self.field = field
+    }
+
+    /// Whether the key is there and not read yet.
+    func contains(_ key: String) -> Bool { entries.contains { $0.key == key } }
+
+    /// Takes an entry's value out, unchecked; `nil` when absent.
+    mutating func take(_ key: String) -> DBusValue? {
+        guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
+        return entries.remove(at: index).value
     }
 
     mutating func optional<Value>(
         _ key: String, _ read: (DBusValue, String) throws(AlarmRequestError) -> Value
     ) throws(AlarmRequestError) -> Value? {
-        guard let value = entries.removeValue(forKey: key) else { return nil }
+        guard let value = take(key) else { return nil }
         return try read(value, field == "configuration" ? key : "\(field).\(key)")
     }
 
     func finish() throws(AlarmRequestError) {
-        if let unknown = entries.keys.sorted().first {
+        if let unknown = entries.lazy.map(\.key).min() {
             // A key is the caller's text: quoted, so that a mebibyte key is not sent back whole.
             let key = QuotedText.quote(unknown)
             throw .invalidConfiguration(field: field == "configuration" ? key : "\(field).\(key)", reason: "is not a known key")
