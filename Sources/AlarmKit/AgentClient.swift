@@ -131,7 +131,8 @@ public final class AgentClient: Sendable {
     /// applied on top of it in order (`AlarmListMirror`); another `List` only when the agent
     /// starts again. A list is built when the reader asks for the next one, so a thousand
     /// changes while the reader is busy cost one list, and the last list always shows the last
-    /// change.
+    /// change. While changes stream in, lists come at most every 16 ms (`AlarmListFeed`); a
+    /// change after a quiet spell comes at once.
     public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
         let signals = connection.signals(MatchRule(sender: Self.busName))
         // When the agent starts again (a crash, an update), the new one knows nothing of this

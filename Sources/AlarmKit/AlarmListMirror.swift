@@ -133,6 +133,11 @@ struct AlarmListMirror: Sendable {
 
 /// An `AlarmListMirror` shared between the tasks that feed it and the reader of `updates()`,
 /// which is handed a list only when it asks and something changed since the last one.
+///
+/// While changes stream in, lists come at most once per `interval` (a display frame): a reader
+/// that is back for the next list sooner waits out the rest of it, then gets the newest list. A
+/// burst of ten thousand changes thus costs each reader about sixty lists a second, not one per
+/// change, however fast it reads; a change after a quiet spell is handed over at once.
 final class AlarmListFeed: Sendable {
     private struct State {
         var mirror = AlarmListMirror()
@@ -141,8 +146,20 @@ final class AlarmListFeed: Sendable {
         var shown = 0
         var reader: CheckedContinuation<[AlarmWire.RemoteAlarm]?, Never>?
         var finished = false
+        /// When the reader was last handed a list.
+        var handedAt: ContinuousClock.Instant?
     }
     private let state = Mutex(State())
+    /// The shortest time between two lists.
+    let interval: Duration
+    /// The time now; the tests' clock jumps.
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    /// A feed that hands out lists at most once per `interval`.
+    init(interval: Duration = .milliseconds(16), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.interval = interval
+        self.now = now
+    }
 
     /// Changes the mirror; `body` returns whether the list changed.
     func update(_ body: (inout AlarmListMirror) -> Bool) {
@@ -152,14 +169,20 @@ final class AlarmListFeed: Sendable {
             guard let reader = state.reader else { return nil }
             state.reader = nil
             state.shown = state.version
+            state.handedAt = now()
             return (reader, state.mirror.list)
         }
         if let (reader, list) = handed { reader.resume(returning: list) }
     }
 
-    /// The list, once it differs from the one the reader saw last; `nil` once finished.
+    /// The list, once it differs from the one the reader saw last, and at least `interval`
+    /// after the last one; `nil` once finished.
     func next() async -> [AlarmWire.RemoteAlarm]? {
-        await withCheckedContinuation { continuation in
+        if let handedAt = state.withLock({ $0.handedAt }), case let wait = handedAt + interval - now(), wait > .zero {
+            // One timer, only when the reader is back within a frame; cancelling it ends the wait.
+            try? await Task.sleep(for: wait)
+        }
+        return await withCheckedContinuation { continuation in
             let ready: [AlarmWire.RemoteAlarm]?? = state.withLock { state in
                 if state.finished { return .some(nil) }
                 guard state.version > state.shown else {
@@ -167,6 +190,7 @@ final class AlarmListFeed: Sendable {
                     return nil
                 }
                 state.shown = state.version
+                state.handedAt = now()
                 return .some(state.mirror.list)
             }
             if let ready { continuation.resume(returning: ready) }

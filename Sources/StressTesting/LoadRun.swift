@@ -139,16 +139,23 @@ final class SubscriberWatch: Sendable {
     private let reading: Task<Void, Never>
 
     /// What the reading task has seen; an actor so the task and the run can share it.
+    ///
+    /// Lists are compared as sorted arrays of ids, merged, not hashed into sets: a subscriber
+    /// reads thousands of lists of thousands of alarms, and the check must not cost more than
+    /// what it checks.
     actor SubscriberState {
-        var report = LoadReport.Subscriber()
+        private(set) var report = LoadReport.Subscriber()
+        /// The ids of the last list, sorted.
+        private var last: [UUID] = []
         var firstList: CheckedContinuation<Void, Never>?
-        var target: (ids: Set<UUID>, reached: CheckedContinuation<Void, Never>)?
+        var target: (ids: [UUID], reached: CheckedContinuation<Void, Never>)?
         var hasList = false
 
-        func take(_ ids: Set<UUID>) {
+        func take(_ ids: [UUID]) {
+            let ids = zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) ? ids : ids.sorted()
             report.lists += 1
-            if !report.last.isSubset(of: ids) { report.shrinks += 1 }
-            report.last = ids
+            if !Self.isSubset(last, of: ids) { report.shrinks += 1 }
+            last = ids
             hasList = true
             firstList?.resume()
             firstList = nil
@@ -159,22 +166,42 @@ final class SubscriberWatch: Sendable {
             }
         }
 
+        /// Whether every id of `small` is in `large`; both sorted.
+        static func isSubset(_ small: [UUID], of large: [UUID]) -> Bool {
+            guard small.count <= large.count else { return false }
+            var index = large.startIndex
+            for id in small {
+                while index < large.endIndex, large[index] < id { index += 1 }
+                guard index < large.endIndex, large[index] == id else { return false }
+                index += 1
+            }
+            return true
+        }
+
         func waitForFirst() async {
             if hasList { return }
             await withCheckedContinuation { firstList = $0 }
         }
 
         func wait(for ids: Set<UUID>) async {
-            if report.last == ids {
+            let sorted = ids.sorted()
+            if last == sorted {
                 report.reachedFinalList = true
                 return
             }
-            await withCheckedContinuation { target = (ids, $0) }
+            await withCheckedContinuation { target = (sorted, $0) }
         }
 
         func giveUp() {
             target?.reached.resume()
             target = nil
+        }
+
+        /// The report, with the ids of the last list.
+        func finalReport() -> LoadReport.Subscriber {
+            var final = report
+            final.last = Set(last)
+            return final
         }
     }
 
@@ -183,7 +210,7 @@ final class SubscriberWatch: Sendable {
         let state = self.state
         reading = Task {
             for await alarms in client.updates() {
-                await state.take(Set(alarms.map(\.alarm.id)))
+                await state.take(alarms.map(\.alarm.id))
             }
         }
     }
@@ -201,6 +228,6 @@ final class SubscriberWatch: Sendable {
         timer.cancel()
         reading.cancel()
         client.connection.close()
-        return await state.report
+        return await state.finalReport()
     }
 }

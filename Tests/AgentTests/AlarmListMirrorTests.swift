@@ -1,6 +1,7 @@
 import AlarmCore
 @testable import AlarmKit
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -94,5 +95,65 @@ struct AlarmListMirrorTests {
         #expect(mirror.list.map(\.alarm.id) == [a], "the last list stays shown until the new one")
         mirror.listed([Self.alarm(a), Self.alarm(b)], sender: ":1.8", serial: 8)
         #expect(mirror.list.map(\.definition.title).sorted() == ["A", "new"])
+    }
+}
+
+/// `AlarmListFeed`: what the reader of `updates()` is handed while changes stream in.
+@Suite("AlarmKit: lists while alarms change in quick succession")
+struct AlarmListFeedTests {
+    static func alarm(_ id: UUID) -> AlarmWire.RemoteAlarm { AlarmListMirrorTests.alarm(id) }
+
+    @Test("A burst of 2,000 changes: lists at most once per interval, each holding the last, the final one with every alarm")
+    func paced() async throws {
+        let interval = Duration.milliseconds(30)
+        let feed = AlarmListFeed(interval: interval)
+        feed.update { $0.listed([], sender: AlarmListMirrorTests.agent, serial: 1) }
+        let ids = (0..<2_000).map { _ in UUID() }
+        let started = ContinuousClock.now
+        let producer = Task {
+            for (number, id) in ids.enumerated() {
+                feed.update { $0.received(.init(change: .set(Self.alarm(id)), sender: AlarmListMirrorTests.agent, serial: UInt32(number + 2))) }
+                if number % 20 == 19 { try? await Task.sleep(for: .milliseconds(1)) }
+            }
+        }
+        var lists: [[UUID]] = []
+        while lists.last?.count != ids.count {
+            let list = try #require(await feed.next())
+            lists.append(list.map(\.alarm.id))
+        }
+        let lastHanded = ContinuousClock.now
+        await producer.value
+
+        #expect(Set(lists.last ?? []) == Set(ids), "the final list holds every alarm")
+        for (earlier, later) in zip(lists, lists.dropFirst()) {
+            #expect(Set(earlier).isSubset(of: Set(later)), "alarms were only added, so no list lacks one the one before had")
+        }
+        // Lists are handed at least `interval` apart, so no more can come in the time taken.
+        let bound = Int((lastHanded - started) / interval) + 1
+        #expect(lists.count <= bound, "\(lists.count) lists in \(lastHanded - started), at most one per \(interval)")
+        #expect(lists.count < ids.count / 10, "far fewer lists than changes: \(lists.count)")
+    }
+
+    @Test("After a quiet spell longer than the interval a change is handed over without waiting", .timeLimit(.minutes(1)))
+    func quietSpell() async throws {
+        // An hour's interval: had the reader to wait it out, the test would run out of time.
+        let clock = Mutex(ContinuousClock.now)
+        let feed = AlarmListFeed(interval: .seconds(3_600), now: { clock.withLock { $0 } })
+        let (a, b) = (UUID(), UUID())
+        feed.update { $0.listed([Self.alarm(a)], sender: AlarmListMirrorTests.agent, serial: 1) }
+        #expect(try #require(await feed.next()).map(\.alarm.id) == [a], "the first list at once")
+        clock.withLock { $0 += .seconds(7_200) }  // two hours pass with no change
+        feed.update { $0.received(.init(change: .set(Self.alarm(b)), sender: AlarmListMirrorTests.agent, serial: 2)) }
+        #expect(try #require(await feed.next()).map(\.alarm.id).sorted() == [a, b].sorted())
+    }
+
+    @Test("Ending the feed ends a reader waiting out the interval")
+    func finishWhileWaiting() async throws {
+        let feed = AlarmListFeed(interval: .milliseconds(200))
+        feed.update { $0.listed([], sender: AlarmListMirrorTests.agent, serial: 1) }
+        _ = try #require(await feed.next())
+        feed.update { $0.received(.init(change: .set(Self.alarm(UUID())), sender: AlarmListMirrorTests.agent, serial: 2)) }
+        feed.finish()
+        #expect(await feed.next() == nil, "once finished, the reader gets nil, not the pending list")
     }
 }

@@ -166,23 +166,94 @@ public enum AlarmWire {
     }
 
     /// An alarm as the agent described it.
+    ///
+    /// Its fields live in one shared box, replaced when a field changes, so a copy costs one
+    /// reference: a client hands out its whole list of (possibly thousands of) alarms after every
+    /// change.
     public struct RemoteAlarm: Hashable, Sendable {
+        /// The fields, compared and hashed together.
+        private struct Fields: Hashable, Sendable {
+            var alarm: Alarm
+            var definition: AlarmDefinition
+            var owner: String
+            var fireDate: Date?
+            var remaining: TimeInterval?
+            var countdownTotal: TimeInterval?
+            var alertScheduledAt: Date?
+            var alertStartedAt: Date?
+        }
+
+        /// The box the copies share.
+        private final class Storage: Sendable {
+            let fields: Fields
+            init(_ fields: Fields) { self.fields = fields }
+        }
+
+        private var storage: Storage
+
+        /// Describes an alarm.
+        public init(
+            alarm: Alarm, definition: AlarmDefinition, owner: String, fireDate: Date? = nil, remaining: TimeInterval? = nil,
+            countdownTotal: TimeInterval? = nil, alertScheduledAt: Date? = nil, alertStartedAt: Date? = nil
+        ) {
+            storage = Storage(Fields(
+                alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
+                countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt, alertStartedAt: alertStartedAt))
+        }
+
         /// The alarm as AlarmKit shows it.
-        public var alarm: Alarm
+        public var alarm: Alarm {
+            get { storage.fields.alarm }
+            set { change { $0.alarm = newValue } }
+        }
         /// Its configuration.
-        public var definition: AlarmDefinition
+        public var definition: AlarmDefinition {
+            get { storage.fields.definition }
+            set { change { $0.definition = newValue } }
+        }
         /// Its owner.
-        public var owner: String
+        public var owner: String {
+            get { storage.fields.owner }
+            set { change { $0.owner = newValue } }
+        }
         /// Its next alert instant, when known.
-        public var fireDate: Date?
+        public var fireDate: Date? {
+            get { storage.fields.fireDate }
+            set { change { $0.fireDate = newValue } }
+        }
         /// Seconds left of a running or paused countdown.
-        public var remaining: TimeInterval?
+        public var remaining: TimeInterval? {
+            get { storage.fields.remaining }
+            set { change { $0.remaining = newValue } }
+        }
         /// The whole length of a running or paused countdown.
-        public var countdownTotal: TimeInterval?
+        public var countdownTotal: TimeInterval? {
+            get { storage.fields.countdownTotal }
+            set { change { $0.countdownTotal = newValue } }
+        }
         /// When a ringing alert was due.
-        public var alertScheduledAt: Date?
+        public var alertScheduledAt: Date? {
+            get { storage.fields.alertScheduledAt }
+            set { change { $0.alertScheduledAt = newValue } }
+        }
         /// When a ringing alert began.
-        public var alertStartedAt: Date?
+        public var alertStartedAt: Date? {
+            get { storage.fields.alertStartedAt }
+            set { change { $0.alertStartedAt = newValue } }
+        }
+
+        /// Replaces the box with one whose fields `body` changed; the other copies keep theirs.
+        private mutating func change(_ body: (inout Fields) -> Void) {
+            var fields = storage.fields
+            body(&fields)
+            storage = Storage(fields)
+        }
+
+        public static func == (lhs: RemoteAlarm, rhs: RemoteAlarm) -> Bool {
+            lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+        }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
 
         /// The alarm as a record, its instants read against `reading` (a countdown ends
         /// `remaining` seconds after it).
@@ -447,33 +518,36 @@ struct DictionaryReader {
     private var entries: [(key: String, value: DBusValue)]
     private let field: String
 
-    /// Reads a dictionary; throws for anything else, a repeated key included.
+    /// Reads a dictionary; throws for anything else, and for a key that comes twice.
     init(_ value: DBusValue, field: String) throws(AlarmRequestError) {
-        guard case .array(let signature, let elements) = value.unwrapped, signature.hasPrefix("{s"),
-            let entries = Self.entries(of: elements)
-        else {
-            throw .invalidConfiguration(field: field, reason: "must be a dictionary (a{sv}), not \(value.unwrapped.signature)")
+        let notDictionary = AlarmRequestError.invalidConfiguration(
+            field: field, reason: "must be a dictionary (a{sv}), not \(value.unwrapped.signature)")
+        guard case .array(let signature, let elements) = value.unwrapped, signature.hasPrefix("{s") else { throw notDictionary }
+        var entries: [(key: String, value: DBusValue)] = []
+        entries.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .dictEntry(let key, let value) = element, let name = key.stringValue else { throw notDictionary }
+            entries.append((name, value))
+        }
+        if let repeated = Self.repeatedKey(in: entries) {
+            throw .invalidConfiguration(field: field, reason: "has the key \(QuotedText.quote(repeated)) more than once")
         }
         self.entries = entries
         self.field = field
     }
 
-    /// The key and value of each element, or `nil` when one is not a string-keyed entry or a key
-    /// comes twice.
-    private static func entries(of elements: [DBusValue]) -> [(key: String, value: DBusValue)]? {
-        var entries: [(key: String, value: DBusValue)] = []
-        entries.reserveCapacity(elements.count)
-        for element in elements {
-            guard case .dictEntry(let key, let value) = element, let name = key.stringValue else { return nil }
-            entries.append((name, value))
-        }
+    /// A key that comes more than once; compared pairwise for the dozen keys of a configuration,
+    /// hashed for more.
+    private static func repeatedKey(in entries: [(key: String, value: DBusValue)]) -> String? {
         if entries.count <= 16 {
-            for index in entries.indices where entries[..<index].contains(where: { $0.key == entries[index].key }) { return nil }
+            for index in entries.indices where entries[..<index].contains(where: { $0.key == entries[index].key }) {
+                return entries[index].key
+            }
         } else {
             var seen = Set<String>(minimumCapacity: entries.count)
-            for entry in entries where !seen.insert(entry.key).inserted { return nil }
+            for entry in entries where !seen.insert(entry.key).inserted { return entry.key }
         }
-        return entries
+        return nil
     }
 
     /// The entries not read yet, read on as the named field.
