@@ -57,8 +57,8 @@ struct AlarmListMirror: Sendable {
     @discardableResult
     mutating func listed(_ list: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) -> Bool {
         // An id listed twice keeps its last entry.
-        ordered = Dictionary(list.map { ($0.alarm.id, $0) }, uniquingKeysWith: { _, last in last }).values
-            .sorted { $0.alarm.id < $1.alarm.id }
+        ordered = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }).values
+            .sorted { $0.id < $1.id }
         listed = (sender, serial)
         let waiting = early
         early = []
@@ -77,8 +77,8 @@ struct AlarmListMirror: Sendable {
     private mutating func apply(_ change: Change) -> Bool {
         switch change {
         case .set(let alarm):
-            let index = position(of: alarm.alarm.id)
-            if index < ordered.count, ordered[index].alarm.id == alarm.alarm.id {
+            let index = position(of: alarm.id)
+            if index < ordered.count, ordered[index].id == alarm.id {
                 guard ordered[index] != alarm else { return false }
                 ordered[index] = alarm
             } else {
@@ -87,7 +87,7 @@ struct AlarmListMirror: Sendable {
             return true
         case .remove(let id):
             let index = position(of: id)
-            guard index < ordered.count, ordered[index].alarm.id == id else { return false }
+            guard index < ordered.count, ordered[index].id == id else { return false }
             ordered.remove(at: index)
             return true
         }
@@ -99,7 +99,7 @@ struct AlarmListMirror: Sendable {
         var high = ordered.count
         while low < high {
             let middle = (low + high) / 2
-            if ordered[middle].alarm.id < id { low = middle + 1 } else { high = middle }
+            if ordered[middle].id < id { low = middle + 1 } else { high = middle }
         }
         return low
     }

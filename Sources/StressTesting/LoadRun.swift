@@ -210,7 +210,7 @@ final class SubscriberWatch: Sendable {
         let state = self.state
         reading = Task {
             for await alarms in client.updates() {
-                await state.take(alarms.map(\.alarm.id))
+                await state.take(alarms.map(\.id))
             }
         }
     }

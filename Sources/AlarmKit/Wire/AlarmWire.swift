@@ -170,7 +170,7 @@ public enum AlarmWire {
     /// Its fields live in one shared box, replaced when a field changes, so a copy costs one
     /// reference: a client hands out its whole list of (possibly thousands of) alarms after every
     /// change.
-    public struct RemoteAlarm: Hashable, Sendable {
+    public struct RemoteAlarm: Hashable, Identifiable, Sendable {
         /// The fields, compared and hashed together.
         private struct Fields: Hashable, Sendable {
             var alarm: Alarm
@@ -200,6 +200,9 @@ public enum AlarmWire {
                 alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
                 countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt, alertStartedAt: alertStartedAt))
         }
+
+        /// The alarm's id (`alarm.id`, without copying the alarm).
+        public var id: UUID { storage.fields.alarm.id }
 
         /// The alarm as AlarmKit shows it.
         public var alarm: Alarm {
