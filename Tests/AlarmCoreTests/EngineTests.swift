@@ -1,5 +1,6 @@
 import AlarmCore
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -216,6 +217,35 @@ struct EngineTests {
         try await harness.engine.stop(id: id, caller: .user)
         #expect(await iterator.next()?.isEmpty == true)
     }
+
+    @Test("The change observer hears of every alarm at once, then of each change before the call that made it returns")
+    func changeObserver() async throws {
+        let harness = try await EngineHarness.start(now: Fixtures.instant("2026-05-04T08:00:00Z"))
+        defer { Task { await harness.removeStore() } }
+        let (first, second) = (UUID(), UUID())
+        try await harness.engine.schedule(id: first, definition: Fixtures.timer(600), caller: .user)
+        let heard = Mutex<[AlarmChange]>([])
+        await harness.engine.observeChanges { change in heard.withLock { $0.append(change) } }
+        #expect(heard.withLock { $0.map(\.id) } == [first], "the alarm there is, as updated, at once")
+
+        try await harness.engine.schedule(id: second, definition: Fixtures.timer(60), caller: .user)
+        #expect(heard.withLock { $0.last } == .updated(try await harness.engine.alarm(id: second, caller: .user)))
+        try await harness.engine.pause(id: second, caller: .user)
+        #expect(heard.withLock { $0.last?.id == second && $0.last?.state == .paused })
+        let paused = try await harness.engine.alarm(id: second, caller: .user)
+        try await harness.engine.cancel(id: second, caller: .user)
+        #expect(heard.withLock { $0.last } == .removed(paused), "a cancelled alarm is removed, with its last record")
+
+        // A deadline's change is heard too: the timer alerts.
+        await harness.clock.advance(by: 601)
+        await harness.clock.settled()
+        #expect(heard.withLock { $0.last?.id == first && $0.last?.state == .alerting })
+        #expect(heard.withLock { $0.count } == 5, "one change each, nothing repeated: \(heard.withLock { $0 })")
+        // A refused request tells nothing.
+        await #expect(throws: AlarmRequestError.self) { try await harness.engine.stop(id: second, caller: .user) }
+        #expect(heard.withLock { $0.count } == 5)
+    }
+
 }
 
 /// What happens to alerts whose instant passed while nothing ran.
@@ -380,5 +410,22 @@ struct DayOfTimeTests {
         #expect(result.alerts > 150, "\(result)")
         #expect(result.missed.isEmpty, "\(result.missed.prefix(10))")
         #expect(result.early.isEmpty, "\(result.early.prefix(10))")
+    }
+}
+
+extension AlarmChange {
+    /// The alarm the change is about.
+    var id: UUID {
+        switch self {
+        case .updated(let record), .removed(let record): record.id
+        }
+    }
+
+    /// The alarm's state after the change (`nil` once removed).
+    var state: Alarm.State? {
+        switch self {
+        case .updated(let record): record.state
+        case .removed: nil
+        }
     }
 }
