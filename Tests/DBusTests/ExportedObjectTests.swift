@@ -142,6 +142,26 @@ struct ExportedObjectTests {
         #expect(connection.exportedPaths == ["/a"])
     }
 
+    @Test("Interfaces checked once serve many paths; a bad description is refused when checked, a bad path when exported")
+    func checkedOnce() async throws {
+        #expect(throws: DBusError.self) { try DBusObjectInterfaces([DBusInterface(name: "org.freedesktop.DBus.Properties")]) }
+        #expect(throws: DBusError.self) { try DBusObjectInterfaces([DBusInterface(name: "t.X"), DBusInterface(name: "t.X")]) }
+        try await withBusPair { pair in
+            let object = try DBusObjectInterfaces([Echo.interface()])
+            try pair.service.export(path: "/one", object: object)
+            try pair.service.export(path: "/two", object: object)
+            #expect(throws: DBusError.self) { try pair.service.export(path: "/one", object: object) }
+            #expect(throws: DBusError.self) { try pair.service.export(path: "two", object: object) }
+            for path in ["/one", "/two"] {
+                let reply = try await pair.client.call(
+                    destination: pair.service.uniqueName, path: path, interface: Echo.interfaceName, method: "Echo",
+                    arguments: [.variant(.string(path))])
+                #expect(reply == [.variant(.string(path))])
+            }
+            #expect(pair.service.exportedPaths == ["/one", "/two"])
+        }
+    }
+
     @Test("Properties: Get, GetAll, Set, and their errors")
     func properties() async throws {
         try await withBusPair { pair in
