@@ -52,12 +52,27 @@ enum Validation {
 
     /// A signature of zero or more complete types.
     static func isValidSignature(_ signature: String) -> Bool {
-        !signature.utf8.contains(0) && dbus_signature_validate(signature, nil) != 0
+        signature.isEmpty || isCommonSingleType(signature)
+            || (!signature.utf8.contains(0) && dbus_signature_validate(signature, nil) != 0)
     }
 
     /// A signature of exactly one complete type.
     static func isValidSingleType(_ signature: String) -> Bool {
-        !signature.utf8.contains(0) && dbus_signature_validate_single(signature, nil) != 0
+        isCommonSingleType(signature)
+            || (!signature.utf8.contains(0) && dbus_signature_validate_single(signature, nil) != 0)
+    }
+
+    /// Whether the signature is a basic type, a variant or one of the few containers sent all the
+    /// time: valid without asking libdbus, which would copy and walk it again for every variant
+    /// and array of every message.
+    private static func isCommonSingleType(_ signature: String) -> Bool {
+        switch signature {
+        case "y", "b", "n", "q", "i", "u", "x", "t", "d", "s", "o", "g", "v",
+            "as", "ay", "ao", "a{sv}", "a{ss}", "aa{sv}", "a{sa{sv}}", "a{oa{sa{sv}}}":
+            true
+        default:
+            false
+        }
     }
 
     /// Whether the text holds a NUL byte, which a D-Bus string cannot: `memchr` over the UTF-8
@@ -262,6 +277,40 @@ enum MessageReader {
         return String(cString: pointer)
     }
 
+    /// The signature of a basic type or a variant, from its type code; nil for other containers.
+    private static func singleCodeSignature(_ type: Int32) -> String? {
+        switch type {
+        case TypeCode.byte, TypeCode.boolean, TypeCode.int16, TypeCode.uint16, TypeCode.int32, TypeCode.uint32,
+            TypeCode.int64, TypeCode.uint64, TypeCode.double, TypeCode.string, TypeCode.objectPath,
+            TypeCode.signature, TypeCode.variant:
+            String(UnicodeScalar(UInt8(type)))
+        default:
+            nil
+        }
+    }
+
+    /// The element signature of the array at `iterator`, whose elements `elements` iterates.
+    ///
+    /// Arrays of basic types, variants and `{basic v}` dictionary entries (`a{sv}`, the common
+    /// case) are told from their type codes; others ask libdbus for the signature, which allocates.
+    private static func elementSignature(_ iterator: inout DBusMessageIter, elements: DBusMessageIter) -> String {
+        let type = dbus_message_iter_get_element_type(&iterator)
+        if let signature = singleCodeSignature(type) { return signature }
+        var first = elements
+        if type == TypeCode.dictEntry, dbus_message_iter_get_arg_type(&first) == TypeCode.dictEntry {
+            var entry = DBusMessageIter()
+            dbus_message_iter_recurse(&first, &entry)
+            let keyType = dbus_message_iter_get_arg_type(&entry)
+            dbus_message_iter_next(&entry)
+            if keyType != TypeCode.variant, let key = singleCodeSignature(keyType),
+                dbus_message_iter_get_arg_type(&entry) == TypeCode.variant
+            {
+                return "{" + key + "v}"
+            }
+        }
+        return String(currentSignature(&iterator).dropFirst())
+    }
+
     /// Reads the value at the iterator, without advancing it.
     static func read(_ iterator: inout DBusMessageIter) throws(DBusError) -> DBusValue {
         let type = dbus_message_iter_get_arg_type(&iterator)
@@ -283,9 +332,9 @@ enum MessageReader {
             dbus_message_iter_recurse(&iterator, &sub)
             return .variant(try read(&sub))
         case TypeCode.array:
-            let element = String(currentSignature(&iterator).dropFirst())
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &sub)
+            let element = elementSignature(&iterator, elements: sub)
             if dbus_message_iter_get_element_type(&iterator) == TypeCode.byte {
                 return .array(elementSignature: element, readBytes(&sub).map(DBusValue.byte))
             }

@@ -53,6 +53,12 @@ struct ValueRoundTripTests {
                 .array(elementSignature: "y", (0...255).map { .byte(UInt8($0)) }),
                 .array(elementSignature: "{ias}", [.dictEntry(.int32(1), .strings(["a", "b"])), .dictEntry(.int32(2), .strings([]))]),
                 .structure([.int32(1), .structure([.string("nested"), .variant(.boolean(false))])]),
+                // Element types read from type codes ({basic v}, v) and from the signature.
+                .array(elementSignature: "{iv}", [.dictEntry(.int32(1), .variant(.string("x")))]),
+                .array(elementSignature: "{ov}", []),
+                .array(elementSignature: "v", [.variant(.int32(1)), .variant(.string("s"))]),
+                .array(elementSignature: "{sa{sv}}", [.dictEntry(.string("i"), .dictionary(["k": .boolean(true)]))]),
+                .array(elementSignature: "(sv)", [.structure([.string("k"), .variant(.double(1))])]),
                 nested, .string(big),
             ]
             for value in values {

@@ -52,6 +52,14 @@ public actor AlarmEngine {
     private var pendingSchedules: [PendingSchedule] = []
     private var scheduleCommitQueued = false
 
+    /// The engine's thread: its own, because a commit blocks in `fdatasync` and
+    /// must not hold one of the few threads of Swift's cooperative pool, where every call's
+    /// decoding and replies run.
+    private let executor = ThreadExecutor(name: "reveille-engine")
+
+    /// Runs the engine on a thread of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// A `schedule` call waiting for the next commit.
     private struct PendingSchedule {
         let id: UUID
@@ -76,6 +84,8 @@ public actor AlarmEngine {
         self.presenter = presenter
         self.logger = logger
     }
+
+    deinit { executor.finish() }
 
     // MARK: - Life cycle
 

@@ -6,45 +6,40 @@ import GRDB
 /// The configuration is stored in `DefinitionCoding`'s binary form; the state and its instants have
 /// columns of their own.
 enum AlarmRow {
+    /// The statement that stores a record whole, every column given so the text never changes
+    /// and SQLite compiles it once per connection.
+    private static let upsertSQL = """
+        INSERT OR REPLACE INTO alarm (id, owner, definition, state, anchor, alertAt, countdownKind,
+            countdownDuration, remaining, scheduledAt, startedAt, deadlineBootID, deadlineUptimeNs, deadlineWall)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
     static func upsert(_ record: AlarmRecord, in db: Database) throws {
-        var columns: [String: (any DatabaseValueConvertible)?] = [
-            "id": record.id.storeKey,
-            "owner": record.owner,
-            "definition": DefinitionCoding.encode(record.definition),
-            "state": record.state.rawValue,
-            "anchor": record.anchor.timeIntervalSinceReferenceDate,
-            "alertAt": nil, "countdownKind": nil, "countdownDuration": nil, "remaining": nil,
-            "scheduledAt": nil, "startedAt": nil,
-            "deadlineBootID": nil, "deadlineUptimeNs": nil, "deadlineWall": nil,
-        ]
-        func setDeadline(_ deadline: ElapsedDeadline?) {
-            guard let deadline else { return }
-            columns["deadlineBootID"] = deadline.bootID
-            columns["deadlineUptimeNs"] = deadline.uptime.nanoseconds
-            columns["deadlineWall"] = deadline.wallEstimate.timeIntervalSinceReferenceDate
-        }
+        var alertAt: Double?, countdownKind: String?, countdownDuration: Double?, remaining: Double?
+        var scheduledAt: Double?, startedAt: Double?, deadline: ElapsedDeadline?
         switch record.phase {
-        case .scheduled(let alertAt):
-            columns["alertAt"] = alertAt.timeIntervalSinceReferenceDate
+        case .scheduled(let at):
+            alertAt = at.timeIntervalSinceReferenceDate
         case .countdown(let countdown):
-            columns["countdownKind"] = countdown.kind.rawValue
-            columns["countdownDuration"] = countdown.duration
-            setDeadline(countdown.endsAt)
+            countdownKind = countdown.kind.rawValue
+            countdownDuration = countdown.duration
+            deadline = countdown.endsAt
         case .paused(let paused):
-            columns["countdownKind"] = paused.kind.rawValue
-            columns["countdownDuration"] = paused.duration
-            columns["remaining"] = paused.remaining
+            countdownKind = paused.kind.rawValue
+            countdownDuration = paused.duration
+            remaining = paused.remaining
         case .alerting(let ringing):
-            columns["scheduledAt"] = ringing.scheduledAt.timeIntervalSinceReferenceDate
-            columns["startedAt"] = ringing.startedAt.timeIntervalSinceReferenceDate
-            setDeadline(ringing.timesOutAt)
+            scheduledAt = ringing.scheduledAt.timeIntervalSinceReferenceDate
+            startedAt = ringing.startedAt.timeIntervalSinceReferenceDate
+            deadline = ringing.timesOutAt
         }
-        let names = columns.keys.sorted()
-        let sql = "INSERT OR REPLACE INTO alarm (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-        // Every column is given, so the text is always the same: SQLite compiles it once.
-        // Typed, so that the non-failable initializer is the one chosen (`execute` takes an optional).
-        let arguments: StatementArguments = StatementArguments(names.map { columns[$0]! })
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+        let arguments: StatementArguments = [
+            record.id.storeKey, record.owner, DefinitionCoding.encode(record.definition), record.state.rawValue,
+            record.anchor.timeIntervalSinceReferenceDate, alertAt, countdownKind, countdownDuration, remaining,
+            scheduledAt, startedAt, deadline?.bootID, deadline?.uptime.nanoseconds,
+            deadline?.wallEstimate.timeIntervalSinceReferenceDate,
+        ]
+        try db.cachedStatement(sql: upsertSQL).execute(arguments: arguments)
     }
 
     static func record(from row: Row) throws -> AlarmRecord {
