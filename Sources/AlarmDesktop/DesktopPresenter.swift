@@ -73,8 +73,9 @@ public final class DesktopPresenter: AlarmPresenter {
             }
             waitingSounds.withLock { $0?[record.id] = record }
             show(effect)
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.notificationHeadStart.timeInterval) {
-                [weak self] in self?.startWaitingSound(record.id)
+            Task { [weak self] in
+                try? await Task.sleep(for: Self.notificationHeadStart)
+                self?.startWaitingSound(record.id)
             }
             return
         case .endAlert(let id, _):

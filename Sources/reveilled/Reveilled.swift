@@ -9,7 +9,6 @@ import Glibc
 import Logging
 
 /// `reveilled`: the Reveille agent. Runs until SIGTERM or SIGINT.
-@main
 struct Reveilled: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reveilled",

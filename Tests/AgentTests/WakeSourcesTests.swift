@@ -282,16 +282,19 @@ struct WakeSourcesTests {
         return "CAP_WAKE_ALARM"
     }
 
-    /// The wall and boot clocks of the timerfds a process holds, as the kernel lists them
+    /// The wall and boot clocks of the armed timerfds a process holds, as the kernel lists them
     /// (`/proc/PID/fdinfo`, `clockid:`): 0 `CLOCK_REALTIME`, 7 `CLOCK_BOOTTIME`,
-    /// 8 `CLOCK_REALTIME_ALARM`, 9 `CLOCK_BOOTTIME_ALARM`. (Monotonic ones, which the runtime's
-    /// own timers use, are left out.)
+    /// 8 `CLOCK_REALTIME_ALARM`, 9 `CLOCK_BOOTTIME_ALARM`. Monotonic ones, which the runtime's own
+    /// timers use, are left out, and so are disarmed ones (`it_value: (0, 0)`): the agent's worker
+    /// pool keeps a boot-clock timer for sleeping tasks, armed only while one sleeps.
     static func timerClocks(of pid: Int32) -> Set<Int> {
         let folder = "/proc/\(pid)/fdinfo"
         var clocks = Set<Int>()
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
             guard let info = try? String(contentsOfFile: "\(folder)/\(entry)", encoding: .utf8) else { continue }
-            for line in info.split(separator: "\n") where line.hasPrefix("clockid:") {
+            let lines = info.split(separator: "\n")
+            guard !lines.contains(where: { $0.hasPrefix("it_value:") && $0.hasSuffix("(0, 0)") }) else { continue }
+            for line in lines where line.hasPrefix("clockid:") {
                 if let id = Int(line.dropFirst("clockid:".count).trimmingCharacters(in: .whitespaces)), [0, 7, 8, 9].contains(id) {
                     clocks.insert(id)
                 }

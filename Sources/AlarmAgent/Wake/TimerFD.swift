@@ -69,6 +69,12 @@ final class TimerFD: Sendable {
         }
     }
 
+    /// Blocks the calling thread until the timer is readable (`poll`), retrying on `EINTR`.
+    func waitUntilReadable() {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&entry, 1, -1) < 0 && errno == EINTR {}
+    }
+
     /// Reads the expiry count (`read`), telling an expiry from a clock set.
     func read() -> Expiry {
         var count: UInt64 = 0

@@ -3,15 +3,18 @@
 /// A binary min-heap with lazy removal: changing or removing a key's deadline leaves the old entry
 /// in the heap, and stale entries are skipped (and, when they outnumber live ones, compacted away).
 /// `earliest` is O(1) after the skip; updates are O(log n).
-struct DeadlineQueue<Key: Hashable, Value: Comparable> {
+public struct DeadlineQueue<Key: Hashable, Value: Comparable> {
+    /// An empty queue.
+    public init() {}
+
     private var current: [Key: Value] = [:]
     private var heap: [(value: Value, key: Key)] = []
 
     /// The number of keys with a deadline.
-    var count: Int { current.count }
+    public var count: Int { current.count }
 
     /// Sets, moves or removes (`nil`) the deadline of a key.
-    mutating func set(_ key: Key, _ value: Value?) {
+    public mutating func set(_ key: Key, _ value: Value?) {
         guard current[key] != value else { return }
         current[key] = value
         if let value { push((value, key)) }
@@ -19,7 +22,7 @@ struct DeadlineQueue<Key: Hashable, Value: Comparable> {
     }
 
     /// The key with the earliest deadline, and that deadline.
-    mutating func earliest() -> (key: Key, value: Value)? {
+    public mutating func earliest() -> (key: Key, value: Value)? {
         while let top = heap.first {
             if current[top.key] == top.value { return (top.key, top.value) }
             popTop()
@@ -28,7 +31,7 @@ struct DeadlineQueue<Key: Hashable, Value: Comparable> {
     }
 
     /// Removes every key.
-    mutating func removeAll() {
+    public mutating func removeAll() {
         current.removeAll()
         heap.removeAll()
     }
@@ -69,3 +72,5 @@ struct DeadlineQueue<Key: Hashable, Value: Comparable> {
         }
     }
 }
+
+extension DeadlineQueue: Sendable where Key: Sendable, Value: Sendable {}

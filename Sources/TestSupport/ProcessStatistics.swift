@@ -1,0 +1,40 @@
+import Foundation
+
+/// Counters of a process read from `/proc`.
+public struct ProcessStatistics: Sendable {
+    /// Voluntary and involuntary context switches of each of its threads, by thread id.
+    public var contextSwitches: [String: Int] = [:]
+    /// Each thread's name (`comm`), by thread id.
+    public var names: [String: String] = [:]
+    /// Its resident set size.
+    public var residentBytes = 0
+
+    /// The wake-ups since an earlier reading, by thread: the context switches of threads that lived
+    /// through both readings, plus all of those of threads that began since. (A thread that ended
+    /// can no longer wake up; counting it as negative would hide wake-ups.)
+    public func wakeUpsByThread(since earlier: ProcessStatistics) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for (thread, switches) in contextSwitches {
+            counts["\(names[thread] ?? "?") (\(thread))", default: 0] += switches - (earlier.contextSwitches[thread] ?? 0)
+        }
+        return counts
+    }
+
+    /// Reads them now (`/proc/PID/task/*/status` and `comm`, `/proc/PID/status`).
+    public init(pid: Int32) {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            names[task] = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+                contextSwitches[task, default: 0] += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            }
+        }
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        {
+            residentBytes = (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import AlarmAgent
+import Foundation
+
+// Every task of the agent runs on its own worker pool, installed before the first task exists:
+// libdispatch's workers would wake the idle agent every second (see `AgentExecutors`).
+AgentExecutors.install()
+Task {
+    await Reveilled.main()
+    exit(0)
+}
+dispatchMain()

@@ -1,0 +1,29 @@
+import AlarmKit
+import Foundation
+import Testing
+import TestSupport
+
+/// The agent costs nothing while it waits: no thread of it wakes up until something is due.
+/// (A running timer is not waiting: its notification shows the time left, second by second.)
+@Suite("Agent: idle", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+struct IdleTests {
+    @Test("With alarms days ahead and a notification server up, no thread of the agent wakes up in 3 s")
+    func noWakeUps() async throws {
+        let fixture = try await AgentFixture.start(notificationServer: true)
+        defer { fixture.stop() }
+        let agent = try #require(fixture.agent)
+        try await fixture.authorizeTestProcess()
+        let client = try fixture.client()
+        for index in 0..<20 {
+            let instant = Date().addingTimeInterval(Double(2 * 86_400 + index * 60))
+            _ = try await client.schedule(id: UUID(), definition: Fixtures.definition(.fixed(instant), title: "Later \(index)"))
+        }
+        client.connection.close()
+        // Let the calls' aftermath (replies, signals, the store's commit) settle.
+        try await Task.sleep(for: .seconds(1))
+        let before = ProcessStatistics(pid: agent.pid)
+        try await Task.sleep(for: .seconds(3))
+        let wakeUps = ProcessStatistics(pid: agent.pid).wakeUpsByThread(since: before).filter { $0.value != 0 }
+        #expect(wakeUps.isEmpty, "threads that woke up: \(wakeUps)")
+    }
+}
