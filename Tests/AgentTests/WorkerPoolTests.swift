@@ -19,41 +19,45 @@ private final class Shared<Value: Sendable>: Sendable {
     var current: Value { value.withLock { $0 } }
 }
 
-/// What the pool's threads did: the names and ids of the threads that ran jobs, and how many ran.
+/// What the pool's threads did: the items they ran, and the names and ids of the threads.
 private struct Runs {
+    var items: [Int] = []
     var names: Set<String> = []
     var threads: Set<UInt> = []
-    var count = 0
-
-    mutating func record() {
-        names.insert(threadName())
-        threads.insert(UInt(pthread_self()))
-        count += 1
-    }
 }
 
-@Suite("WorkerPool: the agent's executor, in place of libdispatch's workers", .timeLimit(.minutes(1)))
+@Suite("The agent's worker pool: threads and timer in place of libdispatch's workers", .timeLimit(.minutes(1)))
 struct WorkerPoolTests {
-    /// One pool for the suite: a pool's threads stay for the life of the process, as the agent's do.
-    static let pool = try! WorkerPool(name: "test-pool", maximumThreads: 3)
-
-    @Test("jobs from many tasks run on the pool's named threads, each once, on no more threads than allowed")
-    func everyJobOnThePool() async {
+    @Test("items from many submitters run on the pool's named threads, each once, on no more threads than allowed")
+    func everyItemOnThePool() async {
+        let (finished, finish) = AsyncStream.makeStream(of: Void.self)
         let runs = Shared(Runs())
+        // One pool for the run: a pool's threads stay for the life of the process, as the agent's do.
+        let pool = ThreadPool<Int>(name: "test-pool", maximumThreads: 3) { item in
+            let name = threadName()
+            runs.change { runs in
+                runs.items.append(item)
+                runs.names.insert(name)
+                runs.threads.insert(UInt(pthread_self()))
+                if runs.items.count == 2_000 { finish.finish() }
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 {
-                group.addTask(executorPreference: Self.pool) {
-                    for _ in 0..<250 {
-                        runs.change { $0.record() }
-                        await Task.yield()
+            for submitter in 0..<8 {
+                group.addTask {
+                    for step in stride(from: 0, to: 250, by: 5) {
+                        pool.submit((step..<step + 5).map { submitter * 1_000 + $0 })
                     }
                 }
             }
         }
+        for await _ in finished {}
         let result = runs.current
-        #expect(result.count == 2_000)
+        #expect(result.items.count == 2_000)
+        #expect(Set(result.items).count == 2_000)
         #expect(result.names == ["test-pool"], "\(result.names)")
         #expect((1...3).contains(result.threads.count), "\(result.threads.count) threads")
+        #expect(pool.threadCount == result.threads.count)
     }
 
     @Test("the deadline thread hands items out soonest first, one already due at once, none before its deadline")
