@@ -124,7 +124,8 @@ public final class AlarmAgent: Sendable {
         lock = try AgentLock(
             directory: configuration.storeDirectory, readableStore: FileManager.default.fileExists(atPath: databaseURL.path))
         do {
-            store = try AlarmStore(directory: configuration.storeDirectory, logger: logger)
+            // The agent's lock keeps the store to this process: no other connection needs it.
+            store = try AlarmStore(directory: configuration.storeDirectory, logger: logger, sharing: .exclusive)
         } catch {
             throw AgentStartError.storeUnusable(folder: configuration.storeDirectory.path, reason: "\(error)")
         }

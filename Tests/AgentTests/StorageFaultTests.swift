@@ -141,6 +141,43 @@ struct StorageFaultTests {
         #expect(try await fixture.reveille("timer", "40m").status == .exited(0))
     }
 
+    @Test("The data folder made immutable under the running agent: changes are refused naming the failure, the agent serves on; writable again, changes are stored")
+    func folderMadeImmutableWhileRunning() async throws {
+        let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")
+        let fixture = try await AgentFixture.start(agentArguments: ["--silent"])
+        defer { fixture.stop() }
+        let agent = try #require(fixture.agent)
+        let folder = fixture.sandbox.dataHome.appendingPathComponent("reveille").path
+        var kept: [UUID] = []
+        for duration in ["10m", "20m"] {
+            let added = try await fixture.reveille("timer", duration)
+            #expect(added.status == .exited(0), "\(added)")
+            kept.append(try #require(UUID(uuidString: added.line), "\(added)"))
+        }
+        // The write-ahead log's index is in the agent's memory: no memory-mapped -shm to fault on.
+        #expect(!FileManager.default.fileExists(atPath: folder + "/alarms.sqlite-shm"))
+        let locked = try await fixture.run(chattr, ["-R", "+i", folder])
+        guard locked.status == .exited(0) else {
+            Issue.record("chattr +i is not supported here: \(locked)")
+            return
+        }
+        defer { _ = try? fixture.sandbox.run(chattr, ["-R", "-i", folder]) }
+
+        let added = try await fixture.reveille("timer", "5m")
+        #expect(added.status != .exited(0), "\(added)")
+        #expect(added.error.contains("could not be stored"), "\(added)")
+        let cancelled = try await fixture.reveille("cancel", kept[0].uuidString)
+        #expect(cancelled.status != .exited(0), "\(cancelled)")
+        #expect(Set(try await fixture.listedAlarms().compactMap { UUID(uuidString: $0.id) }) == Set(kept))
+        #expect(ProcessTable.isRunning(agent.pid), "the agent died: \(agent.outputs())")
+
+        #expect(try await fixture.run(chattr, ["-R", "-i", folder]).status == .exited(0))
+        let later = try await fixture.reveille("timer", "40m")
+        #expect(later.status == .exited(0), "\(later)")
+        #expect(try await fixture.listedAlarms().count == 3)
+        #expect(ProcessTable.isRunning(agent.pid), "the agent died: \(agent.outputs())")
+    }
+
     @Test("A read-only data folder with no database: the agent says which folder and why, and stops")
     func readOnlyEmptyFolder() async throws {
         let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")

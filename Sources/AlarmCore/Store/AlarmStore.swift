@@ -24,6 +24,9 @@ public final class AlarmStore: Sendable {
     public let readOnlyReason: String?
     private let queue: DatabaseQueue
     private let faultInjector: FaultInjector?
+    /// The private folder a read-only store reads copies from (see `openReadOnly`), removed with
+    /// the store.
+    private let readOnlyCopies: URL?
 
     /// A hook the tests use to stop a transaction between two writes (with a crash, or an error).
     ///
@@ -32,6 +35,17 @@ public final class AlarmStore: Sendable {
 
     /// The name of the database file inside the store's folder.
     public static let fileName = "alarms.sqlite"
+
+    /// Whether other connections may open the database while a store has it open.
+    public enum Sharing: Sendable {
+        /// Others may read and write alongside: the write-ahead log's index is the memory-mapped
+        /// `-shm` file.
+        case shared
+        /// This store alone (`PRAGMA locking_mode = EXCLUSIVE`, before the first access): the log's
+        /// index lives in this process's memory and there is no `-shm`, so a write the file system
+        /// refuses (a folder made immutable under the running agent) is an error, not a SIGBUS.
+        case exclusive
+    }
 
     /// Opens (or creates) the store in `directory`, creating the folder with mode 0700 and the
     /// database with mode 0600.
@@ -45,20 +59,25 @@ public final class AlarmStore: Sendable {
     /// When the folder, the database or its `-wal` or `-shm` cannot be written and the database
     /// exists, it is opened read-only (`readOnlyReason` says why): nothing in the folder is
     /// created, changed or moved, and damage or an old schema throws instead of being repaired.
-    public init(directory: URL, logger: Logger = Logger(label: "reveille.store"), faultInjector: FaultInjector? = nil) throws {
+    /// `sharing` says whether other connections may open the database alongside (see ``Sharing``).
+    public init(
+        directory: URL, logger: Logger = Logger(label: "reveille.store"), faultInjector: FaultInjector? = nil,
+        sharing: Sharing = .shared
+    ) throws {
         let url = directory.appendingPathComponent(Self.fileName)
         self.databaseURL = url
         self.faultInjector = faultInjector
         if FileManager.default.fileExists(atPath: url.path), let reason = Self.unwritable(directory: directory, database: url) {
-            self.queue = try Self.openReadOnly(url)
+            (self.queue, self.readOnlyCopies) = try Self.openReadOnly(url)
             self.recoveredFrom = nil
             self.readOnlyReason = reason
             return
         }
+        self.readOnlyCopies = nil
         self.readOnlyReason = nil
         try Self.makePrivateDirectory(directory)
         do {
-            self.queue = try Self.open(url)
+            self.queue = try Self.open(url, sharing: sharing)
             self.recoveredFrom = nil
         } catch where Self.isDamage(error) {
             let aside = Self.asideURL(for: url)
@@ -71,7 +90,7 @@ public final class AlarmStore: Sendable {
                     try FileManager.default.moveItem(at: from, to: URL(fileURLWithPath: aside.path + suffix))
                 }
             }
-            self.queue = try Self.open(url)
+            self.queue = try Self.open(url, sharing: sharing)
             self.recoveredFrom = aside
         }
     }
@@ -210,7 +229,7 @@ public final class AlarmStore: Sendable {
 
     // MARK: - Opening
 
-    private static func open(_ url: URL) throws -> DatabaseQueue {
+    private static func open(_ url: URL, sharing: Sharing) throws -> DatabaseQueue {
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
             else { throw StoreError.cannotCreate(url.path) }
@@ -223,6 +242,7 @@ public final class AlarmStore: Sendable {
         configuration.label = "reveille.store"
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
+            if sharing == .exclusive { try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         let queue = try DatabaseQueue(path: url.path, configuration: configuration)
@@ -250,20 +270,42 @@ public final class AlarmStore: Sendable {
     /// log with content is beside it (its `-shm` is read, or rebuilt in memory), else
     /// `immutable=1`, which reads the file alone and needs no `-shm`. Throws when it is damaged
     /// or its schema is older than this program's (an upgrade would need writing).
-    private static func openReadOnly(_ url: URL) throws -> DatabaseQueue {
+    ///
+    /// A log without a `-shm` (an exclusive store that was killed) cannot be read where no `-shm`
+    /// may be made: the database and its log are then copied to a private temporary folder, read
+    /// there, and the folder is returned for removal.
+    private static func openReadOnly(_ url: URL) throws -> (DatabaseQueue, copies: URL?) {
         let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
+        var path = url.path
+        var copies: URL?
+        if walSize > 0 && !FileManager.default.fileExists(atPath: url.path + "-shm") {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-store-\(UUID().uuidString)")
+            try makePrivateDirectory(folder)
+            copies = folder
+            path = folder.appendingPathComponent(fileName).path
+            for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: url.path + suffix, toPath: path + suffix) }
+        }
         var configuration = Configuration()
         configuration.label = "reveille.store"
         configuration.readonly = true
         configuration.busyMode = .timeout(5)
-        let queue = try DatabaseQueue(
-            path: sqliteURI(url.path, parameter: walSize > 0 ? "mode=ro" : "immutable=1"), configuration: configuration)
-        try queue.read { db in
-            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
-            guard check == ["ok"] else { throw StoreError.integrityCheckFailed(check.joined(separator: "; ")) }
-            guard try StoreSchema.migrator.hasCompletedMigrations(db) else { throw StoreError.schemaNeedsUpgrade }
+        do {
+            let queue = try DatabaseQueue(
+                path: sqliteURI(path, parameter: walSize > 0 ? "mode=ro" : "immutable=1"), configuration: configuration)
+            try queue.read { db in
+                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                guard check == ["ok"] else { throw StoreError.integrityCheckFailed(check.joined(separator: "; ")) }
+                guard try StoreSchema.migrator.hasCompletedMigrations(db) else { throw StoreError.schemaNeedsUpgrade }
+            }
+            return (queue, copies)
+        } catch {
+            if let copies { try? FileManager.default.removeItem(at: copies) }
+            throw error
         }
-        return queue
+    }
+
+    deinit {
+        if let readOnlyCopies { try? FileManager.default.removeItem(at: readOnlyCopies) }
     }
 
     /// A `file:` URI naming `path`, with the characters a URI gives meaning to escaped.
