@@ -57,7 +57,8 @@ struct WorkerPoolTests {
         #expect(Set(result.items).count == 2_000)
         #expect(result.names == ["test-pool"], "\(result.names)")
         #expect((1...3).contains(result.threads.count), "\(result.threads.count) threads")
-        #expect(pool.threadCount == result.threads.count)
+        // A thread started for an item may find it taken by then: it runs none, but it is counted.
+        #expect((result.threads.count...3).contains(pool.threadCount), "\(pool.threadCount) started")
     }
 
     @Test("the deadline thread hands items out soonest first, one already due at once, none before its deadline")

@@ -278,18 +278,18 @@ public final class AlarmStore: Sendable {
         let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
         var path = url.path
         var copies: URL?
-        if walSize > 0 && !FileManager.default.fileExists(atPath: url.path + "-shm") {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-store-\(UUID().uuidString)")
-            try makePrivateDirectory(folder)
-            copies = folder
-            path = folder.appendingPathComponent(fileName).path
-            for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: url.path + suffix, toPath: path + suffix) }
-        }
         var configuration = Configuration()
         configuration.label = "reveille.store"
         configuration.readonly = true
         configuration.busyMode = .timeout(5)
         do {
+            if walSize > 0 && !FileManager.default.fileExists(atPath: url.path + "-shm") {
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-store-\(UUID().uuidString)")
+                copies = folder
+                try makePrivateDirectory(folder)
+                path = folder.appendingPathComponent(fileName).path
+                for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: url.path + suffix, toPath: path + suffix) }
+            }
             let queue = try DatabaseQueue(
                 path: sqliteURI(path, parameter: walSize > 0 ? "mode=ro" : "immutable=1"), configuration: configuration)
             try queue.read { db in
