@@ -1,3 +1,4 @@
+import AlarmCore
 import Foundation
 import Synchronization
 import Testing

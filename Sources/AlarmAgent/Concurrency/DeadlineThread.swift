@@ -50,12 +50,7 @@ final class DeadlineThread<Item: Sendable>: Sendable {
             defer { state.started = true }
             return !state.started
         }
-        if startThread {
-            Thread { [self] in
-                Thread.current.name = name
-                run()
-            }.start()
-        }
+        if startThread { Thread.start(named: name) { [self] in run() } }
     }
 
     /// Ends the thread; items still held are never handed out.

@@ -1,4 +1,5 @@
 @_spi(ExperimentalScheduling) import _Concurrency
+import AlarmCore
 import Foundation
 
 /// A task executor of a few threads that cost nothing while there is nothing to run.

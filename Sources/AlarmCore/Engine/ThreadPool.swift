@@ -2,24 +2,24 @@ import Foundation
 
 /// Threads that run work items in the order they come, and cost nothing while there are none.
 ///
-/// A thread starts when an item finds none idle, up to `maximumThreads`, and then stays for the
-/// life of the pool's process. Idle threads sleep on a condition variable (`pthread_cond_wait`),
-/// never on a timeout, so an idle pool makes no wake-ups.
-final class ThreadPool<Work: Sendable>: @unchecked Sendable {
-    // Safe: `items`, `head`, `idle` and `started` are read and written only with `condition`
-    // locked; the rest is immutable.
+/// A thread starts when an item finds none idle, up to `maximumThreads`, and then stays until
+/// `finish()`. With one thread, items run one after another in order: a serial queue. Idle threads
+/// sleep on a condition variable (`pthread_cond_wait`), never on a timeout, so an idle pool makes
+/// no wake-ups.
+public final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `items`, `head`, `idle`, `started` and `finished` are read and written only with `condition` locked; the rest is immutable
     private let condition = NSCondition()
     private var items: [Work] = []
     private var head = 0
     private var idle = 0
     private var started = 0
+    private var finished = false
     private let name: String
     private let maximumThreads: Int
     private let perform: @Sendable (Work) -> Void
 
-    /// A pool whose threads are named `name` (cut to 15 bytes), at most `maximumThreads` of them,
-    /// each running items with `perform`.
-    init(name: String, maximumThreads: Int, perform: @escaping @Sendable (Work) -> Void) {
+    /// A pool whose threads are named `name` (as `top -H` and `perf` show it, cut to 15 bytes), at
+    /// most `maximumThreads` of them, each running items with `perform`.
+    public init(name: String, maximumThreads: Int, perform: @escaping @Sendable (Work) -> Void) {
         precondition(maximumThreads > 0, "A pool needs at least one thread")
         self.name = name
         self.maximumThreads = maximumThreads
@@ -27,33 +27,39 @@ final class ThreadPool<Work: Sendable>: @unchecked Sendable {
     }
 
     /// The threads started so far.
-    var threadCount: Int {
+    public var threadCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return started
     }
 
     /// Queues items to run, in order, as soon as threads are free.
-    func submit(_ batch: [Work]) {
+    public func submit(_ batch: [Work]) {
         condition.lock()
         items.append(contentsOf: batch)
         let starting = max(0, min(batch.count - idle, maximumThreads - started))
         started += starting
         if idle > 0 { batch.count > 1 ? condition.broadcast() : condition.signal() }
         condition.unlock()
-        for _ in 0..<starting {
-            Thread { [self] in
-                // Named from inside: on Linux a new thread carries its creator's name until then.
-                Thread.current.name = name
-                run()
-            }.start()
-        }
+        for _ in 0..<starting { Thread.start(named: name) { [self] in run() } }
+    }
+
+    /// Lets the threads end once they have run what is queued.
+    public func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func run() {
         condition.lock()
         while true {
             while head == items.count {
+                if finished {
+                    condition.unlock()
+                    return
+                }
                 idle += 1
                 condition.wait()
                 idle -= 1
