@@ -2,17 +2,15 @@ import Foundation
 
 /// Threads that run work items in the order they come, and cost nothing while there are none.
 ///
-/// A thread starts when an item finds none idle, up to `maximumThreads`, and then stays until
-/// `finish()`. With one thread, items run one after another in order: a serial queue. Idle threads
-/// sleep on a condition variable (`pthread_cond_wait`), never on a timeout, so an idle pool makes
-/// no wake-ups.
-public final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `items`, `head`, `idle`, `started` and `finished` are read and written only with `condition` locked; the rest is immutable
+/// A thread starts when an item finds none idle, up to `maximumThreads`, and then stays for the
+/// life of the pool's process. Idle threads sleep on a condition variable (`pthread_cond_wait`),
+/// never on a timeout, so an idle pool makes no wake-ups.
+public final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `items`, `head`, `idle` and `started` are read and written only with `condition` locked; the rest is immutable
     private let condition = NSCondition()
     private var items: [Work] = []
     private var head = 0
     private var idle = 0
     private var started = 0
-    private var finished = false
     private let name: String
     private let maximumThreads: Int
     private let perform: @Sendable (Work) -> Void
@@ -44,22 +42,10 @@ public final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `
         for _ in 0..<starting { Thread.start(named: name) { [self] in run() } }
     }
 
-    /// Lets the threads end once they have run what is queued.
-    public func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
     private func run() {
         condition.lock()
         while true {
             while head == items.count {
-                if finished {
-                    condition.unlock()
-                    return
-                }
                 idle += 1
                 condition.wait()
                 idle -= 1
