@@ -114,6 +114,7 @@ public final class AlarmAgent: Sendable {
     let wakeSources: WakeSources
     let lock: AgentLock
     let store: AlarmStore
+    let checkpointer: StoreCheckpointer
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
@@ -124,8 +125,10 @@ public final class AlarmAgent: Sendable {
         lock = try AgentLock(
             directory: configuration.storeDirectory, readableStore: FileManager.default.fileExists(atPath: databaseURL.path))
         do {
-            // The agent's lock keeps the store to this process: no other connection needs it.
-            store = try AlarmStore(directory: configuration.storeDirectory, logger: logger, sharing: .exclusive)
+            // The agent's lock keeps the store to this process: no other connection needs it. The
+            // log is folded in once changes pause (`StoreCheckpointer`), not inside a call's commit.
+            store = try AlarmStore(
+                directory: configuration.storeDirectory, logger: logger, sharing: .exclusive, checkpoints: .deferred)
         } catch {
             throw AgentStartError.storeUnusable(folder: configuration.storeDirectory.path, reason: "\(error)")
         }
@@ -163,6 +166,7 @@ public final class AlarmAgent: Sendable {
         }
         let agentPresenter = AgentPresenter(desktop: desktop, intents: IntentRunner(connection: connection, logger: logger))
         engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
+        checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
@@ -175,7 +179,8 @@ public final class AlarmAgent: Sendable {
             status: .init(
                 version: configuration.version, storePath: store.databaseURL.path, storeReadOnlyReason: store.readOnlyReason,
                 wakeSources: wakeSources),
-            desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
+            desktop: desktop, checkpointer: checkpointer,
+            validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
 
     /// The do-not-disturb journal's name in the store's folder.
@@ -225,6 +230,7 @@ public final class AlarmAgent: Sendable {
     /// ring again when the agent starts), and closes the bus connection; everything is already stored.
     public func shutdown() async {
         wakeSources.stop()
+        checkpointer.stop()
         await engine.shutdown()
         await desktop?.shutDown()
         connection.close()

@@ -19,8 +19,9 @@ struct IdleTests {
             _ = try await client.schedule(id: UUID(), definition: Fixtures.definition(.fixed(instant), title: "Later \(index)"))
         }
         client.connection.close()
-        // Let the calls' aftermath (replies, signals, the store's commit) settle.
-        try await Task.sleep(for: .seconds(1))
+        // Let the calls' aftermath settle: replies, signals, and the store's checkpoint a second
+        // after the last change.
+        try await Task.sleep(for: .seconds(2.5))
         let before = ProcessStatistics(pid: agent.pid)
         try await Task.sleep(for: .seconds(3))
         let wakeUps = ProcessStatistics(pid: agent.pid).wakeUpsByThread(since: before).filter { $0.value != 0 }

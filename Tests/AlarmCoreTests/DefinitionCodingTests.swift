@@ -50,4 +50,35 @@ struct DefinitionCodingTests {
         let old = try JSONSerialization.data(withJSONObject: object)
         #expect(try JSONDecoder().decode(AlarmDefinition.self, from: old).breakthrough)
     }
+
+    @Test("A changed copy leaves the original as it was; equal fields make equal definitions")
+    func copiesAreValues() throws {
+        let original = Sample.fixed
+        var copy = original
+        #expect(copy == original)
+        copy.presentation.alert.title = "Changed"
+        copy.metadata = Data([1, 2, 3])
+        #expect(original.title == Sample.fixed.presentation.alert.title.key)
+        #expect(original.metadata == Sample.fixed.metadata)
+        #expect(copy.title == "Changed" && copy != original)
+        // Built apart, field by field: equal and hashing alike.
+        var rebuilt = AlarmDefinition(
+            schedule: copy.schedule, countdownDuration: copy.countdownDuration, presentation: copy.presentation,
+            tintColor: copy.tintColor, metadata: copy.metadata, sound: copy.sound)
+        rebuilt.breakthrough = copy.breakthrough
+        #expect(rebuilt == copy && rebuilt.hashValue == copy.hashValue)
+        #expect(Set([rebuilt, copy, original]).count == 2)
+    }
+
+    @Test("The JSON has the keys it always had: absent optionals are left out")
+    func jsonKeys() throws {
+        var definition = Sample.timer
+        definition.stopIntent = "stop"
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(definition)) as? [String: Any])
+        #expect(Set(object.keys) == ["countdownDuration", "presentation", "tintColor", "sound", "stopIntent", "breakthrough"])
+        let full = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(Sample.fixed)) as? [String: Any])
+        #expect(full["schedule"] != nil)
+    }
 }

@@ -780,6 +780,91 @@ struct StoreCrashTests {
     }
 }
 
+// MARK: - Deferred checkpoints
+
+@Suite("Store: deferred checkpoints")
+struct StoreCheckpointTests {
+    /// A scheduled alarm numbered `number`, a minute apart from the next.
+    static func record(_ number: Int) -> AlarmRecord {
+        AlarmRecord(
+            id: UUID(), owner: "user", definition: Sample.fixed,
+            phase: .scheduled(alertAt: Sample.t0.addingTimeInterval(Double(60 * number))), anchor: Sample.t0)
+    }
+
+    /// Stores `count` alarms, one transaction each, as separate calls would.
+    static func storeOneByOne(_ count: Int, in store: AlarmStore) throws -> [AlarmRecord] {
+        try (0..<count).map { number in
+            let record = record(number)
+            var changes = AlarmStore.Changes()
+            changes.add([.store(record)])
+            try store.apply(changes)
+            return record
+        }
+    }
+
+    static func logSize(_ folder: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(AlarmStore.fileName).path + "-wal")[.size] as? Int) ?? -1
+    }
+
+    @Test("Commits leave the log to the owner past SQLite's 1,000 pages; checkpoint() folds it in and empties it")
+    func ownerCheckpoints() async throws {
+        try await withStoreFolder { folder in
+            let store = try AlarmStore(directory: folder, sharing: .exclusive, checkpoints: .deferred)
+            let records = try Self.storeOneByOne(500, in: store)
+            // SQLite's own checkpoint would have run at 1,000 pages and started the log over.
+            let pending = try #require(store.pendingLogFrames)
+            #expect(pending >= 1_000, "the log holds \(pending) pages")
+            #expect(Self.logSize(folder) >= 1_000 * 4_096)
+
+            try store.checkpoint()
+            #expect(store.pendingLogFrames == 0)
+            #expect(Self.logSize(folder) == 0, "TRUNCATE empties the -wal file")
+            #expect(Set(try store.loadAlarms()) == Set(records))
+            store.close()
+            #expect(Set(try AlarmStore(directory: folder).loadAlarms()) == Set(records))
+        }
+    }
+
+    @Test("A commit that takes the log past the limit checkpoints by itself, so the log stays bounded")
+    func forcedCheckpoint() async throws {
+        try await withStoreFolder { folder in
+            let store = try AlarmStore(directory: folder, sharing: .exclusive, checkpoints: .deferred)
+            var longest = 0
+            var foldedByCommit = false
+            for batch in 0..<2_000 {
+                var changes = AlarmStore.Changes()
+                changes.add((0..<20).map { .store(Self.record(batch * 20 + $0)) })
+                try store.apply(changes)
+                let pending = try #require(store.pendingLogFrames)
+                if pending < longest { foldedByCommit = true; break }
+                longest = pending
+            }
+            #expect(foldedByCommit, "the log grew to \(longest) pages without a checkpoint")
+            #expect(longest < AlarmStore.forcedCheckpointFrames, "no commit left more than the limit")
+            #expect(longest > AlarmStore.forcedCheckpointFrames - 200, "no commit checkpointed before the limit: \(longest)")
+        }
+    }
+
+    @Test("A process killed with its log not folded in keeps every stored change")
+    func killedBeforeCheckpoint() async throws {
+        try await withStoreFolder { folder in
+            let path = folder.path
+            await #expect(processExitsWith: .exitCode(44)) { [path = path as String] in
+                let store = try AlarmStore(directory: URL(fileURLWithPath: path), sharing: .exclusive, checkpoints: .deferred)
+                let records = try StoreCheckpointTests.storeOneByOne(300, in: store)
+                try Data(records.map(\.id.uuidString).joined(separator: "\n").utf8)
+                    .write(to: URL(fileURLWithPath: path + "/ids"))
+                _exit(44)
+            }
+            let ids = try String(contentsOf: folder.appendingPathComponent("ids"), encoding: .utf8)
+                .split(separator: "\n").map { UUID(uuidString: String($0))! }
+            #expect(Self.logSize(folder) > 0, "the kill left the log unfolded")
+            let reopened = try AlarmStore(directory: folder, sharing: .exclusive, checkpoints: .deferred)
+            #expect(Set(try reopened.loadAlarms().map(\.id)) == Set(ids))
+        }
+    }
+}
+
 // MARK: - Engine restarts
 
 @Suite("Store: engine restarts")

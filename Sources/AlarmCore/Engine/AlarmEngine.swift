@@ -220,6 +220,12 @@ public actor AlarmEngine {
         changed()
     }
 
+    /// Folds the store's write-ahead log back into its database (`AlarmStore.checkpoint()`), on
+    /// the engine's thread, between commits: for a quiet moment, since changes wait meanwhile.
+    public func checkpointStore() throws {
+        try store.checkpoint()
+    }
+
     // MARK: - Reading
 
     /// The alarms the caller may see, ordered by id.

@@ -4,32 +4,93 @@ import Foundation
 ///
 /// `AlarmManager.AlarmConfiguration` is generic over the app's metadata type; the agent keeps the
 /// metadata as the JSON the app encoded and never looks inside it.
+///
+/// The fields live in one box that copies share until one of them changes (copy on write), so a
+/// definition is a single reference wherever it goes: an `AlarmRecord` stays small to copy and to
+/// move, and the engine's tables of ten thousand records grow without copying megabytes at once.
 public struct AlarmDefinition: Codable, Hashable, Sendable {
+    private var storage: Storage
+
+    /// The box; its fields change only through `change`, while no other copy holds it.
+    private final class Storage: @unchecked Sendable {  // safe: `fields` is written only in `change`, after `isKnownUniquelyReferenced` proved that no other copy, on any thread, can see the box
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private struct Fields: Hashable, Sendable {
+        var schedule: Alarm.Schedule?
+        var countdownDuration: Alarm.CountdownDuration?
+        var presentation: AlarmPresentation
+        var tintColor: Color
+        var metadata: Data?
+        var sound: AlertConfiguration.AlertSound
+        var stopIntent: String?
+        var secondaryIntent: String?
+        var applicationID: String?
+        var breakthrough = true
+    }
+
+    /// Changes the fields in place when this copy alone holds the box, else in a new box.
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        body(&storage.fields)
+    }
+
     /// When the alarm alerts; `nil` for a timer.
-    public var schedule: Alarm.Schedule?
+    public var schedule: Alarm.Schedule? {
+        get { storage.fields.schedule }
+        set { change { $0.schedule = newValue } }
+    }
     /// The countdown before the alert and after it.
-    public var countdownDuration: Alarm.CountdownDuration?
+    public var countdownDuration: Alarm.CountdownDuration? {
+        get { storage.fields.countdownDuration }
+        set { change { $0.countdownDuration = newValue } }
+    }
     /// What a person sees.
-    public var presentation: AlarmPresentation
+    public var presentation: AlarmPresentation {
+        get { storage.fields.presentation }
+        set { change { $0.presentation = newValue } }
+    }
     /// The tint colour.
-    public var tintColor: Color
+    public var tintColor: Color {
+        get { storage.fields.tintColor }
+        set { change { $0.tintColor = newValue } }
+    }
     /// The app's metadata, as the JSON it encoded.
-    public var metadata: Data?
+    public var metadata: Data? {
+        get { storage.fields.metadata }
+        set { change { $0.metadata = newValue } }
+    }
     /// The sound.
-    public var sound: AlertConfiguration.AlertSound
+    public var sound: AlertConfiguration.AlertSound {
+        get { storage.fields.sound }
+        set { change { $0.sound = newValue } }
+    }
     /// The app's own action run when the alert is stopped (AlarmKit's `stopIntent`): on Linux, an
     /// `org.freedesktop.Application` action of the app that scheduled the alarm.
-    public var stopIntent: String?
+    public var stopIntent: String? {
+        get { storage.fields.stopIntent }
+        set { change { $0.stopIntent = newValue } }
+    }
     /// The app's own action run by the secondary button when its behaviour is `.custom`.
-    public var secondaryIntent: String?
+    public var secondaryIntent: String? {
+        get { storage.fields.secondaryIntent }
+        set { change { $0.secondaryIntent = newValue } }
+    }
     /// The desktop app id (and bus name) whose actions the intents run, for an app the agent
     /// knows only by its executable. The agent checks, when it runs an intent, that this bus name
     /// belongs to that app's process; an app known by its app id gets its own id.
-    public var applicationID: String?
+    public var applicationID: String? {
+        get { storage.fields.applicationID }
+        set { change { $0.applicationID = newValue } }
+    }
     /// Whether the alert breaks through the desktop's do-not-disturb, as AlarmKit's alarms cut
     /// through Focus and Silent mode (the default). When false, the alert waits while
     /// do-not-disturb is on and rings as the agent's `--dnd-sound` says.
-    public var breakthrough: Bool = true
+    public var breakthrough: Bool {
+        get { storage.fields.breakthrough }
+        set { change { $0.breakthrough = newValue } }
+    }
 
     /// Creates a definition from its parts.
     public init(
@@ -40,12 +101,9 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         metadata: Data? = nil,
         sound: AlertConfiguration.AlertSound = .default
     ) {
-        self.schedule = schedule
-        self.countdownDuration = countdownDuration
-        self.presentation = presentation
-        self.tintColor = tintColor
-        self.metadata = metadata
-        self.sound = sound
+        storage = Storage(Fields(
+            schedule: schedule, countdownDuration: countdownDuration, presentation: presentation, tintColor: tintColor,
+            metadata: metadata, sound: sound))
     }
 
     /// Creates a definition from an app's configuration, encoding its metadata as JSON.
@@ -61,6 +119,14 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         secondaryIntent = configuration.secondaryIntent?.applicationAction
     }
 
+    /// Whether both hold the same configuration.
+    public static func == (lhs: AlarmDefinition, rhs: AlarmDefinition) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    /// Hashes the configuration.
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
+
     /// The alert's title, as a plain string.
     public var title: String { presentation.alert.title.key }
 
@@ -75,6 +141,26 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
 }
 
 extension AlarmDefinition {
+    private enum CodingKeys: String, CodingKey {
+        case schedule, countdownDuration, presentation, tintColor, metadata, sound, stopIntent, secondaryIntent
+        case applicationID, breakthrough
+    }
+
+    /// Writes the definition as the fields it has, absent optionals left out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(schedule, forKey: .schedule)
+        try container.encodeIfPresent(countdownDuration, forKey: .countdownDuration)
+        try container.encode(presentation, forKey: .presentation)
+        try container.encode(tintColor, forKey: .tintColor)
+        try container.encodeIfPresent(metadata, forKey: .metadata)
+        try container.encode(sound, forKey: .sound)
+        try container.encodeIfPresent(stopIntent, forKey: .stopIntent)
+        try container.encodeIfPresent(secondaryIntent, forKey: .secondaryIntent)
+        try container.encodeIfPresent(applicationID, forKey: .applicationID)
+        try container.encode(breakthrough, forKey: .breakthrough)
+    }
+
     /// Reads a definition, taking `breakthrough` as true when the JSON has no such key (written
     /// before it existed).
     public init(from decoder: any Decoder) throws {

@@ -23,6 +23,8 @@ public final class AlarmStore: Sendable {
     /// `nil` when changes are stored.
     public let readOnlyReason: String?
     private let queue: DatabaseQueue
+    /// The log's length, followed when checkpoints are `.deferred`.
+    private let log: WriteAheadLog?
     private let faultInjector: FaultInjector?
     /// The private folder a read-only store reads copies from (see `openReadOnly`), removed with
     /// the store.
@@ -47,6 +49,21 @@ public final class AlarmStore: Sendable {
         case exclusive
     }
 
+    /// When the write-ahead log is folded back into the database (a checkpoint).
+    public enum Checkpoints: Sendable {
+        /// By SQLite, inside the commit that takes the log past 1,000 pages: that commit, and every
+        /// call waiting on it, waits for the copy and its `fsync`s.
+        case automatic
+        /// When the owner calls ``AlarmStore/checkpoint()``, at a quiet moment. A commit checkpoints
+        /// only once the log passes ``AlarmStore/forcedCheckpointFrames`` pages, so that it stays
+        /// bounded under changes that never pause.
+        case deferred
+    }
+
+    /// The log's length, in pages, past which a commit checkpoints even when checkpoints are
+    /// `.deferred`: 8,192 pages, 32 MiB.
+    public static let forcedCheckpointFrames = 8_192
+
     /// Opens (or creates) the store in `directory`, creating the folder with mode 0700 and the
     /// database with mode 0600.
     ///
@@ -59,25 +76,29 @@ public final class AlarmStore: Sendable {
     /// When the folder, the database or its `-wal` or `-shm` cannot be written and the database
     /// exists, it is opened read-only (`readOnlyReason` says why): nothing in the folder is
     /// created, changed or moved, and damage or an old schema throws instead of being repaired.
-    /// `sharing` says whether other connections may open the database alongside (see ``Sharing``).
+    /// `sharing` says whether other connections may open the database alongside (see ``Sharing``),
+    /// `checkpoints` who folds the write-ahead log back into it, and when (see ``Checkpoints``).
     public init(
         directory: URL, logger: Logger = Logger(label: "reveille.store"), faultInjector: FaultInjector? = nil,
-        sharing: Sharing = .shared
+        sharing: Sharing = .shared, checkpoints: Checkpoints = .automatic
     ) throws {
         let url = directory.appendingPathComponent(Self.fileName)
         self.databaseURL = url
         self.faultInjector = faultInjector
         if FileManager.default.fileExists(atPath: url.path), let reason = Self.unwritable(directory: directory, database: url) {
             (self.queue, self.readOnlyCopies) = try Self.openReadOnly(url)
+            self.log = nil
             self.recoveredFrom = nil
             self.readOnlyReason = reason
             return
         }
+        let log = checkpoints == .deferred ? WriteAheadLog(forcedCheckpointFrames: Self.forcedCheckpointFrames) : nil
+        self.log = log
         self.readOnlyCopies = nil
         self.readOnlyReason = nil
         try Self.makePrivateDirectory(directory)
         do {
-            self.queue = try Self.open(url, sharing: sharing)
+            self.queue = try Self.open(url, sharing: sharing, log: log)
             self.recoveredFrom = nil
         } catch where Self.isDamage(error) {
             let aside = Self.asideURL(for: url)
@@ -90,7 +111,7 @@ public final class AlarmStore: Sendable {
                     try FileManager.default.moveItem(at: from, to: URL(fileURLWithPath: aside.path + suffix))
                 }
             }
-            self.queue = try Self.open(url, sharing: sharing)
+            self.queue = try Self.open(url, sharing: sharing, log: log)
             self.recoveredFrom = aside
         }
     }
@@ -208,6 +229,23 @@ public final class AlarmStore: Sendable {
         }
     }
 
+    /// How many pages of changes the write-ahead log holds that are not yet in the database, when
+    /// checkpoints are `.deferred`; `nil` otherwise (SQLite keeps the log short by itself).
+    public var pendingLogFrames: Int? { log?.frames.load(ordering: .relaxed) }
+
+    /// Folds the write-ahead log back into the database and empties it
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`): what a store with `.deferred` checkpoints needs at a
+    /// quiet moment. Takes as long as copying the log's pages and two `fsync`s; changes wait
+    /// meanwhile. Does nothing when the log is empty.
+    public func checkpoint() throws {
+        try refuseWhenReadOnly()
+        guard pendingLogFrames != 0 else { return }
+        try queue.writeWithoutTransaction { db in
+            let (logged, copied) = try db.checkpoint(.truncate)
+            log?.frames.store(logged == copied ? 0 : logged, ordering: .relaxed)
+        }
+    }
+
     /// Closes the database (SQLite folds the write-ahead log back into it and removes the log);
     /// every later call throws. Everything was already stored.
     public func close() {
@@ -229,7 +267,7 @@ public final class AlarmStore: Sendable {
 
     // MARK: - Opening
 
-    private static func open(_ url: URL, sharing: Sharing) throws -> DatabaseQueue {
+    private static func open(_ url: URL, sharing: Sharing, log: WriteAheadLog?) throws -> DatabaseQueue {
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
             else { throw StoreError.cannotCreate(url.path) }
@@ -244,6 +282,7 @@ public final class AlarmStore: Sendable {
         configuration.prepareDatabase { db in
             if sharing == .exclusive { try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            log?.install(on: db)
         }
         let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         try queue.writeWithoutTransaction { db in

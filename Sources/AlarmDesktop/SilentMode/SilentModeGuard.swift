@@ -19,6 +19,10 @@ public final class SilentModeGuard: Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "reveille-silent-mode")
     private let machine = Mutex(Breakthrough())
+    /// The alarms started here and not yet ended, kept as calls come (the machine learns of them
+    /// later, on the queue): an end for any other alarm, such as every countdown's, has nothing to
+    /// put back and costs no trip to the queue.
+    private let started = Mutex<Set<UUID>>([])
 
     /// Creates the guard and puts back a level a crashed agent left raised.
     public init(mixer: OutputMixer = OutputMixer(), unmuteTo: Int?, journal: RestoreJournal, logger: Logger) {
@@ -35,6 +39,7 @@ public final class SilentModeGuard: Sendable {
 
     /// An alarm that breaks through started ringing: raise the output if it is silent (opt-in).
     public func alertStarted(_ id: UUID) {
+        started.withLock { _ = $0.insert(id) }
         queue.async { [self] in
             let reading = try? mixer.read()
             let conditions = Breakthrough.Conditions(
@@ -47,6 +52,7 @@ public final class SilentModeGuard: Sendable {
 
     /// An alarm stopped ringing: put the output back after the last one.
     public func alertEnded(_ id: UUID) {
+        guard started.withLock({ $0.remove(id) }) != nil else { return }
         queue.async { [self] in
             for case .restore(let entry) in machine.withLock({ $0.alertEnded(id) }) { restore(entry) }
         }
