@@ -49,6 +49,29 @@ struct EngineTests {
         print("a week of a weekday alarm across DST took \(elapsed)")
     }
 
+    @Test("The store's checkpoint gives way to an alarm or a countdown due within a quarter second")
+    func checkpointGivesWay() async throws {
+        let harness = try await EngineHarness.start(now: Fixtures.instant("2026-06-01T12:00:00Z"))
+        defer { Task { await harness.removeStore() } }
+        #expect(try await harness.engine.checkpointStore(), "nothing due: it runs")
+        let alarm = UUID()
+        try await harness.engine.schedule(
+            id: alarm, definition: Fixtures.definition(.fixed(harness.clock.now.addingTimeInterval(0.2))), caller: .user)
+        #expect(try await harness.engine.checkpointStore() == false, "an alarm due in 0.2 s goes first")
+        await harness.clock.advance(by: 0.2)
+        #expect(await harness.state(of: alarm) == .alerting)
+        try await harness.engine.stop(id: alarm, caller: .user)
+        #expect(try await harness.engine.checkpointStore(), "the alarm has rung: it runs")
+
+        let timer = UUID()
+        try await harness.engine.schedule(id: timer, definition: Fixtures.timer(0.1), caller: .user)
+        #expect(try await harness.engine.checkpointStore() == false, "a countdown ending in 0.1 s goes first")
+        await harness.clock.advance(by: 5)
+        #expect(await harness.state(of: timer) == .alerting)
+        // The alert's own ring time-out is ten minutes away.
+        #expect(try await harness.engine.checkpointStore())
+    }
+
     @Test("A timer alerts after its duration; snooze counts down and alerts again; stop removes it")
     func timerSnoozeStop() async throws {
         let harness = try await EngineHarness.start(now: Fixtures.instant("2026-06-01T12:00:00Z"))

@@ -6,7 +6,8 @@ import Synchronization
 /// waits on a checkpoint (the store's checkpoints are `.deferred`).
 ///
 /// Each stored change is noted; one task then sleeps until changes have paused for `quietPeriod`
-/// and checkpoints on the engine (`AlarmEngine.checkpointStore()`). Changes that never pause are
+/// and checkpoints on the engine (`AlarmEngine.checkpointStore()`), unless an alert is about to
+/// come due, which goes first (the task waits another quiet period). Changes that never pause are
 /// bounded by the store itself, which checkpoints in a commit once the log is long. Nothing runs
 /// while nothing changes.
 public final class StoreCheckpointer: Sendable {
@@ -59,10 +60,12 @@ public final class StoreCheckpointer: Sendable {
     /// Sleeps until no change has come for `quietPeriod`, checkpoints, and starts over if a change
     /// came meanwhile.
     private func checkpointWhenQuiet() async {
+        var postponedUntil: ContinuousClock.Instant?
         while true {
             var seen = state.withLock { $0.changes }
             while true {
-                let deadline = state.withLock { $0.lastChange } + quietPeriod
+                var deadline = state.withLock { $0.lastChange } + quietPeriod
+                if let postponedUntil { deadline = max(deadline, postponedUntil) }
                 do {
                     try await Task.sleep(until: deadline, clock: .continuous)
                 } catch {
@@ -73,7 +76,11 @@ public final class StoreCheckpointer: Sendable {
                 seen = now
             }
             do {
-                try await engine.checkpointStore()
+                // An alert due any moment goes first: wait another quiet period.
+                guard try await engine.checkpointStore() else {
+                    postponedUntil = .now + quietPeriod
+                    continue
+                }
             } catch {
                 logger.warning("Could not fold the store's log into its database; trying again after the next change",
                     metadata: ["error": "\(error)"])

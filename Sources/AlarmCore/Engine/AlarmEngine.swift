@@ -222,8 +222,17 @@ public actor AlarmEngine {
 
     /// Folds the store's write-ahead log back into its database (`AlarmStore.checkpoint()`), on
     /// the engine's thread, between commits: for a quiet moment, since changes wait meanwhile.
-    public func checkpointStore() throws {
+    ///
+    /// Does nothing and returns false when an alarm or countdown is due within `margin`, so that
+    /// no alert waits behind the checkpoint; the caller tries again later.
+    public func checkpointStore(unlessDueWithin margin: Duration = .milliseconds(250)) throws -> Bool {
+        let reading = clock.read()
+        if let wall = wallDeadlines.earliest()?.value, wall.timeIntervalSince(reading.now) < margin.timeInterval {
+            return false
+        }
+        if let moment = elapsedDeadlines.earliest()?.value, moment.uptime - reading.uptime < margin { return false }
         try store.checkpoint()
+        return true
     }
 
     // MARK: - Reading
