@@ -60,7 +60,8 @@ public final class AlarmService: Sendable {
     public init(
         connection: DBusConnection, engine: AlarmEngine, clock: any AlarmClock, resolver: CallerResolver,
         authorization: AuthorizationCenter, status: AgentStatus, desktop: DesktopPresenter?,
-        checkpointer: StoreCheckpointer? = nil, validateSound: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void, logger: Logger
+        checkpointer: StoreCheckpointer? = nil,
+        validateSound: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void, logger: Logger
     ) {
         self.desktop = desktop
         self.checkpointer = checkpointer

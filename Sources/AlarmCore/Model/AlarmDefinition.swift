@@ -5,17 +5,11 @@ import Foundation
 /// `AlarmManager.AlarmConfiguration` is generic over the app's metadata type; the agent keeps the
 /// metadata as the JSON the app encoded and never looks inside it.
 ///
-/// The fields live in one box that copies share until one of them changes (copy on write), so a
+/// The fields live in one box that copies share until one of them changes (`CopyOnWrite`), so a
 /// definition is a single reference wherever it goes: an `AlarmRecord` stays small to copy and to
 /// move, and the engine's tables of ten thousand records grow without copying megabytes at once.
 public struct AlarmDefinition: Codable, Hashable, Sendable {
-    private var storage: Storage
-
-    /// The box; its fields change only through `change`, while no other copy holds it.
-    private final class Storage: @unchecked Sendable {  // safe: `fields` is written only in `change`, after `isKnownUniquelyReferenced` proved that no other copy, on any thread, can see the box
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
+    private var storage: CopyOnWrite<Fields>
 
     private struct Fields: Hashable, Sendable {
         var schedule: Alarm.Schedule?
@@ -30,66 +24,60 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         var breakthrough = true
     }
 
-    /// Changes the fields in place when this copy alone holds the box, else in a new box.
-    private mutating func change(_ body: (inout Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-        body(&storage.fields)
-    }
-
     /// When the alarm alerts; `nil` for a timer.
     public var schedule: Alarm.Schedule? {
         get { storage.fields.schedule }
-        set { change { $0.schedule = newValue } }
+        set { storage.fields.schedule = newValue }
     }
     /// The countdown before the alert and after it.
     public var countdownDuration: Alarm.CountdownDuration? {
         get { storage.fields.countdownDuration }
-        set { change { $0.countdownDuration = newValue } }
+        set { storage.fields.countdownDuration = newValue }
     }
     /// What a person sees.
     public var presentation: AlarmPresentation {
         get { storage.fields.presentation }
-        set { change { $0.presentation = newValue } }
+        set { storage.fields.presentation = newValue }
     }
     /// The tint colour.
     public var tintColor: Color {
         get { storage.fields.tintColor }
-        set { change { $0.tintColor = newValue } }
+        set { storage.fields.tintColor = newValue }
     }
     /// The app's metadata, as the JSON it encoded.
     public var metadata: Data? {
         get { storage.fields.metadata }
-        set { change { $0.metadata = newValue } }
+        set { storage.fields.metadata = newValue }
     }
     /// The sound.
     public var sound: AlertConfiguration.AlertSound {
         get { storage.fields.sound }
-        set { change { $0.sound = newValue } }
+        set { storage.fields.sound = newValue }
     }
     /// The app's own action run when the alert is stopped (AlarmKit's `stopIntent`): on Linux, an
     /// `org.freedesktop.Application` action of the app that scheduled the alarm.
     public var stopIntent: String? {
         get { storage.fields.stopIntent }
-        set { change { $0.stopIntent = newValue } }
+        set { storage.fields.stopIntent = newValue }
     }
     /// The app's own action run by the secondary button when its behaviour is `.custom`.
     public var secondaryIntent: String? {
         get { storage.fields.secondaryIntent }
-        set { change { $0.secondaryIntent = newValue } }
+        set { storage.fields.secondaryIntent = newValue }
     }
     /// The desktop app id (and bus name) whose actions the intents run, for an app the agent
     /// knows only by its executable. The agent checks, when it runs an intent, that this bus name
     /// belongs to that app's process; an app known by its app id gets its own id.
     public var applicationID: String? {
         get { storage.fields.applicationID }
-        set { change { $0.applicationID = newValue } }
+        set { storage.fields.applicationID = newValue }
     }
     /// Whether the alert breaks through the desktop's do-not-disturb, as AlarmKit's alarms cut
     /// through Focus and Silent mode (the default). When false, the alert waits while
     /// do-not-disturb is on and rings as the agent's `--dnd-sound` says.
     public var breakthrough: Bool {
         get { storage.fields.breakthrough }
-        set { change { $0.breakthrough = newValue } }
+        set { storage.fields.breakthrough = newValue }
     }
 
     /// Creates a definition from its parts.
@@ -101,7 +89,7 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         metadata: Data? = nil,
         sound: AlertConfiguration.AlertSound = .default
     ) {
-        storage = Storage(Fields(
+        storage = CopyOnWrite(Fields(
             schedule: schedule, countdownDuration: countdownDuration, presentation: presentation, tintColor: tintColor,
             metadata: metadata, sound: sound))
     }
@@ -118,14 +106,6 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         stopIntent = configuration.stopIntent?.applicationAction
         secondaryIntent = configuration.secondaryIntent?.applicationAction
     }
-
-    /// Whether both hold the same configuration.
-    public static func == (lhs: AlarmDefinition, rhs: AlarmDefinition) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
-    }
-
-    /// Hashes the configuration.
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
 
     /// The alert's title, as a plain string.
     public var title: String { presentation.alert.title.key }

@@ -167,7 +167,7 @@ public enum AlarmWire {
 
     /// An alarm as the agent described it.
     ///
-    /// Its fields live in one shared box, replaced when a field changes, so a copy costs one
+    /// Its fields live in one box the copies share (`CopyOnWrite`), so a copy costs one
     /// reference: a client hands out its whole list of (possibly thousands of) alarms after every
     /// change.
     public struct RemoteAlarm: Hashable, Identifiable, Sendable {
@@ -184,19 +184,14 @@ public enum AlarmWire {
         }
 
         /// The box the copies share.
-        private final class Storage: Sendable {
-            let fields: Fields
-            init(_ fields: Fields) { self.fields = fields }
-        }
-
-        private var storage: Storage
+        private var storage: CopyOnWrite<Fields>
 
         /// Describes an alarm.
         public init(
             alarm: Alarm, definition: AlarmDefinition, owner: String, fireDate: Date? = nil, remaining: TimeInterval? = nil,
             countdownTotal: TimeInterval? = nil, alertScheduledAt: Date? = nil, alertStartedAt: Date? = nil
         ) {
-            storage = Storage(Fields(
+            storage = CopyOnWrite(Fields(
                 alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
                 countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt, alertStartedAt: alertStartedAt))
         }
@@ -207,56 +202,43 @@ public enum AlarmWire {
         /// The alarm as AlarmKit shows it.
         public var alarm: Alarm {
             get { storage.fields.alarm }
-            set { change { $0.alarm = newValue } }
+            set { storage.fields.alarm = newValue }
         }
         /// Its configuration.
         public var definition: AlarmDefinition {
             get { storage.fields.definition }
-            set { change { $0.definition = newValue } }
+            set { storage.fields.definition = newValue }
         }
         /// Its owner.
         public var owner: String {
             get { storage.fields.owner }
-            set { change { $0.owner = newValue } }
+            set { storage.fields.owner = newValue }
         }
         /// Its next alert instant, when known.
         public var fireDate: Date? {
             get { storage.fields.fireDate }
-            set { change { $0.fireDate = newValue } }
+            set { storage.fields.fireDate = newValue }
         }
         /// Seconds left of a running or paused countdown.
         public var remaining: TimeInterval? {
             get { storage.fields.remaining }
-            set { change { $0.remaining = newValue } }
+            set { storage.fields.remaining = newValue }
         }
         /// The whole length of a running or paused countdown.
         public var countdownTotal: TimeInterval? {
             get { storage.fields.countdownTotal }
-            set { change { $0.countdownTotal = newValue } }
+            set { storage.fields.countdownTotal = newValue }
         }
         /// When a ringing alert was due.
         public var alertScheduledAt: Date? {
             get { storage.fields.alertScheduledAt }
-            set { change { $0.alertScheduledAt = newValue } }
+            set { storage.fields.alertScheduledAt = newValue }
         }
         /// When a ringing alert began.
         public var alertStartedAt: Date? {
             get { storage.fields.alertStartedAt }
-            set { change { $0.alertStartedAt = newValue } }
+            set { storage.fields.alertStartedAt = newValue }
         }
-
-        /// Replaces the box with one whose fields `body` changed; the other copies keep theirs.
-        private mutating func change(_ body: (inout Fields) -> Void) {
-            var fields = storage.fields
-            body(&fields)
-            storage = Storage(fields)
-        }
-
-        public static func == (lhs: RemoteAlarm, rhs: RemoteAlarm) -> Bool {
-            lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
-        }
-
-        public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
 
         /// The alarm as a record, its instants read against `reading` (a countdown ends
         /// `remaining` seconds after it).
