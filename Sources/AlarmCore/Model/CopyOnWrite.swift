@@ -2,21 +2,24 @@
 /// write), as `Array` keeps its elements: a large value then costs one reference to copy, store
 /// in a table or move when the table grows.
 ///
-/// Two boxes are equal when they are the same box or hold equal fields.
+/// Two boxes are equal when they are the same box or hold equal fields. The members are inlinable
+/// so that other modules (AlarmKit's `RemoteAlarm`) get code specialized for their fields, which
+/// reads one field in place rather than copying all of them through generic witnesses.
 public struct CopyOnWrite<Fields: Hashable & Sendable>: Hashable, Sendable {
-    private final class Box: @unchecked Sendable {  // safe: `fields` is written only through `CopyOnWrite.fields`' `_modify`, after `isKnownUniquelyReferenced` proved that no other copy, on any thread, can see the box
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+    @usableFromInline
+    final class Box: @unchecked Sendable {  // safe: `fields` is written only through `CopyOnWrite.fields`' `_modify`, after `isKnownUniquelyReferenced` proved that no other copy, on any thread, can see the box
+        @usableFromInline var fields: Fields
+        @inlinable init(_ fields: Fields) { self.fields = fields }
     }
 
-    private var box: Box
+    @usableFromInline var box: Box
 
     /// Boxes the fields.
-    public init(_ fields: Fields) { box = Box(fields) }
+    @inlinable public init(_ fields: Fields) { box = Box(fields) }
 
     /// The fields; changing them changes this copy's own box, made anew when others share it.
-    public var fields: Fields {
-        get { box.fields }
+    @inlinable public var fields: Fields {
+        _read { yield box.fields }
         _modify {
             if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
             yield &box.fields
@@ -24,10 +27,10 @@ public struct CopyOnWrite<Fields: Hashable & Sendable>: Hashable, Sendable {
     }
 
     /// Whether both hold the same fields.
-    public static func == (lhs: CopyOnWrite, rhs: CopyOnWrite) -> Bool {
+    @inlinable public static func == (lhs: CopyOnWrite, rhs: CopyOnWrite) -> Bool {
         lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
     }
 
     /// Hashes the fields.
-    public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
+    @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
 }
