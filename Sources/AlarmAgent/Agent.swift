@@ -179,8 +179,7 @@ public final class AlarmAgent: Sendable {
             status: .init(
                 version: configuration.version, storePath: store.databaseURL.path, storeReadOnlyReason: store.readOnlyReason,
                 wakeSources: wakeSources),
-            desktop: desktop, checkpointer: checkpointer,
-            validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
+            desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
 
     /// The do-not-disturb journal's name in the store's folder.

@@ -34,8 +34,6 @@ public final class AlarmService: Sendable {
     let status: AgentStatus
     /// Notifications and sound, for the status properties.
     let desktop: DesktopPresenter?
-    /// Told of every stored change, to fold the store's log in once changes pause.
-    let checkpointer: StoreCheckpointer?
     /// Refuses a sound given at scheduling time that cannot be played.
     let validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
     let logger: Logger
@@ -60,11 +58,9 @@ public final class AlarmService: Sendable {
     public init(
         connection: DBusConnection, engine: AlarmEngine, clock: any AlarmClock, resolver: CallerResolver,
         authorization: AuthorizationCenter, status: AgentStatus, desktop: DesktopPresenter?,
-        checkpointer: StoreCheckpointer? = nil,
         validateSound: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void, logger: Logger
     ) {
         self.desktop = desktop
-        self.checkpointer = checkpointer
         self.validateSound = validateSound
         self.connection = connection
         self.engine = engine
@@ -90,10 +86,7 @@ public final class AlarmService: Sendable {
                 },
                 listedBy: { [weak self] caller in _ = try? await self?.watchingCaller(caller) }))
         let alarmObject = try DBusObjectInterfaces([Self.alarmDescription(self)])
-        await engine.observeChanges { [weak self] change in
-            self?.mirror(change, exporting: alarmObject)
-            self?.checkpointer?.changeStored()
-        }
+        await engine.observeChanges { [weak self] change in self?.mirror(change, exporting: alarmObject) }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
             try? connection.emitPropertiesChanged(

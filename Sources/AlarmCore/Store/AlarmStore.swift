@@ -233,6 +233,13 @@ public final class AlarmStore: Sendable {
     /// checkpoints are `.deferred`; `nil` otherwise (SQLite keeps the log short by itself).
     public var pendingLogFrames: Int? { log?.frames.load(ordering: .relaxed) }
 
+    /// Calls `observer` after each commit that leaves changes in the write-ahead log for the owner
+    /// to fold in, on the committing thread: it must be quick. Only a store with `.deferred`
+    /// checkpoints has such commits; it replaces any earlier observer.
+    public func onLogGrowth(_ observer: @escaping @Sendable () -> Void) {
+        log?.observer.withLock { $0 = observer }
+    }
+
     /// Folds the write-ahead log back into the database and empties it
     /// (`PRAGMA wal_checkpoint(TRUNCATE)`): what a store with `.deferred` checkpoints needs at a
     /// quiet moment. Takes as long as copying the log's pages and two `fsync`s; changes wait

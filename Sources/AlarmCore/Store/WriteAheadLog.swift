@@ -16,6 +16,8 @@ final class WriteAheadLog: Sendable {
     /// The length past which a commit checkpoints all the same, so that the log stays bounded
     /// under changes that never pause.
     let forcedCheckpointFrames: Int
+    /// Told after each commit that leaves pages in the log (see `AlarmStore.onLogGrowth`).
+    let observer = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(forcedCheckpointFrames: Int) {
         self.forcedCheckpointFrames = forcedCheckpointFrames
@@ -37,6 +39,7 @@ final class WriteAheadLog: Sendable {
     private func committed(frames: Int, connection: OpaquePointer?, schema: UnsafePointer<CChar>?) {
         guard frames >= forcedCheckpointFrames else {
             self.frames.store(frames, ordering: .relaxed)
+            observer.withLock { $0 }?()
             return
         }
         var logged: Int32 = 0
