@@ -20,6 +20,37 @@ public struct ProcessStatistics: Sendable {
         return counts
     }
 
+    /// The threads that are asleep in `poll`, `ppoll`, `epoll_wait` or `epoll_pwait` with a
+    /// timeout, by thread id with their names: each of them will wake when it runs out, whether or
+    /// not anything happened. Read from `/proc/PID/task/*/syscall` (the call a thread is blocked
+    /// in and its arguments), x86-64 numbering.
+    public static func threadsWaitingWithTimeout(pid: Int32) -> [String: String] {
+        var found: [String: String] = [:]
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            guard let line = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8) else { continue }
+            let fields = line.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            guard let number = Int(fields.first ?? ""), fields.count >= 5 else { continue }
+            func argument(_ index: Int) -> UInt64? { UInt64(fields[index].dropFirst(2), radix: 16) }
+            let timed: Bool
+            switch number {
+            case 7:  // poll(fds, nfds, timeout in ms): negative (all ones as an int) waits for ever
+                timed = (argument(3).map { Int32(truncatingIfNeeded: $0) } ?? -1) >= 0
+            case 271:  // ppoll(fds, nfds, timespec *): a null timespec waits for ever
+                timed = argument(3) != 0
+            case 232, 281:  // epoll_wait / epoll_pwait(epfd, events, maxevents, timeout in ms)
+                timed = fields.count >= 6 && (argument(4).map { Int32(truncatingIfNeeded: $0) } ?? -1) >= 0
+            default:
+                timed = false
+            }
+            if timed {
+                found[task] = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            }
+        }
+        return found
+    }
+
     /// Reads them now (`/proc/PID/task/*/status` and `comm`, `/proc/PID/status`).
     public init(pid: Int32) {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []

@@ -27,4 +27,18 @@ struct IdleTests {
         let wakeUps = ProcessStatistics(pid: agent.pid).wakeUpsByThread(since: before).filter { $0.value != 0 }
         #expect(wakeUps.isEmpty, "threads that woke up: \(wakeUps)")
     }
+
+    @Test("A freshly started agent keeps no timeout armed: no thread sleeps on a timer (8 starts)")
+    func noTimerAfterStart() async throws {
+        // GDBus's name watcher used to leave its GetNameOwner reply timeout in the notification
+        // thread's poll in about one start of three, waking it 25 s later for nothing.
+        for start in 1...8 {
+            let fixture = try await AgentFixture.start(notificationServer: start.isMultiple(of: 2))
+            defer { fixture.stop() }
+            let agent = try #require(fixture.agent)
+            try await Task.sleep(for: .seconds(1))
+            let waiting = ProcessStatistics.threadsWaitingWithTimeout(pid: agent.pid)
+            #expect(waiting.isEmpty, "start \(start): threads asleep with a timeout: \(waiting)")
+        }
+    }
 }

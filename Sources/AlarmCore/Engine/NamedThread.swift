@@ -15,7 +15,10 @@ extension Thread {
             body()
         }
         thread.start()
-        thread.name = name
+        // The kernel keeps 15 bytes of a name; `pthread_setname_np` refuses a longer one.
+        var bytes = Array(name.utf8.prefix(15))
+        while !bytes.isEmpty, String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
+        thread.name = String(decoding: bytes, as: UTF8.self)
         named.signal()
     }
 }

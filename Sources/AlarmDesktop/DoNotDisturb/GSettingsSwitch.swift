@@ -34,7 +34,7 @@ final class GSettingsSwitch: Sendable {
         self.key = key
         let state = SwitchState(schema: schema, key: key)
         self.state = state
-        thread.start(name: "reveille-gsettings", setUp: { state.start() }, tearDown: { state.finish() })
+        thread.start(name: "reveille-gset", setUp: { state.start() }, tearDown: { state.finish() })
     }
 
     deinit { thread.quit() }

@@ -1,3 +1,4 @@
+import AlarmCore
 import CLibNotify
 import Foundation
 import Synchronization
@@ -28,7 +29,7 @@ final class GLibThread: Sendable {
     /// then `tearDown`, all on the new thread. Call once.
     func start(name: String, setUp: @escaping @Sendable () -> Void, tearDown: @escaping @Sendable () -> Void) {
         let started = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
+        Thread.start(named: name) { [self] in
             threadID.withLock { $0 = pthread_self() }
             g_main_context_push_thread_default(context)
             started.signal()
@@ -40,8 +41,6 @@ final class GLibThread: Sendable {
             g_main_context_pop_thread_default(context)
             done.signal()
         }
-        thread.name = name
-        thread.start()
         started.wait()
     }
 

@@ -71,7 +71,7 @@ public final class NotificationPresenter: AlarmNotifying {
         let thread = GLibThread()
         state.thread = thread
         self.thread = thread
-        thread.start(name: "reveille-notifications", setUp: { state.start() }, tearDown: { state.finish() })
+        thread.start(name: "reveille-notify", setUp: { state.start() }, tearDown: { state.finish() })
     }
 
     deinit { shutDown() }
@@ -176,16 +176,34 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         let context = Unmanaged.passRetained(WeakState(self)).toOpaque()
         watchID = g_bus_watch_name(
             G_BUS_TYPE_SESSION, Self.serverName, G_BUS_NAME_WATCHER_FLAGS_NONE,
-            { _, _, owner, data in
+            { connection, _, owner, data in
+                defer { PresenterState.settleReplyTimeout(on: connection) }
                 guard let state = Unmanaged<WeakState>.fromOpaque(data!).takeUnretainedValue().state else { return }
                 state.serverAppeared(owner.map { String(cString: $0) })
             },
-            { _, _, data in
+            { connection, _, data in
+                defer { PresenterState.settleReplyTimeout(on: connection) }
                 guard let state = Unmanaged<WeakState>.fromOpaque(data!).takeUnretainedValue().state else { return }
                 state.serverVanished()
             },
             context,
             { data in Unmanaged<WeakState>.fromOpaque(data!).release() })
+    }
+
+    /// Waits until GDBus has removed the reply timeout of the call whose answer is being handled,
+    /// so that the thread does not wake for it later.
+    ///
+    /// The name watcher learns the owner with an asynchronous `GetNameOwner` call, which arms a
+    /// 25-second timeout on this thread's context. GDBus's worker thread hands the reply to this
+    /// thread (which wakes and runs the callback) and only then destroys the timeout, under the
+    /// connection's lock; destroying a source does not wake a context. When this thread gets
+    /// back to `poll()` first, it sleeps until the dead timeout's instant: one wake-up 25 s after
+    /// start (or after the server comes or goes) for nothing. `g_dbus_connection_get_last_serial`
+    /// takes that lock, so once it returns the timeout is gone, and the loop's next `poll()`
+    /// leaves it out.
+    static func settleReplyTimeout(on connection: OpaquePointer?) {
+        guard let connection else { return }
+        _ = g_dbus_connection_get_last_serial(connection)
     }
 
     /// Closes everything, `g_bus_unwatch_name`, `notify_uninit`; on the thread, after the loop.
