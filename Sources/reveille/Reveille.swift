@@ -22,4 +22,22 @@ struct Reveille: AsyncParsableCommand {
             CancelCommand.self, PauseCommand.self, ResumeCommand.self, StopCommand.self, SnoozeCommand.self,
             WatchCommand.self, StatusCommand.self, HistoryCommand.self, AuthCommand.self,
         ])
+
+    /// Parses the command line and runs the command, after refusing a group of short options.
+    ///
+    /// The only short option is `-h`. Swift Argument Parser reads any word that starts with one
+    /// `-` as a group of short options and shows the help when an `h` is among them, so
+    /// `reveille timer '-x h'` printed the help and exited 0 instead of refusing `-x h`.
+    static func main() async {
+        let words = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
+        if let group = words.first(where: isShortOptionGroup) {
+            exit(withError: ValidationError("Unknown option \(QuotedText.quote(group))"))
+        }
+        await main(nil)
+    }
+
+    /// Whether a word is `-` and two or more characters other than a second `-`.
+    static func isShortOptionGroup(_ word: String) -> Bool {
+        word.hasPrefix("-") && !word.hasPrefix("--") && word.count > 2
+    }
 }

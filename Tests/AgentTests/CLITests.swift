@@ -106,6 +106,9 @@ struct CLITests {
         (["show", " "], "no alarm id"),
         (["auth", "allow", String(repeating: "a", count: 4_097)], "longer than 4096 bytes"),
         (["frobnicate"], "frobnicate"),
+        // A word with one dash and an h among other characters is not a request for help.
+        (["timer", "5m", "-h 30m"], "-h 30m"),
+        (["timer", "5m", "-hq"], "-hq"),
     ]
 
     @Test("Bad input exits 64 with a message naming the bad part, and changes nothing", arguments: badInputs)
