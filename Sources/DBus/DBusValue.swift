@@ -3,7 +3,11 @@
 ///
 /// Containers carry the signature of their elements so that empty arrays and dictionaries keep
 /// their type. `DBusValue.dictionary(_:)` builds the common `a{sv}`.
-public indirect enum DBusValue: Hashable, Sendable {
+///
+/// Only the cases that hold a single nested value are `indirect` (boxed): a string or a number
+/// sits in its array or entry without an allocation of its own, and arrays and structures already
+/// keep their elements in an array's buffer.
+public enum DBusValue: Hashable, Sendable {
     /// `y`
     case byte(UInt8)
     /// `b`
@@ -29,11 +33,11 @@ public indirect enum DBusValue: Hashable, Sendable {
     /// `g`
     case signature(String)
     /// `v`: a value that carries its own type.
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
     /// `a…`: the element signature, and the elements (all of that type).
     case array(elementSignature: String, [DBusValue])
     /// `{kv}`: a dictionary entry; appears only as an element of an array.
-    case dictEntry(DBusValue, DBusValue)
+    indirect case dictEntry(DBusValue, DBusValue)
     /// `(…)`: a structure of its fields.
     case structure([DBusValue])
 

@@ -250,7 +250,7 @@ extension AlarmDefinition {
             guard !name.isEmpty else {
                 throw .invalidConfiguration(field: "sound", reason: "the sound name is empty")
             }
-            guard name.utf8.count <= Self.maximumSoundNameLength, !name.contains("\0") else {
+            guard name.utf8.count <= Self.maximumSoundNameLength, !name.utf8.contains(0) else {
                 throw .invalidConfiguration(field: "sound", reason: "not a usable file path or sound name")
             }
         }
@@ -272,17 +272,19 @@ extension AlarmDefinition {
         if !allowEmpty && text.key.isEmpty {
             throw .invalidConfiguration(field: field, reason: "must not be empty")
         }
-        guard text.key.count <= maximumTextLength else {
+        // The byte count bounds the character count, so only long texts are walked for characters.
+        guard text.key.utf8.count <= maximumTextLength || text.key.count <= maximumTextLength else {
             throw .invalidConfiguration(field: field, reason: "longer than \(maximumTextLength) characters")
         }
-        guard !text.key.contains("\0") else {
+        // Over the bytes: `String.contains(_:)` with a string goes through Foundation's NSString search.
+        guard !text.key.utf8.contains(0) else {
             throw .invalidConfiguration(field: field, reason: "contains a NUL character")
         }
     }
 
     private static func validate(button: AlarmButton, field: String) throws(AlarmRequestError) {
         try validate(text: button.text, field: field + ".text", allowEmpty: false)
-        guard button.systemImageName.count <= maximumTextLength else {
+        guard button.systemImageName.utf8.count <= maximumTextLength || button.systemImageName.count <= maximumTextLength else {
             throw .invalidConfiguration(field: field + ".systemImageName", reason: "too long")
         }
     }

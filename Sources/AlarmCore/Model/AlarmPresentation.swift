@@ -145,13 +145,15 @@ public struct Color: Codable, Hashable, Sendable, CustomStringConvertible {
 
     /// The colour as `#rrggbb` (or `#rrggbbaa` when not opaque).
     public var description: String {
-        func byte(_ value: Double) -> String {
-            let clamped = value.isNaN ? 0 : Int((min(max(value, 0), 1) * 255).rounded())
-            let text = String(clamped, radix: 16)
-            return clamped < 16 ? "0" + text : text
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "#")]
+        text.reserveCapacity(9)
+        for component in opacity < 1 ? [red, green, blue, opacity] : [red, green, blue] {
+            let byte = component.isNaN ? 0 : Int((min(max(component, 0), 1) * 255).rounded())
+            text.append(digits[byte >> 4])
+            text.append(digits[byte & 0xF])
         }
-        let rgb = "#" + byte(red) + byte(green) + byte(blue)
-        return opacity < 1 ? rgb + byte(opacity) : rgb
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Reads `#rrggbb` or `#rrggbbaa` (ASCII hex digits, either case); `nil` for anything else.
