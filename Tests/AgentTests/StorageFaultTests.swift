@@ -123,6 +123,12 @@ struct StorageFaultTests {
         #expect(added.error.contains("could not be stored") && added.error.contains("read-only"), "\(added)")
         let cancelled = try await fixture.reveille("cancel", kept[0].uuidString)
         #expect(cancelled.status != .exited(0), "\(cancelled)")
+        // A ringing alarm can always be stopped: it falls silent, and the caller hears that its end
+        // was not stored.
+        let stopped = try await fixture.reveille("stop", ringing.uuidString)
+        #expect(stopped.status != .exited(0), "\(stopped)")
+        #expect(stopped.error.contains("the alert was silenced, but its end could not be stored"), "\(stopped)")
+        #expect(agent.standardError.contains("An alert was silenced, but its end could not be stored"))
         #expect(Set(try await fixture.listedAlarms().compactMap { UUID(uuidString: $0.id) }) == Set(kept))
 
         // The short timer still rings.
@@ -154,6 +160,8 @@ struct StorageFaultTests {
             #expect(added.status == .exited(0), "\(added)")
             kept.append(try #require(UUID(uuidString: added.line), "\(added)"))
         }
+        let ringing = try #require(UUID(uuidString: try await fixture.reveille("timer", "1s").line))
+        try await AlertingTests.waitForState("alerting", of: ringing, in: fixture)
         // The write-ahead log's index is in the agent's memory: no memory-mapped -shm to fault on.
         #expect(!FileManager.default.fileExists(atPath: folder + "/alarms.sqlite-shm"))
         let locked = try await fixture.run(chattr, ["-R", "+i", folder])
@@ -168,6 +176,12 @@ struct StorageFaultTests {
         #expect(added.error.contains("could not be stored"), "\(added)")
         let cancelled = try await fixture.reveille("cancel", kept[0].uuidString)
         #expect(cancelled.status != .exited(0), "\(cancelled)")
+        // A ringing alarm can always be stopped: it falls silent, and the caller hears that its end
+        // was not stored.
+        let stopped = try await fixture.reveille("stop", ringing.uuidString)
+        #expect(stopped.status != .exited(0), "\(stopped)")
+        #expect(stopped.error.contains("the alert was silenced, but its end could not be stored"), "\(stopped)")
+        #expect(agent.standardError.contains("An alert was silenced, but its end could not be stored"))
         #expect(Set(try await fixture.listedAlarms().compactMap { UUID(uuidString: $0.id) }) == Set(kept))
         #expect(ProcessTable.isRunning(agent.pid), "the agent died: \(agent.outputs())")
 

@@ -452,3 +452,95 @@ extension AlarmChange {
         }
     }
 }
+
+/// A presenter that, when an alert ends, reads what the store holds for that alarm through a
+/// connection of its own: whether the alert was silenced before or after its end was stored.
+final class StoreReadingPresenter: AlarmPresenter {
+    let directory: URL
+    /// Every effect, in order.
+    let effects = Mutex<[PresentationEffect]>([])
+    /// The stored state of each alarm whose alert ended, read as it ended (nil: not stored).
+    let storedWhenEnded = Mutex<[UUID: Alarm.State?]>([:])
+
+    init(directory: URL) { self.directory = directory }
+
+    func perform(_ effect: PresentationEffect) {
+        effects.withLock { $0.append(effect) }
+        if case .endAlert(let id, _) = effect {
+            let stored = try? AlarmStore(directory: directory).loadAlarms().first { $0.id == id }?.state
+            storedWhenEnded.withLock { $0[id] = stored }
+        }
+    }
+}
+
+/// A switch that makes a store's writes fail while it is on.
+final class StoreFault: Sendable {
+    let on = Mutex(false)
+}
+
+@Suite("Engine: ending a ringing alert")
+struct EndingAlertTests {
+    /// An engine over a store in `directory` whose writes fail while `failing` is set.
+    static func start(
+        at now: Date, directory: URL, clock: VirtualClock? = nil, failing: StoreFault? = nil
+    ) async throws -> (AlarmEngine, VirtualClock, StoreReadingPresenter) {
+        let clock = clock ?? VirtualClock(now: now, timeZone: TimeZone(identifier: "UTC")!)
+        let presenter = StoreReadingPresenter(directory: directory)
+        let store = try AlarmStore(directory: directory, faultInjector: { _ in
+            if failing?.on.withLock({ $0 }) == true { throw CocoaError(.fileWriteOutOfSpace) }
+        })
+        let engine = AlarmEngine(store: store, clock: clock, policy: AlarmPolicy(), presenter: presenter)
+        try await engine.start()
+        await clock.settled()
+        return (engine, clock, presenter)
+    }
+
+    @Test("Stop silences the alert before its end is stored: no fsync between Stop and silence")
+    func silencedBeforeStored() async throws {
+        let directory = Fixtures.temporaryDirectory("reveille-ending")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let now = Fixtures.instant("2026-06-01T07:00:00Z")
+        let (engine, clock, presenter) = try await Self.start(at: now, directory: directory)
+        let id = UUID()
+        try await engine.schedule(id: id, definition: Fixtures.definition(.fixed(now.addingTimeInterval(60))), caller: .user)
+        await clock.advance(by: 60)
+        #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
+        try await engine.stop(id: id, caller: .user)
+        #expect(presenter.storedWhenEnded.withLock { $0[id] } == .some(.alerting), "silenced while still stored as ringing")
+        #expect(try AlarmStore(directory: directory).loadAlarms().isEmpty, "then the stop was stored: the one-shot alarm is gone")
+        await engine.shutdown()
+    }
+
+    @Test("A Stop the store cannot keep still silences the alert; the caller hears why, and a restart rings it again")
+    func silencedWhenNotStored() async throws {
+        let directory = Fixtures.temporaryDirectory("reveille-ending")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let now = Fixtures.instant("2026-06-01T07:00:00Z")
+        let failing = StoreFault()
+        let (engine, clock, presenter) = try await Self.start(at: now, directory: directory, failing: failing)
+        let ringing = UUID()
+        let later = UUID()
+        try await engine.schedule(id: ringing, definition: Fixtures.definition(.fixed(now.addingTimeInterval(60))), caller: .user)
+        await clock.advance(by: 60)
+        #expect(try await engine.alarm(id: ringing, caller: .user).state == .alerting)
+
+        failing.on.withLock { $0 = true }
+        // A change that ends no alert changes nothing when it cannot be stored.
+        await #expect(throws: (any Error).self) {
+            try await engine.schedule(id: later, definition: Fixtures.definition(.fixed(now.addingTimeInterval(3_600))), caller: .user)
+        }
+        await #expect(throws: AlarmRequestError.alarmNotFound(later)) { try await engine.alarm(id: later, caller: .user) }
+        // Stop is carried out all the same.
+        let error = await #expect(throws: AlertEndedNotStored.self) { try await engine.stop(id: ringing, caller: .user) }
+        #expect(error?.id == ringing)
+        #expect(presenter.effects.withLock { $0.contains(.endAlert(ringing, .stopped)) }, "silenced")
+        #expect(await engine.alarms(visibleTo: .user).isEmpty, "the agent shows it ended")
+
+        // Stored as ringing still: after a restart within the grace window it rings again.
+        failing.on.withLock { $0 = false }
+        await engine.shutdown()
+        let (restarted, _, _) = try await Self.start(at: now, directory: directory, clock: clock)
+        #expect(try await restarted.alarm(id: ringing, caller: .user).state == .alerting)
+        await restarted.shutdown()
+    }
+}

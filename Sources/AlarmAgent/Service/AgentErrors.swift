@@ -23,7 +23,8 @@ public enum AgentError {
     public static let maximumLimitReached = prefix + "MaximumLimitReached"
     /// The caller may not schedule alarms, or may not do this.
     public static let notAuthorized = prefix + "NotAuthorized"
-    /// The change could not be stored; nothing changed.
+    /// The change could not be stored; nothing changed, except that an alert a person ended is
+    /// silent.
     public static let storageFailed = prefix + "StorageFailed"
 
     /// The D-Bus error for an error the engine or the agent threw.
@@ -40,6 +41,8 @@ public enum AgentError {
             }
         case let error as AlarmManager.AlarmError:
             return DBusError(name: maximumLimitReached, message: error.description)
+        case let error as AlertEndedNotStored:
+            return DBusError(name: storageFailed, message: "the change could not be stored: \(error)")
         default:
             return DBusError(name: storageFailed, message: "the change could not be stored: \(error)")
         }

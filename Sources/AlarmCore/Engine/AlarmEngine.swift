@@ -212,12 +212,23 @@ public actor AlarmEngine {
     /// Snoozes or repeats an alerting alarm into its `postAlert` countdown.
     public func countdown(id: UUID, caller: AlarmCaller) throws { try request(.countdown, id: id, caller: caller) }
 
+    /// Carries out a caller's request on one alarm, stored first.
+    ///
+    /// A request that ends a ringing alert (Stop, Snooze, Cancel) silences it before the store's
+    /// `fsync`, and is carried out even when the store cannot take it (a full disk, a read-only
+    /// folder): a person must always be able to silence an alarm. The caller then gets the
+    /// store's error, and the alarm, still stored as ringing, rings again should the agent
+    /// restart within the grace window: the safe side.
     private func request(_ event: AlarmStateMachine.Event, id: UUID, caller: AlarmCaller) throws {
         guard let record = records[id], caller.mayAccess(record) else { throw AlarmRequestError.alarmNotFound(id) }
         let reading = clock.read()
-        try commit([(id, try machine.handle(event, to: record, at: reading))], mustStore: true)
+        let endsAlert: Bool
+        if case .alerting = record.phase { endsAlert = true } else { endsAlert = false }
+        let notStored = try commit(
+            [(id, try machine.handle(event, to: record, at: reading))], mustStore: true, endingAlert: endsAlert)
         settleDueDeadlines(at: reading)
         changed()
+        if let notStored { throw AlertEndedNotStored(id: id, underlying: notStored) }
     }
 
     /// Folds the store's write-ahead log back into its database (`AlarmStore.checkpoint()`), on
@@ -384,26 +395,46 @@ public actor AlarmEngine {
     /// Stores the transitions' changes in one transaction, then updates memory, deadlines and the
     /// presentation. When `mustStore`, a failed write throws and changes nothing; otherwise (an
     /// alert that is due rings even if the disk is failing) it is logged and the change goes on.
-    private func commit(_ transitions: [(UUID, AlarmStateMachine.Transition)], mustStore: Bool) throws {
-        guard !transitions.isEmpty else { return }
+    /// Stores the transitions' changes, then applies them to the tables and carries out their
+    /// actions.
+    ///
+    /// When `mustStore` and the store fails, nothing changes and the error is thrown, unless
+    /// `endingAlert`: then the transition is carried out anyway and the error returned, for the
+    /// caller to report. Without `mustStore` (what the clock brought about) a failure is logged
+    /// and the change carried out.
+    @discardableResult
+    private func commit(
+        _ transitions: [(UUID, AlarmStateMachine.Transition)], mustStore: Bool, endingAlert: Bool = false
+    ) throws -> (any Error)? {
+        guard !transitions.isEmpty else { return nil }
         var changes = AlarmStore.Changes()
         for (_, transition) in transitions { changes.add(transition.actions) }
-        // Alerts that came due are shown before the commit's fsync, to be on time: should the agent
-        // die in between, the alert is still due when it starts again, and rings then.
+        // Alerts that came due are shown, and alerts a person ended are silenced, before the
+        // commit's fsync, to be on time: should the agent die in between, the alert is still
+        // stored as due or ringing, and rings when it starts again.
         var presentedEarly = false
-        if !mustStore {
-            for (_, transition) in transitions {
-                for case .presentAlert(let record) in transition.actions {
+        var endedEarly = false
+        for (_, transition) in transitions {
+            for action in transition.actions {
+                switch action {
+                case .presentAlert(let record) where !mustStore:
                     presenter?.perform(.alert(record))
                     presentedEarly = true
+                case .endAlert(let id, let outcome) where endingAlert:
+                    presenter?.perform(.endAlert(id, outcome))
+                    endedEarly = true
+                default:
+                    break
                 }
             }
         }
+        var notStored: (any Error)?
         do {
             try store.apply(changes)
         } catch {
-            if mustStore { throw error }
+            if mustStore && !endingAlert { throw error }
             logger.error("Could not store an alarm change; carrying it out anyway", metadata: ["error": "\(error)"])
+            if mustStore { notStored = error }
         }
         for (id, transition) in transitions {
             let old = remove(id)
@@ -415,9 +446,11 @@ public actor AlarmEngine {
             }
             for action in transition.actions {
                 if presentedEarly, case .presentAlert = action { continue }
+                if endedEarly, case .endAlert = action { continue }
                 perform(action)
             }
         }
+        return notStored
     }
 
     private func perform(_ action: AlarmStateMachine.Action) {

@@ -61,3 +61,22 @@ public enum AlarmRequestError: Error, Hashable, Sendable, CustomStringConvertibl
         .stop: "alerting", .pause: "counting down", .resume: "paused", .countdown: "alerting",
     ]
 }
+
+/// A request that ended a ringing alert (Stop, Snooze, Cancel) was carried out, but the store
+/// could not keep it: the alert is silent now, and is still stored as ringing.
+public struct AlertEndedNotStored: Error, CustomStringConvertible {
+    /// The alarm whose alert ended.
+    public let id: UUID
+    /// Why the store failed.
+    public let underlying: any Error
+
+    /// Wraps the store's error for the alarm `id`.
+    public init(id: UUID, underlying: any Error) {
+        self.id = id
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        "the alert was silenced, but its end could not be stored (\(underlying)): it rings again if the agent restarts within the grace window"
+    }
+}
