@@ -70,6 +70,11 @@ enum Measure {
         String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 
+    /// A size in MiB and in MB (10^6 bytes), for a target given in MB.
+    static func megabytes(_ bytes: Int) -> String {
+        mebibytes(bytes) + String(format: " (%.1f MB)", Double(bytes) / 1_000_000)
+    }
+
     /// Prints one result line: what was measured, the number, and the target when there is one.
     static func report(_ name: String, _ value: String, target: String? = nil) {
         let padded = name.padding(toLength: 64, withPad: " ", startingAt: 0)
