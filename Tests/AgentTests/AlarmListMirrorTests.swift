@@ -22,6 +22,18 @@ struct AlarmListMirrorTests {
         .init(change: change, sender: sender, serial: serial)
     }
 
+    @Test("An alarm's id follows its alarm: set on creation, changed with it, and a copy keeps its own")
+    func idFollowsAlarm() {
+        let (a, b) = (UUID(), UUID())
+        let original = Self.alarm(a)
+        var copy = original
+        #expect(copy.id == a && copy.alarm.id == a)
+        copy.alarm = Self.alarm(b).alarm
+        #expect(copy.id == b && copy.alarm.id == b)
+        #expect(original.id == a && original.alarm.id == a, "the original is as it was")
+        #expect(copy != original)
+    }
+
     @Test("Signals that come before the list wait for it; only those sent after the reply are applied")
     func earlySignals() {
         let (a, b, c) = (UUID(), UUID(), UUID())
