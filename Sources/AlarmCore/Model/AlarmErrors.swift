@@ -76,6 +76,7 @@ public struct AlertEndedNotStored: Error, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// What the person is told: silenced, not stored, and what follows from that.
     public var description: String {
         "the alert was silenced, but its end could not be stored (\(underlying)): it rings again if the agent restarts within the grace window"
     }
