@@ -39,7 +39,7 @@ public struct ProcessStatistics: Sendable {
             case 271:  // ppoll(fds, nfds, timespec *): a null timespec waits for ever
                 timed = argument(3) != 0
             case 232, 281:  // epoll_wait / epoll_pwait(epfd, events, maxevents, timeout in ms)
-                timed = fields.count >= 6 && (argument(4).map { Int32(truncatingIfNeeded: $0) } ?? -1) >= 0
+                timed = (argument(4).map { Int32(truncatingIfNeeded: $0) } ?? -1) >= 0
             default:
                 timed = false
             }

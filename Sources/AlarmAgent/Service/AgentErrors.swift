@@ -41,8 +41,6 @@ public enum AgentError {
             }
         case let error as AlarmManager.AlarmError:
             return DBusError(name: maximumLimitReached, message: error.description)
-        case let error as AlertEndedNotStored:
-            return DBusError(name: storageFailed, message: "the change could not be stored: \(error)")
         default:
             return DBusError(name: storageFailed, message: "the change could not be stored: \(error)")
         }

@@ -222,10 +222,9 @@ public actor AlarmEngine {
     private func request(_ event: AlarmStateMachine.Event, id: UUID, caller: AlarmCaller) throws {
         guard let record = records[id], caller.mayAccess(record) else { throw AlarmRequestError.alarmNotFound(id) }
         let reading = clock.read()
-        let endsAlert: Bool
-        if case .alerting = record.phase { endsAlert = true } else { endsAlert = false }
         let notStored = try commit(
-            [(id, try machine.handle(event, to: record, at: reading))], mustStore: true, endingAlert: endsAlert)
+            [(id, try machine.handle(event, to: record, at: reading))], mustStore: true,
+            endingAlert: record.state == .alerting)
         settleDueDeadlines(at: reading)
         changed()
         if let notStored { throw AlertEndedNotStored(id: id, underlying: notStored) }
@@ -393,15 +392,12 @@ public actor AlarmEngine {
     // MARK: - Carrying out transitions
 
     /// Stores the transitions' changes in one transaction, then updates memory, deadlines and the
-    /// presentation. When `mustStore`, a failed write throws and changes nothing; otherwise (an
-    /// alert that is due rings even if the disk is failing) it is logged and the change goes on.
-    /// Stores the transitions' changes, then applies them to the tables and carries out their
-    /// actions.
+    /// presentation.
     ///
-    /// When `mustStore` and the store fails, nothing changes and the error is thrown, unless
-    /// `endingAlert`: then the transition is carried out anyway and the error returned, for the
-    /// caller to report. Without `mustStore` (what the clock brought about) a failure is logged
-    /// and the change carried out.
+    /// When `mustStore`, a failed write throws and changes nothing, unless `endingAlert`: then the
+    /// transition is carried out anyway and the error returned, for the caller to report. Without
+    /// `mustStore` (an alert that is due rings even if the disk is failing) the failure is logged
+    /// and the change goes on.
     @discardableResult
     private func commit(
         _ transitions: [(UUID, AlarmStateMachine.Transition)], mustStore: Bool, endingAlert: Bool = false
