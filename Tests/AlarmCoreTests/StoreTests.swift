@@ -845,6 +845,21 @@ struct StoreCheckpointTests {
         }
     }
 
+    @Test("The log-growth observer runs as deep in the stack after thousands of commits as after the first")
+    func observerStaysShallow() async throws {
+        try await withStoreFolder { folder in
+            let store = try AlarmStore(directory: folder, sharing: .exclusive, checkpoints: .deferred)
+            let depths = Mutex<[Int]>([])
+            store.onLogGrowth { depths.withLock { $0.append(stackAddress()) } }
+            _ = try Self.storeOneByOne(3_000, in: store)
+            let seen = depths.withLock { $0 }
+            #expect(seen.count >= 2_990, "one commit in the run checkpoints and tells nobody")
+            // Each commit used to wrap the observer in two more thunks: 3,000 commits, about 96 KB deeper.
+            let deepening = seen.first! - seen.min()!
+            #expect(deepening < 1_024, "the observer ran \(deepening) bytes deeper after 3,000 commits")
+        }
+    }
+
     @Test("A process killed with its log not folded in keeps every stored change")
     func killedBeforeCheckpoint() async throws {
         try await withStoreFolder { folder in

@@ -237,7 +237,7 @@ public final class AlarmStore: Sendable {
     /// to fold in, on the committing thread: it must be quick. Only a store with `.deferred`
     /// checkpoints has such commits; it replaces any earlier observer.
     public func onLogGrowth(_ observer: @escaping @Sendable () -> Void) {
-        log?.observer.withLock { $0 = observer }
+        log?.observer.set(observer)
     }
 
     /// Folds the write-ahead log back into the database and empties it

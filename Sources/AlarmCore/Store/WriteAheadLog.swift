@@ -17,7 +17,7 @@ final class WriteAheadLog: Sendable {
     /// under changes that never pause.
     let forcedCheckpointFrames: Int
     /// Told after each commit that leaves pages in the log (see `AlarmStore.onLogGrowth`).
-    let observer = Mutex<(@Sendable () -> Void)?>(nil)
+    let observer = CallbackSlot<Void>()
 
     init(forcedCheckpointFrames: Int) {
         self.forcedCheckpointFrames = forcedCheckpointFrames
@@ -39,7 +39,7 @@ final class WriteAheadLog: Sendable {
     private func committed(frames: Int, connection: OpaquePointer?, schema: UnsafePointer<CChar>?) {
         guard frames >= forcedCheckpointFrames else {
             self.frames.store(frames, ordering: .relaxed)
-            observer.withLock { $0 }?()
+            observer.call(())
             return
         }
         var logged: Int32 = 0

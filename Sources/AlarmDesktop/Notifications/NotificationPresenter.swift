@@ -89,7 +89,7 @@ public final class NotificationPresenter: AlarmNotifying {
     public var server: NotificationServerStatus { state.server.withLock { $0 } }
 
     public func onAlertPosted(_ handler: @escaping @Sendable (UUID) -> Void) {
-        state.alertPosted.withLock { $0 = handler }
+        state.alertPosted.set(handler)
     }
 
     /// Closes every notification, stops watching the bus, calls `notify_uninit` and ends the thread.
@@ -151,7 +151,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     /// What `NotificationPresenter.server` reports; written on the thread, read anywhere.
     let server = Mutex(NotificationServerStatus.unknown)
     /// `NotificationPresenter.onAlertPosted`'s handler; set from any thread.
-    let alertPosted = Mutex<(@Sendable (UUID) -> Void)?>(nil)
+    let alertPosted = CallbackSlot<UUID>()
     var watchID: guint = 0
 
     var alerts: [UUID: Posted] = [:]
@@ -356,7 +356,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone)
         posted.postedAt = .now
         show(posted, content)
-        alertPosted.withLock { $0 }?(posted.alarmID)
+        alertPosted.call(posted.alarmID)
     }
 
     // MARK: Countdowns
