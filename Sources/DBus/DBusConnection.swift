@@ -187,11 +187,11 @@ public final class DBusConnection: Sendable {
 
     // MARK: - Sending and calling
 
-    /// Queues a message for sending (`dbus_connection_send` on the loop thread); does not wait.
+    /// Sends a message (`dbus_connection_send`, from the calling thread); does not wait for the
+    /// socket to take it. Messages one thread sends, and calls it makes, leave in that order.
     public func send(_ message: DBusMessage) throws(DBusError) {
         try checkOpen()
-        let loop = self.loop
-        guard loop.perform({ _ in loop.send(message) }) else { throw DBusError.connectionClosed() }
+        guard loop.sendNow(message) else { throw DBusError.connectionClosed() }
     }
 
     /// Sends a method call and waits for its reply (`dbus_connection_send_with_reply`,

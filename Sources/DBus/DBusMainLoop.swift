@@ -18,8 +18,10 @@ typealias LoopJob = @Sendable (OpaquePointer) -> Void
 /// messages are dispatched with `dbus_connection_dispatch` while it reports
 /// `DBUS_DISPATCH_DATA_REMAINS`; they reach Swift through one filter (`dbus_connection_add_filter`).
 ///
-/// Every libdbus call on the connection happens on this thread once it runs: other threads queue
-/// a `LoopJob` with `perform` (which writes the eventfd). The connection is opened and registered
+/// Every libdbus call on the connection happens on this thread once it runs, but one: other
+/// threads queue a `LoopJob` with `perform` (which writes the eventfd). The exception is
+/// `sendNow`, which sends a message from the calling thread (libdbus locks the connection), so
+/// that a reply or a signal costs no wake-up of the loop. The connection is opened and registered
 /// on the caller's thread before the loop starts, and the thread's creation orders that before
 /// everything the loop does.
 final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pending replies and handlers are used only on the loop thread (or before it starts); the job queue and the watch and timeout tables are Mutexes, counters are Atomics, and eventFD is immutable
@@ -34,8 +36,18 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
 
     private struct JobQueue {
         var jobs: [LoopJob] = []
+        /// Jobs queued and not yet finished: `sendNow` queues behind them, so that a thread's
+        /// messages leave in the order it sent them.
+        var unfinished = 0
         var accepting = true
     }
+
+    /// Held by `sendNow` around `dbus_connection_send` and by `finish` to close: no thread sends
+    /// on a connection the loop has dropped. `false` once closed.
+    private let directSends = Mutex(true)
+    /// The thread inside `sendNow`, whose libdbus callbacks need not wake the loop: it checks
+    /// afterwards whether anything is left for the loop to do.
+    private let directSender = Atomic<UInt>(0)
 
     /// The watches and timeouts libdbus asked for. Normally only the loop thread changes them,
     /// but libdbus may toggle a watch from the thread that frees a received message (when the
@@ -118,10 +130,54 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
         let accepted = queue.withLock { state in
             guard state.accepting else { return false }
             state.jobs.append(job)
+            state.unfinished += 1
             return true
         }
         if accepted && !isOnLoopThread { wakeUp() }
         return accepted
+    }
+
+    /// Sends `message` from the calling thread (`dbus_connection_send`, which writes to the
+    /// socket at once when it can), or queues it behind jobs this connection has not finished;
+    /// false once the loop has stopped. The loop is woken only when libdbus left bytes to write
+    /// or messages to dispatch.
+    func sendNow(_ message: DBusMessage) -> Bool {
+        if isOnLoopThread {
+            send(message)
+            return true
+        }
+        let queued = queue.withLock { state -> Bool? in
+            guard state.accepting else { return nil }
+            guard state.unfinished > 0 else { return false }
+            state.jobs.append({ [self] _ in send(message) })
+            state.unfinished += 1
+            return true
+        }
+        switch queued {
+        case nil: return false
+        case true?:
+            wakeUp()
+            return true
+        case false?: break
+        }
+        return directSends.withLock { open in
+            guard open else { return false }
+            directSender.store(UInt(pthread_self()), ordering: .releasing)
+            send(message)
+            directSender.store(0, ordering: .releasing)
+            if dbus_connection_has_messages_to_send(connection) != 0
+                || dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS
+            {
+                wakeUp()
+            }
+            return true
+        }
+    }
+
+    /// Wakes the loop for a libdbus callback made on another thread than the loop's or `sendNow`'s.
+    private func wakeUpFromOutside() {
+        guard !isOnLoopThread, directSender.load(ordering: .acquiring) != UInt(pthread_self()) else { return }
+        wakeUp()
     }
 
     /// Makes `poll()` return (writes the eventfd).
@@ -155,8 +211,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
             { watch, data in Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().removeWatch(watch!) },
             { _, data in
                 // Enablement is read from each watch before every poll: wake the loop to re-read.
-                let loop = Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue()
-                if !loop.isOnLoopThread { loop.wakeUp() }
+                Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().wakeUpFromOutside()
             },
             retained(), release)
         dbus_connection_set_timeout_functions(
@@ -172,17 +227,15 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
         dbus_connection_set_dispatch_status_function(
             connection,
             { _, status, data in
-                let loop = Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue()
                 // On the loop thread the loop dispatches before it polls again anyway.
-                if status == DBUS_DISPATCH_DATA_REMAINS && !loop.isOnLoopThread { loop.wakeUp() }
+                if status == DBUS_DISPATCH_DATA_REMAINS {
+                    Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().wakeUpFromOutside()
+                }
             },
             retained(), release)
         dbus_connection_set_wakeup_main_function(
             connection,
-            { data in
-                let loop = Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue()
-                if !loop.isOnLoopThread { loop.wakeUp() }
-            },
+            { data in Unmanaged<DBusMainLoop>.fromOpaque(data!).takeUnretainedValue().wakeUpFromOutside() },
             retained(), release)
         dbus_connection_add_filter(
             connection,
@@ -201,6 +254,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
                 return jobs
             }
             for job in jobs { job(connection) }
+            if !jobs.isEmpty { queue.withLock { $0.unfinished -= jobs.count } }
             var dispatched = false
             while dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
                 dbus_connection_dispatch(connection)
@@ -257,6 +311,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
     /// Tears down on the loop thread: reports the disconnection, fails queued work and pending
     /// calls, and drops the connection (`dbus_connection_close`, `dbus_connection_unref`).
     private func finish() {
+        directSends.withLock { $0 = false }
         dbus_connection_close(connection)
         reportDisconnect()
         let remaining = queue.withLock { state in

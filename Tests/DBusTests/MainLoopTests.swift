@@ -46,6 +46,31 @@ struct MainLoopTests {
         }
     }
 
+    @Test("messages sent from other threads leave at once, in order, without waking the sender's loop")
+    func sendsWithoutWakingTheLoop() async throws {
+        try await withBusPair { pair in
+            let rule = MatchRule(interface: "test.Direct", member: "Note")
+            let stream = try await pair.client.subscribe(rule)
+            // Let the service's loop settle after its own set-up.
+            try await Task.sleep(for: .milliseconds(200))
+            let before = pair.service.loopIterations
+            // One at a time, each received before the next is sent, so that no send finds the
+            // loop already awake.
+            var received: [Int32] = []
+            for number in 0..<200 {
+                try pair.service.emitSignal(path: "/d", interface: "test.Direct", name: "Note", arguments: [.int32(Int32(number))])
+                guard let message = try await next(stream, "signal \(number)"),
+                    case .int32(let got) = message.arguments.first
+                else { break }
+                received.append(got)
+            }
+            #expect(received == Array(0..<200))
+            // Each send used to be a job for the loop thread: 200 wake-ups.
+            let woke = pair.service.loopIterations - before
+            #expect(woke < 10, "the service's loop woke \(woke) times for 200 signals")
+        }
+    }
+
     @Test("a call with no answer times out with NoReply, through a libdbus timeout")
     func callTimeout() async throws {
         try await withBusPair { pair in
