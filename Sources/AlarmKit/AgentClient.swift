@@ -32,20 +32,20 @@ public final class AgentClient: Sendable {
 
     /// Schedules (or replaces) an alarm; returns it as the agent stored it.
     public func schedule(id: UUID, definition: AlarmDefinition, timeout: Duration = .seconds(600)) async throws -> AlarmWire.RemoteAlarm {
-        let reply = try await call("Schedule", [.string(id.uuidString.lowercased()), AlarmWire.encode(definition)], timeout: timeout)
+        let reply = try await call("Schedule", [.string(id.lowercasedText()), AlarmWire.encode(definition)], timeout: timeout)
         return try AlarmWire.decodeAlarm(try Self.first(reply))
     }
 
     /// Removes an alarm.
-    public func cancel(id: UUID) async throws { _ = try await call("Cancel", [.string(id.uuidString.lowercased())]) }
+    public func cancel(id: UUID) async throws { _ = try await call("Cancel", [.string(id.lowercasedText())]) }
     /// Stops an alerting alarm.
-    public func stop(id: UUID) async throws { _ = try await call("Stop", [.string(id.uuidString.lowercased())]) }
+    public func stop(id: UUID) async throws { _ = try await call("Stop", [.string(id.lowercasedText())]) }
     /// Pauses a countdown.
-    public func pause(id: UUID) async throws { _ = try await call("Pause", [.string(id.uuidString.lowercased())]) }
+    public func pause(id: UUID) async throws { _ = try await call("Pause", [.string(id.lowercasedText())]) }
     /// Resumes a paused countdown.
-    public func resume(id: UUID) async throws { _ = try await call("Resume", [.string(id.uuidString.lowercased())]) }
+    public func resume(id: UUID) async throws { _ = try await call("Resume", [.string(id.lowercasedText())]) }
     /// Snoozes or repeats an alerting alarm.
-    public func countdown(id: UUID) async throws { _ = try await call("Countdown", [.string(id.uuidString.lowercased())]) }
+    public func countdown(id: UUID) async throws { _ = try await call("Countdown", [.string(id.lowercasedText())]) }
 
     /// The alarms the caller may see.
     public func list() async throws -> [AlarmWire.RemoteAlarm] {
@@ -55,7 +55,7 @@ public final class AgentClient: Sendable {
 
     /// One alarm.
     public func get(id: UUID) async throws -> AlarmWire.RemoteAlarm {
-        try AlarmWire.decodeAlarm(try Self.first(try await call("Get", [.string(id.uuidString.lowercased())])))
+        try AlarmWire.decodeAlarm(try Self.first(try await call("Get", [.string(id.lowercasedText())])))
     }
 
     // MARK: - Authorization
@@ -93,7 +93,7 @@ public final class AgentClient: Sendable {
     public func history(limit: Int = 1_000) async throws -> [AlertHistoryEntry] {
         let reply = try await call("History", [.uint32(UInt32(clamping: limit))])
         return try (try Self.first(reply).arrayValue ?? []).map { value in
-            guard let entry = value.dictionaryValue, let id = entry["alarmID"]?.stringValue.flatMap(UUID.init(uuidString:)),
+            guard let entry = value.dictionaryValue, let id = entry["alarmID"]?.stringValue.flatMap({ UUID(text: $0) }),
                 let scheduled = entry["scheduledAt"]?.doubleValue
             else { throw AlarmWireError.malformed("a history entry lacks its alarm or instant") }
             return AlertHistoryEntry(
@@ -213,7 +213,7 @@ public final class AgentClient: Sendable {
     /// Calls a manager method that takes an alarm id (`Cancel`, `Stop`, `Pause`, `Resume`,
     /// `Countdown`), blocking the calling thread until the agent answers.
     public func controlBlocking(_ method: String, id: UUID) throws {
-        _ = try callBlocking(method, [.string(id.uuidString.lowercased())])
+        _ = try callBlocking(method, [.string(id.lowercasedText())])
     }
 
     /// `List`, blocking the calling thread until the agent answers.

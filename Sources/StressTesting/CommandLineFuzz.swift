@@ -84,9 +84,9 @@ public struct CommandLineFuzz: Sendable {
     /// An id argument: a prefix of a known id, a random hex prefix, or a hostile value.
     mutating func idValue() -> [UInt8] {
         if let id = knownIDs.randomElement(using: &rng), rng.chance(0.4) {
-            return Array(id.uuidString.lowercased().prefix(Int.random(in: 4...36, using: &rng)).utf8)
+            return Array(id.lowercasedText().prefix(Int.random(in: 4...36, using: &rng)).utf8)
         }
-        return value([UUID.random(using: &rng).uuidString.lowercased(), String(UUID.random(using: &rng).uuidString.prefix(6)), "1a2b", "ffff"])
+        return value([UUID.random(using: &rng).lowercasedText(), String(UUID.random(using: &rng).uuidString.prefix(6)), "1a2b", "ffff"])
     }
 
     /// The next command line.
@@ -206,7 +206,7 @@ public struct CommandLineFuzz: Sendable {
         }
         switch command[0] {
         case "add", "timer":
-            if let id = option("--id"), UUID(uuidString: id) == nil { return "--id is no UUID" }
+            if let id = option("--id"), UUID(text: id) == nil { return "--id is no UUID" }
             if let sound = option("--sound") {
                 if sound.isEmpty { return "--sound is empty" }
                 if sound.utf8.count > AlarmDefinition.maximumSoundNameLength { return "--sound is too long" }

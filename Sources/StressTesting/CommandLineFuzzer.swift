@@ -110,7 +110,7 @@ public enum CommandLineFuzzer {
                 if (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any] == nil {
                     report.problem("--json printed no JSON object: \(line)\n      stdout: \(output.prefix(300))")
                 }
-            } else if let id = UUID(uuidString: output.trimmingCharacters(in: .newlines)), output.filter({ $0 == "\n" }).count == 1 {
+            } else if let id = UUID(text: output.trimmingCharacters(in: .newlines)), output.filter({ $0 == "\n" }).count == 1 {
                 lines.knownIDs.append(id)
             } else {
                 report.problem("printed more than the new id: \(line)\n      stdout: \(output.prefix(300))")

@@ -74,7 +74,7 @@ public struct FuzzCallGenerator: Sendable {
 
     /// The path of an alarm's object.
     public static func path(of id: UUID) -> String {
-        managerPath + "/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
+        managerPath + "/alarm/" + id.lowercasedText().replacingOccurrences(of: "-", with: "_")
     }
 
     /// The next call. `used` holds the ids of the calls it goes out with; the call's id (if any)
@@ -100,13 +100,13 @@ public struct FuzzCallGenerator: Sendable {
         case 0, 1:
             let free = idPool.filter { !used.contains($0) }
             guard let id = free.randomElement(using: &rng) else { return ("not-a-uuid", nil) }
-            text = rng.chance(0.8) ? id.uuidString.lowercased() : id.uuidString
+            text = rng.chance(0.8) ? id.lowercasedText() : id.uuidString
         case 2:
-            text = UUID.random(using: &rng).uuidString.lowercased()
+            text = UUID.random(using: &rng).lowercasedText()
         default:
             text = HostileText.string(using: &rng)
         }
-        guard let id = UUID(uuidString: text) else { return (text, nil) }
+        guard let id = UUID(text: text) else { return (text, nil) }
         guard !used.contains(id) else { return ("not-a-uuid", nil) }
         used.insert(id)
         return (text, id)

@@ -87,7 +87,7 @@ public enum LoadRun {
                     var latencies: [Duration] = []
                     var failures: [String] = []
                     for number in 0..<alarmsPerClient {
-                        let id = UUID()
+                        let id = UUID.random()
                         let definition = Self.definition(client: index, number: number, far: far)
                         let start = ContinuousClock.now
                         do {

@@ -68,18 +68,18 @@ public struct DaySimulation: Sendable {
         let everyDay: [Locale.Weekday] = [.sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday]
         for slot in 0..<72 {
             let (hour, minute) = (slot / 3, slot % 3 * 20)
-            let id = UUID()
+            let id = UUID.random()
             _ = try await engine.schedule(id: id, definition: Fixtures.definition(Fixtures.clockTime(hour, minute, on: everyDay)), caller: .user)
             clockTimes[id] = (hour, minute)
         }
         for index in 0..<60 {
-            let id = UUID()
+            let id = UUID.random()
             let at = Self.start.addingTimeInterval(Double(index + 1) * 1_500 + 7)
             _ = try await engine.schedule(id: id, definition: Fixtures.definition(.fixed(at)), caller: .user)
             instants[id] = at
         }
         for index in 0..<40 {
-            let id = UUID()
+            let id = UUID.random()
             let seconds = Double(420 + index * 2_100)
             _ = try await engine.schedule(id: id, definition: Fixtures.timer(seconds), caller: .user)
             timers[id] = (clock.read().uptime, seconds)

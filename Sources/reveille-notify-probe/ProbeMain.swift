@@ -56,7 +56,7 @@ enum ProbeMain {
             let text = String(cString: line!).trimmingCharacters(in: .newlines)
             let fields = text.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard let command = fields.first else { continue }
-            let id = fields.count > 1 ? UUID(uuidString: fields[1]) : nil
+            let id = fields.count > 1 ? UUID(text: fields[1]) : nil
             switch (command, id) {
             case ("alert", let id?) where fields.count >= 4:
                 let now = Date()

@@ -77,7 +77,7 @@ enum AlarmDetails {
     static func text(_ alarm: AlarmWire.RemoteAlarm, record: AlarmRecord, at reading: ClockReading) -> String {
         let definition = alarm.definition
         var lines: [(String, String)] = [
-            ("id", alarm.alarm.id.uuidString.lowercased()),
+            ("id", alarm.alarm.id.lowercasedText()),
             ("title", AlarmListFormat.cleaned(definition.title)),
             ("kind", definition.isTimer ? "timer" : "alarm"),
             ("state", record.state.rawValue),

@@ -26,8 +26,8 @@ struct AlarmOptions: ParsableArguments {
 
     /// The id to use: the one given, or a new one.
     func alarmID() throws -> UUID {
-        guard let id else { return UUID() }
-        guard let uuid = UUID(uuidString: id) else { throw ValidationError("invalid --id \(QuotedText.quote(id)): not a UUID") }
+        guard let id else { return UUID.random() }
+        guard let uuid = UUID(text: id) else { throw ValidationError("invalid --id \(QuotedText.quote(id)): not a UUID") }
         return uuid
     }
 
@@ -85,7 +85,7 @@ struct AlarmOptions: ParsableArguments {
             if json {
                 print(AlarmDescription(alarm.record(at: .local()), at: .local()).json())
             } else {
-                print(alarm.alarm.id.uuidString.lowercased())
+                print(alarm.alarm.id.lowercasedText())
             }
         }
     }

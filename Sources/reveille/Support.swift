@@ -68,7 +68,7 @@ enum HistoryFormat {
     static func json(_ entries: [AlertHistoryEntry]) -> String {
         let objects: [[String: Any]] = entries.map { entry in
             var object: [String: Any] = [
-                "alarmID": entry.alarmID.uuidString.lowercased(), "title": entry.title,
+                "alarmID": entry.alarmID.lowercasedText(), "title": entry.title,
                 "scheduledAt": AlarmDescription.iso8601(entry.scheduledAt), "count": entry.count,
                 "outcome": entry.outcome?.rawValue ?? "ringing",
             ]

@@ -303,7 +303,7 @@ final class LiveView {
         let record = row.record
         let marker = row.id == selected ? "›" : " "
         let title = row.remote.definition.title.isEmpty ? "-" : row.remote.definition.title
-        let id = String(row.id.uuidString.lowercased().prefix(8))
+        let id = String(row.id.lowercasedText().prefix(8))
         switch record.phase {
         case .alerting:
             return Line(" \(marker) \(id)  RINGING  \(title)", width: width, style: "1;7;31", filling: true)

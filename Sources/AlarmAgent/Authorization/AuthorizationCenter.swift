@@ -88,7 +88,7 @@ public actor AuthorizationCenter {
     /// A stream of changes to any app's state.
     public func changes() -> AsyncStream<AppAuthorization> {
         let (stream, continuation) = AsyncStream.makeStream(of: AppAuthorization.self)
-        let key = UUID()
+        let key = UUID.random()
         listeners[key] = continuation
         continuation.onTermination = { [weak self] _ in Task { await self?.removeListener(key) } }
         return stream

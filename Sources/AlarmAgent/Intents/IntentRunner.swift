@@ -43,7 +43,7 @@ public struct IntentRunner: Sendable {
                 _ = try await connection.call(
                     destination: application, path: path, interface: "org.freedesktop.Application", method: "ActivateAction",
                     arguments: [
-                        .string(action), .array(elementSignature: "v", [.variant(.string(record.id.uuidString.lowercased()))]),
+                        .string(action), .array(elementSignature: "v", [.variant(.string(record.id.lowercasedText()))]),
                         platformData,
                     ])
             }

@@ -219,7 +219,7 @@ public final class AlarmService: Sendable {
     /// One property of an alarm object. `FireDate` is 0 and `Remaining` is 0 when not known.
     static func property(_ name: String, of record: AlarmRecord, at reading: ClockReading) -> DBusValue? {
         switch name {
-        case "Id": .string(record.id.uuidString.lowercased())
+        case "Id": .string(record.id.lowercasedText())
         case "State": .string(record.state.rawValue)
         case "Kind": .string(record.definition.isTimer ? "timer" : "alarm")
         case "Title": .string(record.definition.title)
@@ -256,7 +256,7 @@ public final class AlarmService: Sendable {
 
     static func id(_ value: DBusValue?) throws -> UUID {
         let text = value?.stringValue ?? ""
-        guard let id = UUID(uuidString: text) else { throw AgentError.badID(text) }
+        guard let id = UUID(text: text) else { throw AgentError.badID(text) }
         return id
     }
 

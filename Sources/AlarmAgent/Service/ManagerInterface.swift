@@ -212,7 +212,7 @@ extension AlarmService {
 
     static func encode(_ entry: AlertHistoryEntry) -> DBusValue {
         var entries: [String: DBusValue] = [
-            "alarmID": .string(entry.alarmID.uuidString.lowercased()),
+            "alarmID": .string(entry.alarmID.lowercasedText()),
             "title": .string(entry.title),
             "scheduledAt": .double(entry.scheduledAt.timeIntervalSince1970),
             "count": .int32(Int32(clamping: entry.count)),

@@ -270,7 +270,7 @@ public actor AlarmEngine {
     /// after every change. Slow readers see the newest list, never a stale one.
     public func updates(visibleTo caller: AlarmCaller) -> AsyncStream<[AlarmRecord]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(1))
-        let key = UUID()
+        let key = UUID.random()
         subscribers[key] = Subscriber(caller: caller, continuation: continuation)
         continuation.yield(alarms(visibleTo: caller))
         continuation.onTermination = { [weak self] _ in
@@ -315,7 +315,7 @@ public actor AlarmEngine {
                 transitions.append((record.id, transition))
             }
         }
-        try? commit(transitions, mustStore: false)
+        _ = try? commit(transitions, mustStore: false)
         settleDueDeadlines(at: reading)
         changed()
     }
@@ -337,7 +337,7 @@ public actor AlarmEngine {
                 else { continue }
                 transitions.append((id, transition))
             }
-            try? commit(transitions, mustStore: false)
+            _ = try? commit(transitions, mustStore: false)
             reading = clock.read()
         }
     }

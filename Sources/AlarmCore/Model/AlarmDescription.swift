@@ -68,7 +68,7 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     /// Describes a record as seen from a clock reading.
     public init(_ record: AlarmRecord, at reading: ClockReading) {
         let definition = record.definition
-        id = record.id.uuidString.lowercased()
+        id = record.id.lowercasedText()
         state = record.state.rawValue
         kind = definition.isTimer ? "timer" : "alarm"
         title = definition.title

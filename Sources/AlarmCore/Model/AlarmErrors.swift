@@ -46,14 +46,14 @@ public enum AlarmRequestError: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .alarmNotFound(let id):
-            "no alarm with id \(id.uuidString.lowercased())"
+            "no alarm with id \(id.lowercasedText())"
         case .operationNotAllowed(let operation, let state):
             "cannot \(operation.rawValue) an alarm that is \(state.rawValue)"
                 + (AlarmRequestError.allowedStates[operation].map { " (only when \($0))" } ?? "")
         case .invalidConfiguration(let field, let reason):
             "invalid \(field): \(reason)"
         case .noPostAlertDuration(let id):
-            "alarm \(id.uuidString.lowercased()) has no postAlert duration to snooze or repeat with"
+            "alarm \(id.lowercasedText()) has no postAlert duration to snooze or repeat with"
         }
     }
 

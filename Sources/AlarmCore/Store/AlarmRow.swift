@@ -44,7 +44,7 @@ enum AlarmRow {
 
     static func record(from row: Row) throws -> AlarmRecord {
         let idText: String = row["id"]
-        guard let id = UUID(uuidString: idText) else { throw StoreError.unreadableRow("bad id \(idText)") }
+        guard let id = UUID(text: idText) else { throw StoreError.unreadableRow("bad id \(idText)") }
         let definition = try DefinitionCoding.decode(row["definition"])
         let stateText: String = row["state"]
         guard let state = Alarm.State(rawValue: stateText) else {
@@ -113,7 +113,7 @@ enum HistoryRow {
 
     static func entry(from row: Row) throws -> AlertHistoryEntry {
         let idText: String = row["alarmID"]
-        guard let id = UUID(uuidString: idText) else { throw StoreError.unreadableRow("bad history id \(idText)") }
+        guard let id = UUID(text: idText) else { throw StoreError.unreadableRow("bad history id \(idText)") }
         let alerted: Double? = row["alertedAt"]
         let ended: Double? = row["endedAt"]
         let outcome: String? = row["outcome"]

@@ -431,5 +431,5 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension UUID {
     /// The form ids take in the store: lowercase with dashes.
-    var storeKey: String { uuidString.lowercased() }
+    var storeKey: String { lowercasedText() }
 }

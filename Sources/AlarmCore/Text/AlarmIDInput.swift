@@ -19,7 +19,7 @@ public enum AlarmIDInput {
         let dashed = prefix.contains("-")
         var matches: [UUID] = []
         for id in Set(ids) {
-            var form = id.uuidString.lowercased()
+            var form = id.lowercasedText()
             if !dashed { form.removeAll { $0 == "-" } }
             if form.hasPrefix(prefix) { matches.append(id) }
         }

@@ -91,7 +91,7 @@ public enum AlarmListFormat {
         var id: String
 
         init(_ record: AlarmRecord, at reading: ClockReading) {
-            id = record.id.uuidString.lowercased()
+            id = record.id.lowercasedText()
             title = AlarmListFormat.cleaned(record.definition.title)
             let next: String
             let distance: String

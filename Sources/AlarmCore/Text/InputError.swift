@@ -74,7 +74,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Up to five matching ids, as short as keeps them apart but at least 8 characters.
     private static func shortList(_ ids: [UUID]) -> String {
-        let full = ids.map { $0.uuidString.lowercased() }.sorted()
+        let full = ids.map { $0.lowercasedText() }.sorted()
         let shown = Array(full.prefix(5))
         var length = 8
         while length < 36, Set(shown.map { $0.prefix(length) }).count < shown.count { length += 1 }

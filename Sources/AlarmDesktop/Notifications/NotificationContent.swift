@@ -90,7 +90,7 @@ extension NotificationContent {
     }
 
     /// The first part of an alarm's id that `reveille stop` takes (8 hex digits, lowercase).
-    public static func idPrefix(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+    public static func idPrefix(_ id: UUID) -> String { String(id.lowercasedText().prefix(8)) }
 
     /// The alert notification of a ringing alarm.
     ///

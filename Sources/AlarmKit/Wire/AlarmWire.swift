@@ -36,7 +36,7 @@ public enum AlarmWire {
     public static func alarmID(ofPath path: String) -> UUID? {
         let prefix = AgentClient.managerPath + "/alarm/"
         guard path.hasPrefix(prefix) else { return nil }
-        return UUID(uuidString: path.dropFirst(prefix.count).replacingOccurrences(of: "_", with: "-"))
+        return UUID(text: path.dropFirst(prefix.count).replacingOccurrences(of: "_", with: "-"))
     }
 
     // MARK: - Configurations
@@ -143,7 +143,7 @@ public enum AlarmWire {
     public static func encode(_ record: AlarmRecord, at reading: ClockReading, summary: Bool = false) -> DBusValue {
         var extra = entries(of: record.definition, summary: summary)
         extra.merge([
-            "id": .string(record.id.uuidString.lowercased()),
+            "id": .string(record.id.lowercasedText()),
             "state": .string(record.state.rawValue),
             "kind": .string(record.definition.isTimer ? "timer" : "alarm"),
             "title": .string(record.definition.title),
@@ -272,7 +272,7 @@ public enum AlarmWire {
     /// Reads an alarm sent by the agent.
     public static func decodeAlarm(_ value: DBusValue) throws -> RemoteAlarm {
         guard var entries = try? DictionaryReader(value, field: "alarm") else { throw AlarmWireError.malformed("an alarm is not an a{sv}") }
-        guard let idText = entries.take("id")?.stringValue, let id = UUID(uuidString: idText) else {
+        guard let idText = entries.take("id")?.stringValue, let id = UUID(text: idText) else {
             throw AlarmWireError.malformed("an alarm has no id")
         }
         guard let stateText = entries.take("state")?.stringValue, let state = Alarm.State(rawValue: stateText) else {
