@@ -20,23 +20,14 @@ public enum AlarmWire {
     /// The object path of an alarm: the manager's path, `/alarm/`, and its UUID in lower case
     /// with `-` escaped to `_`.
     public static func alarmPath(of id: UUID) -> String {
-        // Byte by byte: Foundation's replacingOccurrences goes through NSString, and this runs for
-        // every signal and every listed alarm.
-        let element = id.uuidString.utf8.map { byte -> UInt8 in
-            switch byte {
-            case UInt8(ascii: "-"): UInt8(ascii: "_")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte + 32  // lowercased
-            default: byte
-            }
-        }
-        return AgentClient.managerPath + "/alarm/" + String(decoding: element, as: UTF8.self)
+        AgentClient.managerPath + "/alarm/" + id.lowercasedText(separator: "_")
     }
 
     /// The alarm id in an alarm object's path, or `nil` for any other path.
     public static func alarmID(ofPath path: String) -> UUID? {
         let prefix = AgentClient.managerPath + "/alarm/"
         guard path.hasPrefix(prefix) else { return nil }
-        return UUID(text: path.dropFirst(prefix.count).replacingOccurrences(of: "_", with: "-"))
+        return UUID(text: path.dropFirst(prefix.count), separator: "_")
     }
 
     // MARK: - Configurations
