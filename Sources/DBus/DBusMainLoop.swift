@@ -24,7 +24,7 @@ typealias LoopJob = @Sendable (OpaquePointer) -> Void
 /// that a reply or a signal costs no wake-up of the loop. The connection is opened and registered
 /// on the caller's thread before the loop starts, and the thread's creation orders that before
 /// everything the loop does.
-final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pending replies and handlers are used only on the loop thread (or before it starts); the job queue and the watch and timeout tables are Mutexes, counters are Atomics, and eventFD is immutable
+final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pending replies and handlers are used only on the loop thread (or before it starts), but for `sendNow`'s `dbus_connection_send`, made under the `directSends` lock that `finish` takes before it drops the connection (libdbus locks the connection itself); the job queue and the watch and timeout tables are Mutexes, counters are Atomics, and eventFD is immutable
     /// The `DBusConnection*`, owning one reference; used only on the loop thread.
     let connection: OpaquePointer
     /// Wakes `poll()` for queued jobs and libdbus wake-up requests; closed in `deinit`.
@@ -454,7 +454,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
         return onMessage?(wrapped) == true ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
     }
 
-    /// Sends a message (`dbus_connection_send`). Loop thread only.
+    /// Sends a message (`dbus_connection_send`). On the loop thread, or in `sendNow`.
     func send(_ message: DBusMessage) {
         message.lock.withLock { _ in _ = dbus_connection_send(connection, message.pointer, nil) }
     }

@@ -7,8 +7,9 @@ import Foundation
 /// `uuid_unparse` writes with `sprintf`, `UUID()` opens `/dev/urandom` each time); these do the
 /// same in a few dozen instructions.
 extension UUID {
-    /// Reads the 36-character form, `8-4-4-4-12` hex digits in either case: exactly what
-    /// `UUID(uuidString:)` accepts, or the same with `separator` in place of `-`.
+    /// Reads the 36-character form, `8-4-4-4-12` hex digits in either case, or the same with
+    /// `separator` in place of `-`. Stricter than `UUID(uuidString:)`, whose `sscanf` also takes
+    /// a space or a `-` where a digit belongs.
     public init?(text: some StringProtocol, separator: Unicode.Scalar = "-") {
         let separator = UInt8(ascii: separator)
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
