@@ -146,20 +146,9 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
             send(message)
             return true
         }
-        let queued = queue.withLock { state -> Bool? in
-            guard state.accepting else { return nil }
-            guard state.unfinished > 0 else { return false }
-            state.jobs.append({ [self] _ in send(message) })
-            state.unfinished += 1
-            return true
-        }
-        switch queued {
-        case nil: return false
-        case true?:
-            wakeUp()
-            return true
-        case false?: break
-        }
+        let behindJobs = queue.withLock { state -> Bool? in state.accepting ? state.unfinished > 0 : nil }
+        guard let behindJobs else { return false }
+        if behindJobs { return perform { [self] _ in send(message) } }
         return directSends.withLock { open in
             guard open else { return false }
             directSender.store(UInt(pthread_self()), ordering: .releasing)

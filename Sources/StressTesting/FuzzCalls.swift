@@ -74,7 +74,7 @@ public struct FuzzCallGenerator: Sendable {
 
     /// The path of an alarm's object.
     public static func path(of id: UUID) -> String {
-        managerPath + "/alarm/" + id.lowercasedText().replacingOccurrences(of: "-", with: "_")
+        managerPath + "/alarm/" + id.lowercasedText(separator: "_")
     }
 
     /// The next call. `used` holds the ids of the calls it goes out with; the call's id (if any)

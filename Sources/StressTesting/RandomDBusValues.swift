@@ -162,7 +162,7 @@ public enum RandomDBusValues {
         switch Int.random(in: 0..<5, using: &rng) {
         case 0: return "/"
         case 1: return "/io/github/reveille/Alarms1"
-        case 2: return "/io/github/reveille/Alarms1/alarm/" + UUID.random(using: &rng).lowercasedText().replacingOccurrences(of: "-", with: "_")
+        case 2: return "/io/github/reveille/Alarms1/alarm/" + UUID.random(using: &rng).lowercasedText(separator: "_")
         default:
             let segments = (0..<Int.random(in: 1...6, using: &rng)).map { _ in memberLike(using: &rng, allowDigitsFirst: true) }
             return "/" + segments.joined(separator: "/")

@@ -61,6 +61,8 @@ final class AlertResponder: Sendable {
                 case .cancel:
                     try await engine.cancel(id: id, caller: .user)
                 }
+            } catch is AlertEndedNotStored {
+                // Carried out (the alert is silent); the engine logged that it could not be stored.
             } catch {
                 logger.info("A notification answer was not carried out", metadata: ["alarm": "\(id)", "answer": "\(response.rawValue)", "reason": "\(error)"])
             }

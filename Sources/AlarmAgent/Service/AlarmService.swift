@@ -266,10 +266,8 @@ public final class AlarmService: Sendable {
             return try await body()
         } catch {
             let named = AgentError.dbusError(for: error)
-            if error is AlertEndedNotStored {
-                // Silenced all the same: a person can always stop an alarm.
-                logger.error("An alert was silenced, but its end could not be stored", metadata: ["error": "\(error)"])
-            } else if named.name == AgentError.storageFailed {
+            // An alert silenced but not stored (`AlertEndedNotStored`) is logged by the engine.
+            if !(error is AlertEndedNotStored), named.name == AgentError.storageFailed {
                 // The disk is full, the folder read-only, the database failing: the caller hears
                 // StorageFailed, the person's log says why; nothing changed.
                 logger.error("A change could not be stored; nothing changed", metadata: ["error": "\(error)"])

@@ -429,8 +429,12 @@ public actor AlarmEngine {
             try store.apply(changes)
         } catch {
             if mustStore && !endingAlert { throw error }
-            logger.error("Could not store an alarm change; carrying it out anyway", metadata: ["error": "\(error)"])
-            if mustStore { notStored = error }
+            if mustStore {
+                notStored = error
+                logger.error("An alert was silenced, but its end could not be stored", metadata: ["error": "\(error)"])
+            } else {
+                logger.error("Could not store an alarm change; carrying it out anyway", metadata: ["error": "\(error)"])
+            }
         }
         for (id, transition) in transitions {
             let old = remove(id)
