@@ -248,7 +248,7 @@ extension DBusConnection {
                 let early = EarlyAnswer(call: message, outSignature: method.outSignature)
                 call.answer = early
                 values = try await method.handler(call)
-                if early.sent.withLock({ $0 }) { return nil }
+                if call.isAnswered { return nil }
                 guard values.signature == method.outSignature else {
                     throw DBusError(
                         name: DBusError.failed,
@@ -272,10 +272,10 @@ extension DBusConnection {
                 values = []  // Answered on the loop thread.
             }
         } catch let error as DBusError {
-            if call.answer?.sent.withLock({ $0 }) == true { return nil }
+            if call.isAnswered { return nil }
             return DBusMessage.error(replyingTo: message, name: error.name, message: error.message)
         } catch {
-            if call.answer?.sent.withLock({ $0 }) == true { return nil }
+            if call.isAnswered { return nil }
             return DBusMessage.error(replyingTo: message, name: DBusError.failed, message: String(describing: error))
         }
         return Self.reply(to: message, values)

@@ -168,6 +168,10 @@ public struct DBusMethodCall: Sendable {
         try connection.send(message)
     }
 
+    /// Whether `reply(_:)` sent the method's return already; what the handler returns is then not
+    /// sent, and need not be built.
+    public var isAnswered: Bool { answer?.sent.withLock { $0 } ?? false }
+
     /// Describes a call (for tests of handlers).
     public init(
         sender: String, path: String, interface: String, member: String, arguments: [DBusValue],

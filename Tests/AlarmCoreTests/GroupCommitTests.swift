@@ -86,16 +86,40 @@ struct GroupCommitTests {
         }
     }
 
+    /// What `schedule`'s `whenStored` and its return saw, in the order they happened.
+    enum Event: Hashable, Sendable {
+        case stored(AlarmRecord)
+        case returned(AlarmRecord)
+    }
+
+    /// The events of every call, in order.
+    final class EventLog: Sendable {
+        private let events = Mutex<[Event]>([])
+        func append(_ event: Event) { events.withLock { $0.append(event) } }
+        var all: [Event] { events.withLock { $0 } }
+    }
+
     /// Schedules the first alarm (its transaction held), then `others` at once behind it; returns
-    /// each call's result once all have answered.
+    /// each call's result once all have answered. Each call's `whenStored` and return are logged
+    /// in `events`, when given.
     static func scheduleBehindHeldWrite(
-        _ engine: AlarmEngine, _ transactions: Transactions, first: UUID, others: [(UUID, AlarmCaller)]
+        _ engine: AlarmEngine, _ transactions: Transactions, first: UUID, others: [(UUID, AlarmCaller)],
+        events: EventLog? = nil
     ) async -> (first: Result<AlarmRecord, any Error>, others: [UUID: [Result<AlarmRecord, any Error>]]) {
-        async let firstResult = outcome { try await engine.schedule(id: first, definition: timer, caller: .app("a")) }
+        @Sendable func schedule(_ id: UUID, _ caller: AlarmCaller) async -> Result<AlarmRecord, any Error> {
+            await outcome {
+                let record = try await engine.schedule(id: id, definition: timer, caller: caller) { stored in
+                    events?.append(.stored(stored))
+                }
+                events?.append(.returned(record))
+                return record
+            }
+        }
+        async let firstResult = schedule(first, .app("a"))
         await transactions.waitUntilHolding()
         let results = await withTaskGroup(of: (UUID, Result<AlarmRecord, any Error>).self) { group in
             for (id, caller) in others {
-                group.addTask { (id, await outcome { try await engine.schedule(id: id, definition: timer, caller: caller) }) }
+                group.addTask { (id, await schedule(id, caller)) }
             }
             // Give every call time to queue on the engine before the first write goes on; the
             // assertions hold whichever transaction each lands in.
@@ -117,10 +141,22 @@ struct GroupCommitTests {
         let first = UUID()
         let fresh = (0..<7).map { _ in UUID() }
         let contested = UUID()
+        let events = EventLog()
         let (firstResult, results) = await Self.scheduleBehindHeldWrite(
             engine, transactions, first: first,
-            others: fresh.map { ($0, .app("a")) } + [(contested, .app("a")), (contested, .app("b"))])
+            others: fresh.map { ($0, .app("a")) } + [(contested, .app("a")), (contested, .app("b"))], events: events)
         _ = try firstResult.get()
+
+        // Every stored call heard `whenStored` once, before it returned, with what it returned;
+        // refused calls never did.
+        let log = events.all
+        let returned = log.compactMap { if case .returned(let record) = $0 { record } else { nil } }
+        #expect(returned.count == 1 + results.values.joined().count { (try? $0.get()) != nil })
+        #expect(log.count == 2 * returned.count, "\(log)")
+        for record in returned {
+            let stored = try #require(log.firstIndex(of: .stored(record)), "\(record.id) was not reported stored")
+            #expect(stored < log.firstIndex(of: .returned(record))!)
+        }
 
         // App a may hold 5: the first, and 4 of the 8 that came behind it (contested included
         // when a took it); app b holds the contested id when it came first.
@@ -159,13 +195,16 @@ struct GroupCommitTests {
         let engine = try await Self.engine(transactions, limit: 100, in: folder)
         let first = UUID()
         let others = (0..<6).map { _ in UUID() }
+        let events = EventLog()
         let (firstResult, results) = await Self.scheduleBehindHeldWrite(
-            engine, transactions, first: first, others: others.map { ($0, .app("a")) })
-        _ = try firstResult.get()
+            engine, transactions, first: first, others: others.map { ($0, .app("a")) }, events: events)
+        let firstRecord = try firstResult.get()
         for id in others {
             let result = try #require(results[id]?.first)
             #expect(throws: StoreError.cannotCreate("injected failure")) { try result.get() }
         }
+        // Only the stored call heard `whenStored`: once, with what it then returned.
+        #expect(events.all == [.stored(firstRecord), .returned(firstRecord)])
         #expect(await engine.alarms(visibleTo: .user).map(\.id) == [first])
         await engine.shutdown()
         #expect(try AlarmStore(directory: folder).loadAlarms().map(\.id) == [first])

@@ -29,8 +29,11 @@ extension AlarmService {
                         } catch {
                             throw DBusError(name: AgentError.invalidSound, message: error.description)
                         }
-                        let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller)
-                        return [AlarmWire.encode(record, at: s.clock.read())]
+                        // Answered from the engine's thread the moment the alarm is stored.
+                        let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller) {
+                            try? call.reply([AlarmWire.encode($0, at: s.clock.read())])
+                        }
+                        return call.isAnswered ? [] : [AlarmWire.encode(record, at: s.clock.read())]
                     }
                 },
                 control("Cancel", service) { try await $0.engine.cancel(id: $1, caller: $2) },

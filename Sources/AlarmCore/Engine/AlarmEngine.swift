@@ -65,6 +65,7 @@ public actor AlarmEngine {
         let id: UUID
         let definition: AlarmDefinition
         let caller: AlarmCaller
+        let whenStored: (@Sendable (AlarmRecord) -> Void)?
         let continuation: CheckedContinuation<AlarmRecord, any Error>
     }
 
@@ -142,10 +143,18 @@ public actor AlarmEngine {
     /// Calls that come while a change is being written are stored together, in the next
     /// transaction (group commit: one fsync for all of them), each checked as if they had come one
     /// after another. A failed write fails every call in it, and changes nothing.
+    ///
+    /// `whenStored`, if given, is called with the stored alarm on the engine's thread as soon as
+    /// the transaction is durable and its changes are observed (`observeChanges(_:)`), before this
+    /// call resumes: a D-Bus service answers from there, without waiting for its caller's thread.
     @discardableResult
-    public func schedule(id: UUID, definition: AlarmDefinition, caller: AlarmCaller) async throws -> AlarmRecord {
+    public func schedule(
+        id: UUID, definition: AlarmDefinition, caller: AlarmCaller,
+        whenStored: (@Sendable (AlarmRecord) -> Void)? = nil
+    ) async throws -> AlarmRecord {
         try await withCheckedThrowingContinuation { continuation in
-            pendingSchedules.append(PendingSchedule(id: id, definition: definition, caller: caller, continuation: continuation))
+            pendingSchedules.append(
+                PendingSchedule(id: id, definition: definition, caller: caller, whenStored: whenStored, continuation: continuation))
             guard !scheduleCommitQueued else { return }
             scheduleCommitQueued = true
             Task { self.commitPendingSchedules() }
@@ -198,7 +207,9 @@ public actor AlarmEngine {
         }
         settleDueDeadlines(at: reading)
         changed()
-        for (request, record) in accepted { request.continuation.resume(returning: records[request.id] ?? record) }
+        let stored = accepted.map { (request, record) in (request, records[request.id] ?? record) }
+        for (request, record) in stored { request.whenStored?(record) }
+        for (request, record) in stored { request.continuation.resume(returning: record) }
     }
 
     /// Removes an alarm, whatever its state.
