@@ -4,13 +4,8 @@
 #include <dbus/dbus.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/prctl.h>
-
-/// `DBUS_TIMEOUT_INFINITE`, a macro that does not import.
-static inline int reveille_dbus_timeout_infinite(void) { return DBUS_TIMEOUT_INFINITE; }
-
-/// `DBUS_TIMEOUT_USE_DEFAULT`, a macro that does not import.
-static inline int reveille_dbus_timeout_use_default(void) { return DBUS_TIMEOUT_USE_DEFAULT; }
 
 /// Names the calling thread (`prctl(PR_SET_NAME)`, variadic), for `top -H` and debuggers.
 static inline void reveille_set_thread_name(const char *name) {

@@ -114,6 +114,10 @@ public final class DBusConnection: Sendable {
     /// How many times the loop thread has woken from `poll()`; for tests of idleness.
     package var loopIterations: Int { loop.iterations }
 
+    /// How many calls wait for their replies, and when the timer for their time limits fires
+    /// (`nil`: it is off); for tests.
+    package var replyTimer: (waiting: Int, firesIn: Duration?) { loop.replyTimer }
+
     /// Whether the loop thread is still running; for tests.
     package var isLoopRunning: Bool { loop.isRunning }
 
@@ -194,11 +198,13 @@ public final class DBusConnection: Sendable {
         guard loop.sendNow(message) else { throw DBusError.connectionClosed() }
     }
 
-    /// Sends a method call and waits for its reply (`dbus_connection_send_with_reply`,
-    /// `dbus_pending_call_set_notify`). An error reply throws it as a `DBusError`; no reply
-    /// within `timeout` throws `org.freedesktop.DBus.Error.NoReply`; a closed or lost connection
-    /// throws `org.freedesktop.DBus.Error.Disconnected` or `NoReply`. Cancelling the task cancels
-    /// the call (`dbus_pending_call_cancel`) and throws `CancellationError`.
+    /// Sends a method call and waits for its reply (`dbus_connection_send` from the calling
+    /// thread; the reply is matched by its serial on the connection's thread). An error reply
+    /// throws it as a `DBusError`; no reply within `timeout` throws
+    /// `org.freedesktop.DBus.Error.NoReply`; a closed or lost connection throws
+    /// `org.freedesktop.DBus.Error.Disconnected`, or the `NoReply` the bus sends when the callee
+    /// leaves without answering. Cancelling the task ends the wait (a later reply is dropped) and
+    /// throws `CancellationError`.
     public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws -> DBusMessage {
         let reply = try await rawCall(message, timeout: timeout)
         if reply.type == .error {
@@ -225,28 +231,29 @@ public final class DBusConnection: Sendable {
             throw DBusError.invalidArguments("Only a method call has a reply; use send(_:) for a \(message.type)")
         }
         let loop = self.loop
-        let milliseconds = Self.milliseconds(timeout)
+        let nanoseconds = Self.nanoseconds(timeout)
         let box = Mutex<PendingReply?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DBusMessage, any Error>) in
-                let reply = PendingReply(loop: loop) { continuation.resume(with: $0) }
+                let reply = PendingReply { continuation.resume(with: $0) }
                 let cancelledEarly = box.withLock { stored -> Bool in
                     if stored != nil { return true }  // The cancel handler ran first and left a marker.
                     stored = reply
                     return false
                 }
-                if cancelledEarly { reply.cancelled = true }
-                if !loop.perform({ _ in loop.send(message, timeoutMilliseconds: milliseconds, reply: reply) }) {
-                    reply.finish(.failure(DBusError.connectionClosed()))
+                if cancelledEarly {
+                    reply.finish(.failure(CancellationError()))
+                    return
                 }
+                loop.call(message, timeout: nanoseconds, reply: reply)
             }
         } onCancel: {
             let reply = box.withLock { stored -> PendingReply? in
                 if let stored { return stored }
-                stored = PendingReply(loop: loop) { _ in }  // Marker: cancelled before the call was made.
+                stored = PendingReply { _ in }  // Marker: cancelled before the call was made.
                 return nil
             }
-            if let reply { loop.perform { _ in loop.cancel(reply) } }
+            if let reply { loop.cancel(reply) }
         }
     }
 
@@ -256,12 +263,7 @@ public final class DBusConnection: Sendable {
         _ message: DBusMessage, timeout: Duration = .seconds(25),
         completion: @escaping @Sendable (Result<DBusMessage, any Error>) -> Void
     ) {
-        let loop = self.loop
-        let reply = PendingReply(loop: loop, completion: completion)
-        let milliseconds = Self.milliseconds(timeout)
-        if !loop.perform({ _ in loop.send(message, timeoutMilliseconds: milliseconds, reply: reply) }) {
-            completion(.failure(DBusError.connectionClosed()))
-        }
+        loop.call(message, timeout: Self.nanoseconds(timeout), reply: PendingReply(completion: completion))
     }
 
     /// Sends a method call and waits for its reply, blocking the calling thread: for APIs that
@@ -288,15 +290,13 @@ public final class DBusConnection: Sendable {
         return reply
     }
 
-    /// A libdbus timeout in milliseconds; `DBUS_TIMEOUT_INFINITE` when it does not fit.
-    static func milliseconds(_ duration: Duration) -> Int32 {
+    /// A call's time limit in nanoseconds; `nil` (no limit) from about 24.8 days up, the
+    /// longest time-out libdbus takes (`INT32_MAX` milliseconds).
+    static func nanoseconds(_ duration: Duration) -> UInt64? {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
-        let total = seconds.multipliedReportingOverflow(by: 1000)
-        guard !total.overflow, total.partialValue + attoseconds / 1_000_000_000_000_000 < Int64(Int32.max) else {
-            return reveille_dbus_timeout_infinite()
-        }
-        return Int32(total.partialValue + attoseconds / 1_000_000_000_000_000)
+        guard seconds < Int64(Int32.max) / 1000 else { return nil }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 
     // MARK: - Bus names

@@ -18,13 +18,15 @@ typealias LoopJob = @Sendable (OpaquePointer) -> Void
 /// messages are dispatched with `dbus_connection_dispatch` while it reports
 /// `DBUS_DISPATCH_DATA_REMAINS`; they reach Swift through one filter (`dbus_connection_add_filter`).
 ///
-/// Every libdbus call on the connection happens on this thread once it runs, but one: other
-/// threads queue a `LoopJob` with `perform` (which writes the eventfd). The exception is
-/// `sendNow`, which sends a message from the calling thread (libdbus locks the connection), so
-/// that a reply or a signal costs no wake-up of the loop. The connection is opened and registered
+/// Every libdbus call on the connection happens on this thread once it runs, but sending: other
+/// threads queue a `LoopJob` with `perform` (which writes the eventfd), except that `sendNow` and
+/// `call` send a message from the calling thread (libdbus locks the connection), so that a
+/// reply, a signal or a method call costs no wake-up of the loop. Replies are matched to their
+/// calls here, by serial, not with libdbus's pending calls, whose time-outs the loop would have
+/// to be woken to add (`ReplyWaiters`). The connection is opened and registered
 /// on the caller's thread before the loop starts, and the thread's creation orders that before
 /// everything the loop does.
-final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pending replies and handlers are used only on the loop thread (or before it starts), but for `sendNow`'s `dbus_connection_send`, made under the `directSends` lock that `finish` takes before it drops the connection (libdbus locks the connection itself); the job queue and the watch and timeout tables are Mutexes, counters are Atomics, and eventFD is immutable
+final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and handlers are used only on the loop thread (or before it starts), but for `sendNow`'s and `call`'s `dbus_connection_send`, made under the `directSends` lock that `finish` takes before it drops the connection (libdbus locks the connection itself); the job queue and the watch and timeout tables are Mutexes, counters are Atomics, and eventFD is immutable
     /// The `DBusConnection*`, owning one reference; used only on the loop thread.
     let connection: OpaquePointer
     /// Wakes `poll()` for queued jobs and libdbus wake-up requests; closed in `deinit`.
@@ -42,7 +44,10 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
         var accepting = true
     }
 
-    /// Held by `sendNow` around `dbus_connection_send` and by `finish` to close: no thread sends
+    /// The calls sent and waiting for their replies.
+    private let waiters: ReplyWaiters
+
+    /// Held by `sendNow` and `call` around `dbus_connection_send` and by `finish` to close: no thread sends
     /// on a connection the loop has dropped. `false` once closed.
     private let directSends = Mutex(true)
     /// The thread inside `sendNow`, whose libdbus callbacks need not wake the loop: it checks
@@ -70,7 +75,6 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
     }
 
     // Loop-thread state.
-    private var pendingReplies: [ObjectIdentifier: PendingReply] = [:]
     private var onMessage: (@Sendable (DBusMessage) -> Bool)?
     private var onDisconnect: (@Sendable () -> Void)?
     private var disconnectReported = false
@@ -83,12 +87,21 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
             throw DBusError(name: DBusError.failed, message: "eventfd failed with errno \(errno)")
         }
         eventFD = fd
+        do {
+            waiters = try ReplyWaiters()
+        } catch {
+            close(fd)
+            throw error
+        }
     }
 
     deinit { close(eventFD) }
 
     /// How many times `poll()` has returned: a loop that is idle must not count up.
     var iterations: Int { iterationCount.load(ordering: .relaxed) }
+
+    /// How many calls wait for their replies, and when the reply timer fires (`nil`: off).
+    var replyTimer: (waiting: Int, firesIn: Duration?) { waiters.status }
 
     /// Whether the loop thread is still running.
     var isRunning: Bool { running.load(ordering: .acquiring) }
@@ -142,17 +155,48 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
     /// false once the loop has stopped. The loop is woken only when libdbus left bytes to write
     /// or messages to dispatch.
     func sendNow(_ message: DBusMessage) -> Bool {
+        sendingNow { [self] in send(message) }
+    }
+
+    /// Sends a method call from the calling thread, as `sendNow` sends, and finishes `reply`
+    /// with its answer on the loop thread, in order with the other incoming messages; with
+    /// `NoReply` when none came within `timeout` nanoseconds (`nil`: no limit), and with
+    /// `Disconnected` when the connection is or becomes closed.
+    func call(_ message: DBusMessage, timeout: UInt64?, reply: PendingReply) {
+        let sent = sendingNow { [self] in
+            let error = waiters.add(reply, earlierSerial: dbus_message_get_serial(message.pointer), timeout: timeout) {
+                var serial: dbus_uint32_t = 0
+                let sent = message.lock.withLock { _ in dbus_connection_send(connection, message.pointer, &serial) }
+                return sent != 0 ? serial : nil
+            }
+            if let error { reply.finish(.failure(error)) }
+        }
+        if !sent { reply.finish(.failure(DBusError.connectionClosed())) }
+    }
+
+    /// Ends a call without its reply: it finishes with `CancellationError`, and a reply that
+    /// comes later is dropped. Any thread.
+    func cancel(_ reply: PendingReply) {
+        waiters.remove(reply)
+        reply.finish(.failure(CancellationError()))
+    }
+
+    /// Runs `send` on the calling thread, under the `directSends` lock (or at once on the loop
+    /// thread), or queues it behind jobs this connection has not finished, so that a thread's
+    /// messages leave in the order it sent them; false once the loop has stopped. Wakes the loop
+    /// only when libdbus left bytes to write or messages to dispatch.
+    private func sendingNow(_ send: @escaping @Sendable () -> Void) -> Bool {
         if isOnLoopThread {
-            send(message)
+            send()
             return true
         }
         let behindJobs = queue.withLock { state -> Bool? in state.accepting ? state.unfinished > 0 : nil }
         guard let behindJobs else { return false }
-        if behindJobs { return perform { [self] _ in send(message) } }
+        if behindJobs { return perform { _ in send() } }
         return directSends.withLock { open in
             guard open else { return false }
             directSender.store(UInt(pthread_self()), ordering: .releasing)
-            send(message)
+            send()
             directSender.store(0, ordering: .releasing)
             if dbus_connection_has_messages_to_send(connection) != 0
                 || dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS
@@ -256,7 +300,10 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
     /// Waits for a ready watch, the eventfd or the nearest timeout, and handles what is ready.
     /// Returns false when `poll()` fails for good.
     private func pollOnce() -> Bool {
-        var fds = [pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: waiters.timerDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
         var watchIDs: [Int] = []
         sources.withLock { sources in
             for entry in sources.watches where dbus_watch_get_enabled(entry.watch.pointer) != 0 {
@@ -278,13 +325,18 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
             var count: UInt64 = 0
             _ = withUnsafeMutableBytes(of: &count) { read(eventFD, $0.baseAddress, 8) }
         }
-        for (index, id) in watchIDs.enumerated() where fds[index + 1].revents != 0 {
+        if fds[1].revents != 0 {
+            for reply in waiters.takeExpired() {
+                reply.finish(.failure(DBusError(name: DBusError.noReply, message: "No reply came within the call's time limit")))
+            }
+        }
+        for (index, id) in watchIDs.enumerated() where fds[index + 2].revents != 0 {
             // A handled watch may remove others: look each one up again.
             let found = sources.withLock { sources in
                 sources.watches.first(where: { $0.id == id && dbus_watch_get_enabled($0.watch.pointer) != 0 })?.watch
             }
             guard let watch = found else { continue }
-            let revents = Int32(fds[index + 1].revents)
+            let revents = Int32(fds[index + 2].revents)
             var flags: UInt32 = 0
             if revents & Int32(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
             if revents & Int32(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
@@ -311,15 +363,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
         }
         // The connection is closed: sends are dropped and calls fail at once.
         for job in remaining { job(connection) }
-        for reply in pendingReplies.values {
-            if let pending = reply.pending {
-                dbus_pending_call_cancel(pending)
-                dbus_pending_call_unref(pending)
-                reply.pending = nil
-            }
-            reply.finish(.failure(DBusError.connectionClosed()))
-        }
-        pendingReplies.removeAll()
+        for reply in waiters.close() { reply.finish(.failure(DBusError.connectionClosed())) }
         onMessage = nil
         onDisconnect = nil
         running.store(false, ordering: .releasing)
@@ -349,7 +393,8 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
         sources.withLock { $0.watches.removeAll { $0.watch == watch } }
     }
 
-    private static func now() -> UInt64 {
+    /// Now on `CLOCK_MONOTONIC`, in nanoseconds: the clock of libdbus's time-outs and of calls'.
+    static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
@@ -433,6 +478,12 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
     // MARK: - Messages
 
     private func filter(_ message: OpaquePointer) -> DBusHandlerResult {
+        let type = dbus_message_get_type(message)
+        if type == 2 || type == 3, let reply = waiters.take(answering: dbus_message_get_reply_serial(message)) {
+            // DBUS_MESSAGE_TYPE_METHOD_RETURN or _ERROR, for a call sent here.
+            reply.finish(.success(DBusMessage(referencing: message)))
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
         let wrapped = DBusMessage(referencing: message)
         if wrapped.type == .signal && wrapped.interface == "org.freedesktop.DBus.Local"
             && wrapped.member == "Disconnected"
@@ -446,80 +497,5 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection, pendin
     /// Sends a message (`dbus_connection_send`). On the loop thread, or in `sendNow`.
     func send(_ message: DBusMessage) {
         message.lock.withLock { _ in _ = dbus_connection_send(connection, message.pointer, nil) }
-    }
-
-    /// Sends a method call and arranges for `reply` to finish with its answer
-    /// (`dbus_connection_send_with_reply`, `dbus_pending_call_set_notify`). Loop thread only.
-    func send(_ message: DBusMessage, timeoutMilliseconds: Int32, reply: PendingReply) {
-        guard !reply.cancelled else {
-            reply.finish(.failure(CancellationError()))
-            return
-        }
-        var pending: OpaquePointer?
-        let sent = message.lock.withLock { _ in
-            dbus_connection_send_with_reply(connection, message.pointer, &pending, timeoutMilliseconds)
-        }
-        guard sent != 0, let pending else {
-            reply.finish(.failure(DBusError.connectionClosed()))
-            return
-        }
-        reply.pending = pending
-        pendingReplies[ObjectIdentifier(reply)] = reply
-        dbus_pending_call_set_notify(
-            pending,
-            { _, data in
-                let reply = Unmanaged<PendingReply>.fromOpaque(data!).takeUnretainedValue()
-                reply.loop.complete(reply)
-            },
-            Unmanaged.passRetained(reply).toOpaque(),
-            { data in Unmanaged<PendingReply>.fromOpaque(data!).release() })
-    }
-
-    /// Takes the reply of a completed pending call (`dbus_pending_call_steal_reply`).
-    private func complete(_ reply: PendingReply) {
-        guard let pending = reply.pending else { return }
-        let message = dbus_pending_call_steal_reply(pending)
-        reply.pending = nil
-        pendingReplies[ObjectIdentifier(reply)] = nil
-        dbus_pending_call_unref(pending)
-        if let message {
-            reply.finish(.success(DBusMessage(taking: message)))
-        } else {
-            reply.finish(.failure(DBusError(name: DBusError.noReply, message: "The call completed without a reply")))
-        }
-    }
-
-    /// Cancels a pending call (`dbus_pending_call_cancel`), or marks it so it is never sent.
-    /// Loop thread only.
-    func cancel(_ reply: PendingReply) {
-        if let pending = reply.pending {
-            reply.pending = nil
-            pendingReplies[ObjectIdentifier(reply)] = nil
-            dbus_pending_call_cancel(pending)
-            dbus_pending_call_unref(pending)
-            reply.finish(.failure(CancellationError()))
-        } else {
-            reply.cancelled = true
-        }
-    }
-}
-
-/// One method call waiting for its reply: the `DBusPendingCall*` and what to do with the answer.
-final class PendingReply: @unchecked Sendable {  // safe: created on any thread, but every field is read and written only on the loop thread (inside loop jobs and libdbus callbacks)
-    let loop: DBusMainLoop
-    var pending: OpaquePointer?
-    var cancelled = false
-    private var completion: (@Sendable (Result<DBusMessage, any Error>) -> Void)?
-
-    init(loop: DBusMainLoop, completion: @escaping @Sendable (Result<DBusMessage, any Error>) -> Void) {
-        self.loop = loop
-        self.completion = completion
-    }
-
-    /// Runs the completion once.
-    func finish(_ result: Result<DBusMessage, any Error>) {
-        guard let completion else { return }
-        self.completion = nil
-        completion(result)
     }
 }

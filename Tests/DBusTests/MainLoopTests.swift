@@ -36,6 +36,8 @@ struct MainLoopTests {
             _ = try await pair.client.call(
                 destination: "test.Idle", path: Echo.path, interface: Echo.interfaceName, method: "EchoString",
                 arguments: [.string("settle")])
+            // The call is answered: its time limit no longer sets the reply timer.
+            #expect(pair.client.replyTimer == (0, nil))
             let client = pair.client.loopIterations
             let service = pair.service.loopIterations
             #expect(client > 0)
@@ -71,7 +73,72 @@ struct MainLoopTests {
         }
     }
 
-    @Test("a call with no answer times out with NoReply, through a libdbus timeout")
+    @Test("calls from other threads leave at once and their replies come back, without a wake-up of the caller's loop to send them")
+    func callsWithoutWakingTheLoop() async throws {
+        try await withBusPair { pair in
+            try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
+            // Let the client's loop settle after its own set-up.
+            try await Task.sleep(for: .milliseconds(200))
+            let before = pair.client.loopIterations
+            for number in 0..<200 {
+                let reply = try await pair.client.call(
+                    destination: pair.service.uniqueName, path: Echo.path, interface: Echo.interfaceName, method: "EchoString",
+                    arguments: [.string("call \(number)")])
+                #expect(reply == [.string("call \(number)")])
+            }
+            // The loop wakes once per call, for its reply; each call used to be a job for the
+            // loop thread as well: 400 wake-ups or more.
+            let woke = pair.client.loopIterations - before
+            #expect(woke < 250, "the client's loop woke \(woke) times for 200 calls")
+        }
+    }
+
+    @Test("calls with different time limits each end at their own, answered ones never; the reply timer follows the earliest, and is off once none waits")
+    func callTimeLimits() async throws {
+        try await withBusPair { pair in
+            let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+            defer { releaseContinuation.finish() }
+            try pair.service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
+            try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
+            let client = pair.client
+            let service = pair.service.uniqueName
+            let start = ContinuousClock.now
+            // Sent longest first, so that each later call moves the timer earlier.
+            let limits: [Duration] = [.milliseconds(1500), .milliseconds(1000), .milliseconds(400)]
+            let hanging = limits.map { limit in
+                Task {
+                    let error = await dbusError {
+                        _ = try await client.call(destination: service, path: "/h", interface: "test.Hang", method: "Hang", timeout: limit)
+                    }
+                    return (error?.name, ContinuousClock.now - start)
+                }
+            }
+            for index in limits.indices { _ = try await next(entered, "hanging call \(index)") }
+            // Each call moved the timer earlier: it fires for the shortest limit (unless a loaded
+            // machine took so long that the shortest has passed already).
+            let timer = client.replyTimer
+            if timer.waiting == 3 {
+                #expect(timer.firesIn.map { $0 <= .milliseconds(400) } == true, "the reply timer fires in \(String(describing: timer.firesIn))")
+            }
+            // Answered well within its own limit, which is the earliest of all.
+            let echoed = try await client.call(
+                destination: service, path: Echo.path, interface: Echo.interfaceName, method: "EchoString",
+                arguments: [.string("quick")], timeout: .milliseconds(250))
+            #expect(echoed == [.string("quick")])
+            for (limit, task) in zip(limits, hanging) {
+                let (name, elapsed) = await task.value
+                #expect(name == DBusError.noReply, "the \(limit) call ended with \(name ?? "a reply")")
+                // Never early. The upper bound is loose on purpose: a loaded machine may resume
+                // the task late.
+                #expect(elapsed >= limit - .milliseconds(10) && elapsed < limit + .seconds(20), "the \(limit) call ended after \(elapsed)")
+            }
+            // Nothing waits: the timer is off.
+            #expect(client.replyTimer == (0, nil))
+        }
+    }
+
+    @Test("a call with no answer times out with NoReply, through the connection's reply timer")
     func callTimeout() async throws {
         try await withBusPair { pair in
             let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
