@@ -23,9 +23,9 @@ typealias LoopJob = @Sendable (OpaquePointer) -> Void
 /// `call` send a message from the calling thread (libdbus locks the connection), so that a
 /// reply, a signal or a method call costs no wake-up of the loop. Replies are matched to their
 /// calls here, by serial, not with libdbus's pending calls, whose time-outs the loop would have
-/// to be woken to add (`ReplyWaiters`). The connection is opened and registered
-/// on the caller's thread before the loop starts, and the thread's creation orders that before
-/// everything the loop does.
+/// to be woken to add (`ReplyWaiters`). The connection is opened and registered on the caller's
+/// thread before the loop starts, and the thread's creation orders that before everything the
+/// loop does.
 final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and handlers are used only on the loop thread (or before it starts), but for `sendNow`'s and `call`'s `dbus_connection_send`, made under the `directSends` lock that `finish` takes before it drops the connection (libdbus locks the connection itself); the job queue and the watch and timeout tables are Mutexes, counters are Atomics, and eventFD is immutable
     /// The `DBusConnection*`, owning one reference; used only on the loop thread.
     let connection: OpaquePointer
@@ -47,8 +47,8 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
     /// The calls sent and waiting for their replies.
     private let waiters: ReplyWaiters
 
-    /// Held by `sendNow` and `call` around `dbus_connection_send` and by `finish` to close: no thread sends
-    /// on a connection the loop has dropped. `false` once closed.
+    /// Held by `sendNow` and `call` around `dbus_connection_send` and by `finish` to close: no
+    /// thread sends on a connection the loop has dropped. `false` once closed.
     private let directSends = Mutex(true)
     /// The thread inside `sendNow`, whose libdbus callbacks need not wake the loop: it checks
     /// afterwards whether anything is left for the loop to do.
@@ -177,8 +177,9 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
     /// Ends a call without its reply: it finishes with `CancellationError`, and a reply that
     /// comes later is dropped. Any thread.
     func cancel(_ reply: PendingReply) {
-        waiters.remove(reply)
+        // Finished first: a call being added meanwhile is then either found here or not sent.
         reply.finish(.failure(CancellationError()))
+        waiters.remove(reply)
     }
 
     /// Runs `send` on the calling thread, under the `directSends` lock (or at once on the loop
@@ -393,7 +394,8 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
         sources.withLock { $0.watches.removeAll { $0.watch == watch } }
     }
 
-    /// Now on `CLOCK_MONOTONIC`, in nanoseconds: the clock of libdbus's time-outs and of calls'.
+    /// Now on `CLOCK_MONOTONIC`, in nanoseconds: the clock of libdbus's time-outs and of the
+    /// calls' deadlines (`ReplyWaiters`).
     static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
