@@ -68,22 +68,22 @@ final class ReplyWaiters: Sendable {
     /// Takes the call that `serial` answers (a reply's `dbus_message_get_reply_serial`), if it
     /// is waiting here.
     func take(answering serial: UInt32) -> PendingReply? {
+        table.withLock { table in take(serial, from: &table) }
+    }
+
+    /// Drops a call that was cancelled, if it is waiting (it may not be sent yet, or answered).
+    func remove(_ reply: PendingReply) {
         table.withLock { table in
-            guard let entry = table.waiting.removeValue(forKey: serial) else { return nil }
-            if table.waiting.isEmpty, table.armed != nil { arm(&table, at: nil) }
-            return entry.reply
+            guard let serial = table.waiting.first(where: { $0.value.reply === reply })?.key else { return }
+            _ = take(serial, from: &table)
         }
     }
 
-    /// Takes a call that was cancelled; false when it is not waiting (not yet sent, or answered).
-    @discardableResult
-    func remove(_ reply: PendingReply) -> Bool {
-        table.withLock { table in
-            guard let serial = table.waiting.first(where: { $0.value.reply === reply })?.key else { return false }
-            table.waiting[serial] = nil
-            if table.waiting.isEmpty, table.armed != nil { arm(&table, at: nil) }
-            return true
-        }
+    /// Takes a call out of the table, and turns the timer off when no call is left.
+    private func take(_ serial: UInt32, from table: inout Table) -> PendingReply? {
+        guard let entry = table.waiting.removeValue(forKey: serial) else { return nil }
+        if table.waiting.isEmpty, table.armed != nil { arm(&table, at: nil) }
+        return entry.reply
     }
 
     /// Takes the calls whose time is up, and sets the timer for the next deadline: when the

@@ -11,17 +11,23 @@ import Glibc
 // The connection's loop: idleness without wake-ups, timeouts, cancellation, close, and the bus
 // going away under it.
 
-/// An interface whose `Hang` method never answers until the test is done, reporting each call.
-private func hangingInterface(entered: AsyncStream<Void>.Continuation, release: AsyncStream<Void>) -> DBusInterface {
-    DBusInterface(
+/// Exports at `/h` on `service` an object whose `test.Hang.Hang` method does not answer until
+/// `body` has returned; `body` gets a stream that reports each call as its handler starts.
+private func withHangingObject(on service: DBusConnection, _ body: (AsyncStream<Void>) async throws -> Void) async throws {
+    let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+    let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+    defer { releaseContinuation.finish() }
+    let interface = DBusInterface(
         name: "test.Hang",
         methods: [
             DBusMethod(name: "Hang") { _ in
-                entered.yield()
+                enteredContinuation.yield()
                 for await _ in release {}
                 return []
             }
         ])
+    try service.export(path: "/h", interfaces: [interface])
+    try await body(entered)
 }
 
 @Suite("the connection loop")
@@ -96,98 +102,91 @@ struct MainLoopTests {
     @Test("calls with different time limits each end at their own, answered ones never; the reply timer follows the earliest, and is off once none waits")
     func callTimeLimits() async throws {
         try await withBusPair { pair in
-            let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
-            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-            defer { releaseContinuation.finish() }
-            try pair.service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
-            try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
-            let client = pair.client
-            let service = pair.service.uniqueName
-            let start = ContinuousClock.now
-            // Sent longest first, so that each later call moves the timer earlier.
-            let limits: [Duration] = [.milliseconds(1500), .milliseconds(1000), .milliseconds(400)]
-            let hanging = limits.map { limit in
-                Task {
-                    let error = await dbusError {
-                        _ = try await client.call(destination: service, path: "/h", interface: "test.Hang", method: "Hang", timeout: limit)
+            try await withHangingObject(on: pair.service) { entered in
+                try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
+                let client = pair.client
+                let service = pair.service.uniqueName
+                let start = ContinuousClock.now
+                // Sent longest first, so that each later call moves the timer earlier.
+                let limits: [Duration] = [.milliseconds(1500), .milliseconds(1000), .milliseconds(400)]
+                let hanging = limits.map { limit in
+                    Task {
+                        let error = await dbusError {
+                            _ = try await client.call(destination: service, path: "/h", interface: "test.Hang", method: "Hang", timeout: limit)
+                        }
+                        return (error?.name, ContinuousClock.now - start)
                     }
-                    return (error?.name, ContinuousClock.now - start)
                 }
+                for index in limits.indices { _ = try await next(entered, "hanging call \(index)") }
+                // Each call moved the timer earlier: it fires for the shortest limit (unless a loaded
+                // machine took so long that the shortest has passed already).
+                let timer = client.replyTimer
+                if timer.waiting == 3 {
+                    #expect(timer.firesIn.map { $0 <= .milliseconds(400) } == true, "the reply timer fires in \(String(describing: timer.firesIn))")
+                }
+                // Answered well within its own limit, which is the earliest of all.
+                let echoed = try await client.call(
+                    destination: service, path: Echo.path, interface: Echo.interfaceName, method: "EchoString",
+                    arguments: [.string("quick")], timeout: .milliseconds(250))
+                #expect(echoed == [.string("quick")])
+                for (limit, task) in zip(limits, hanging) {
+                    let (name, elapsed) = await task.value
+                    #expect(name == DBusError.noReply, "the \(limit) call ended with \(name ?? "a reply")")
+                    // Never early. The upper bound is loose on purpose: a loaded machine may resume
+                    // the task late.
+                    #expect(elapsed >= limit - .milliseconds(10) && elapsed < limit + .seconds(20), "the \(limit) call ended after \(elapsed)")
+                }
+                // Nothing waits: the timer is off.
+                #expect(client.replyTimer == (0, nil))
             }
-            for index in limits.indices { _ = try await next(entered, "hanging call \(index)") }
-            // Each call moved the timer earlier: it fires for the shortest limit (unless a loaded
-            // machine took so long that the shortest has passed already).
-            let timer = client.replyTimer
-            if timer.waiting == 3 {
-                #expect(timer.firesIn.map { $0 <= .milliseconds(400) } == true, "the reply timer fires in \(String(describing: timer.firesIn))")
-            }
-            // Answered well within its own limit, which is the earliest of all.
-            let echoed = try await client.call(
-                destination: service, path: Echo.path, interface: Echo.interfaceName, method: "EchoString",
-                arguments: [.string("quick")], timeout: .milliseconds(250))
-            #expect(echoed == [.string("quick")])
-            for (limit, task) in zip(limits, hanging) {
-                let (name, elapsed) = await task.value
-                #expect(name == DBusError.noReply, "the \(limit) call ended with \(name ?? "a reply")")
-                // Never early. The upper bound is loose on purpose: a loaded machine may resume
-                // the task late.
-                #expect(elapsed >= limit - .milliseconds(10) && elapsed < limit + .seconds(20), "the \(limit) call ended after \(elapsed)")
-            }
-            // Nothing waits: the timer is off.
-            #expect(client.replyTimer == (0, nil))
         }
     }
 
     @Test("a call with no answer times out with NoReply, through the connection's reply timer")
     func callTimeout() async throws {
         try await withBusPair { pair in
-            let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
-            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-            defer { releaseContinuation.finish() }
-            try pair.service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
-            let start = ContinuousClock.now
-            let error = await dbusError {
+            try await withHangingObject(on: pair.service) { _ in
+                let start = ContinuousClock.now
+                let error = await dbusError {
+                    _ = try await pair.client.call(
+                        destination: pair.service.uniqueName, path: "/h", interface: "test.Hang", method: "Hang",
+                        timeout: .milliseconds(300))
+                }
+                let elapsed = ContinuousClock.now - start
+                #expect(error?.name == DBusError.noReply)
+                // The given timeout, not libdbus's 25-second default, ended the call. The upper bound is
+                // loose on purpose: a loaded machine may resume the task late, but never 20 s late.
+                #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(20), "took \(elapsed)")
+                // The connection still works.
+                try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
                 _ = try await pair.client.call(
-                    destination: pair.service.uniqueName, path: "/h", interface: "test.Hang", method: "Hang",
-                    timeout: .milliseconds(300))
+                    destination: pair.service.uniqueName, path: Echo.path, interface: Echo.interfaceName, method: "Caller")
             }
-            let elapsed = ContinuousClock.now - start
-            #expect(error?.name == DBusError.noReply)
-            // The given timeout, not libdbus's 25-second default, ended the call. The upper bound is
-            // loose on purpose: a loaded machine may resume the task late, but never 20 s late.
-            #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(20), "took \(elapsed)")
-            _ = entered
-            // The connection still works.
-            try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
-            _ = try await pair.client.call(
-                destination: pair.service.uniqueName, path: Echo.path, interface: Echo.interfaceName, method: "Caller")
         }
     }
 
     @Test("cancelling the task cancels the pending call")
     func cancellation() async throws {
         try await withBusPair { pair in
-            let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
-            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-            defer { releaseContinuation.finish() }
-            try pair.service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
-            let client = pair.client
-            let service = pair.service.uniqueName
-            let task = Task {
-                try await client.call(
-                    destination: service, path: "/h", interface: "test.Hang", method: "Hang", timeout: .seconds(60))
+            try await withHangingObject(on: pair.service) { entered in
+                let client = pair.client
+                let service = pair.service.uniqueName
+                let task = Task {
+                    try await client.call(
+                        destination: service, path: "/h", interface: "test.Hang", method: "Hang", timeout: .seconds(60))
+                }
+                _ = try await next(entered, "the handler to start")
+                task.cancel()
+                let result = try await within(.seconds(5), "the cancelled call to end") { await task.result }
+                #expect(throws: CancellationError.self) { try result.get() }
+                // A call cancelled before it starts is never sent.
+                let early = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await client.call(destination: service, path: "/h", interface: "test.Hang", method: "Hang")
+                }
+                await #expect(throws: CancellationError.self) { try await early.value }
+                #expect(client.isConnected)
             }
-            _ = try await next(entered, "the handler to start")
-            task.cancel()
-            let result = try await within(.seconds(5), "the cancelled call to end") { await task.result }
-            #expect(throws: CancellationError.self) { try result.get() }
-            // A call cancelled before it starts is never sent.
-            let early = Task {
-                withUnsafeCurrentTask { $0?.cancel() }
-                return try await client.call(destination: service, path: "/h", interface: "test.Hang", method: "Hang")
-            }
-            await #expect(throws: CancellationError.self) { try await early.value }
-            #expect(client.isConnected)
         }
     }
 
@@ -222,41 +221,39 @@ struct MainLoopTests {
         defer { bus.stop() }
         let service = try DBusConnection.connect(address: bus.address)
         let client = try DBusConnection.connect(address: bus.address)
-        let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
-        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-        defer { releaseContinuation.finish() }
-        try service.export(path: "/h", interfaces: [hangingInterface(entered: enteredContinuation, release: release)])
-        let clientGone = client.disconnected
-        let serviceGone = service.disconnected
-        let stream = try await client.subscribe(MatchRule(interface: "test.Gone"))
-        let destination = service.uniqueName
-        let pending = Task {
-            try await client.call(destination: destination, path: "/h", interface: "test.Hang", method: "Hang", timeout: .seconds(120))
+        try await withHangingObject(on: service) { entered in
+            let clientGone = client.disconnected
+            let serviceGone = service.disconnected
+            let stream = try await client.subscribe(MatchRule(interface: "test.Gone"))
+            let destination = service.uniqueName
+            let pending = Task {
+                try await client.call(destination: destination, path: "/h", interface: "test.Hang", method: "Hang", timeout: .seconds(120))
+            }
+            _ = try await next(entered, "the handler to start")
+
+            #expect(kill(bus.pid, SIGKILL) == 0)
+
+            #expect(try await next(clientGone, "the client's disconnected") != nil)
+            #expect(try await next(serviceGone, "the service's disconnected") != nil)
+            let result = try await within(.seconds(5), "the pending call to fail") { await pending.result }
+            let failure = #expect(throws: DBusError.self) { try result.get() }
+            #expect([DBusError.noReply, DBusError.disconnected].contains(failure?.name ?? ""), "\(String(describing: failure))")
+            #expect(try await next(stream, "the stream to finish") == nil)
+            #expect(!client.isConnected)
+
+            // The loops stop and stay still: no spinning on a dead socket.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!client.isLoopRunning)
+            #expect(!service.isLoopRunning)
+            let clientIterations = client.loopIterations
+            let serviceIterations = service.loopIterations
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(client.loopIterations == clientIterations)
+            #expect(service.loopIterations == serviceIterations)
+
+            let after = await dbusError { _ = try await client.nameOwner("org.freedesktop.DBus") }
+            #expect(after?.name == DBusError.disconnected)
         }
-        _ = try await next(entered, "the handler to start")
-
-        #expect(kill(bus.pid, SIGKILL) == 0)
-
-        #expect(try await next(clientGone, "the client's disconnected") != nil)
-        #expect(try await next(serviceGone, "the service's disconnected") != nil)
-        let result = try await within(.seconds(5), "the pending call to fail") { await pending.result }
-        let failure = #expect(throws: DBusError.self) { try result.get() }
-        #expect([DBusError.noReply, DBusError.disconnected].contains(failure?.name ?? ""), "\(String(describing: failure))")
-        #expect(try await next(stream, "the stream to finish") == nil)
-        #expect(!client.isConnected)
-
-        // The loops stop and stay still: no spinning on a dead socket.
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!client.isLoopRunning)
-        #expect(!service.isLoopRunning)
-        let clientIterations = client.loopIterations
-        let serviceIterations = service.loopIterations
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(client.loopIterations == clientIterations)
-        #expect(service.loopIterations == serviceIterations)
-
-        let after = await dbusError { _ = try await client.nameOwner("org.freedesktop.DBus") }
-        #expect(after?.name == DBusError.disconnected)
     }
 
     @Test("connecting to nothing fails with an error; session() without an address refuses to autolaunch")
