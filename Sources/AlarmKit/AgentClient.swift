@@ -126,17 +126,17 @@ public final class AgentClient: Sendable {
 
     /// The caller's whole list of alarms: now, then after every change the agent signals.
     ///
-    /// One `List`, then the agent's signals about each alarm the caller may see
-    /// (`InterfacesAdded`, `PropertiesChanged`, `InterfacesRemoved`, which carry the alarm)
-    /// applied on top of it in order (`AlarmListMirror`); another `List` only when the agent
-    /// starts again. A list is built when the reader asks for the next one, so a thousand
-    /// changes while the reader is busy cost one list, and the last list always shows the last
-    /// change. While changes stream in, lists come at most every 16 ms (`AlarmListFeed`); a
+    /// One `Watch` (the list, as `List` gives it), then the agent's `AlarmsChanged` signals, one
+    /// per stored change with every alarm it changed that the caller may see, applied on top of
+    /// it in order (`AlarmListMirror`); another `Watch` only when the agent starts again. A list
+    /// is built when the reader asks for the next one, so a thousand changes while the reader is
+    /// busy cost one list, and the last list always shows the last change. While changes stream in, lists come at most every 16 ms (`AlarmListFeed`); a
     /// change after a quiet spell comes at once.
     public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
-        let signals = connection.signals(MatchRule(sender: Self.busName))
+        let signals = connection.signals(
+            MatchRule(sender: Self.busName, path: Self.managerPath, interface: Self.managerInterface, member: "AlarmsChanged"))
         // When the agent starts again (a crash, an update), the new one knows nothing of this
-        // client: asking it for the list makes it send this client its changes again.
+        // client: watching it again makes it send this client its changes.
         let restarts = connection.signals(
             MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: Self.busName))
         let feed = AlarmListFeed()
@@ -152,8 +152,8 @@ public final class AgentClient: Sendable {
             },
             Task {
                 for await message in signals {
-                    guard let change = AlarmListMirror.change(in: message), let sender = message.sender else { continue }
-                    feed.update { $0.received(.init(change: change, sender: sender, serial: message.serial)) }
+                    guard let changes = AlarmListMirror.changes(in: message), let sender = message.sender else { continue }
+                    feed.update { $0.received(changes, sender: sender, serial: message.serial) }
                 }
                 feed.finish()
             },
@@ -177,10 +177,10 @@ public final class AgentClient: Sendable {
             }, onCancel: { lifetime.end() })
     }
 
-    /// `List`, with the reply's sender and serial (where the agent's signals about it start).
+    /// `Watch`: the list, with the reply's sender and serial (where the agent's signals about it start).
     private func listReply() async throws -> (alarms: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) {
         let message = try DBusMessage.methodCall(
-            destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "List", arguments: [])
+            destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "Watch", arguments: [])
         let reply: DBusMessage
         do {
             reply = try await connection.call(message)

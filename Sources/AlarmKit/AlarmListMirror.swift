@@ -3,19 +3,20 @@ import DBus
 import Foundation
 import Synchronization
 
-/// The caller's alarms as a client keeps them up to date: one `List`, then the agent's signals
-/// about each alarm applied on top of it, in order. A value type: events in, the list out.
+/// The caller's alarms as a client keeps them up to date: one `Watch` (the list), then the
+/// agent's `AlarmsChanged` signals applied on top of it, in order. A value type: events in, the
+/// list out.
 ///
-/// The agent replies to `List` in turn with its signals (`AlarmService.list`), so the reply's
+/// The agent replies to `Watch` in turn with its signals (`AlarmService.list`), so the reply's
 /// serial splits them: a signal from the same connection with a lower serial is already in the
 /// list, one with a higher serial is newer. Signals that come before the list are kept until it
 /// comes; signals from an agent that stopped are dropped.
 struct AlarmListMirror: Sendable {
     /// What one signal says about one alarm.
     enum Change: Sendable, Equatable {
-        /// The alarm is now as described (`InterfacesAdded`, `PropertiesChanged`).
+        /// The alarm is now as described (listed in `AlarmsChanged`).
         case set(AlarmWire.RemoteAlarm)
-        /// The alarm is gone (`InterfacesRemoved`).
+        /// The alarm is gone (named as removed in `AlarmsChanged`).
         case remove(UUID)
     }
 
@@ -41,6 +42,13 @@ struct AlarmListMirror: Sendable {
 
     /// The alarms in a stable order (by id, as `List` sends them).
     var list: [AlarmWire.RemoteAlarm] { ordered }
+
+    /// A signal's changes arrived, in order; returns whether the shown list changed.
+    mutating func received(_ changes: [Change], sender: String, serial: UInt32) -> Bool {
+        var shown = false
+        for change in changes where received(Signal(change: change, sender: sender, serial: serial)) { shown = true }
+        return shown
+    }
 
     /// A signal arrived; returns whether the shown list changed.
     mutating func received(_ signal: Signal) -> Bool {
@@ -104,30 +112,26 @@ struct AlarmListMirror: Sendable {
         return low
     }
 
-    /// What an agent's signal says about an alarm, or `nil` for any other signal.
-    static func change(in message: DBusMessage) -> Change? {
+    /// What an agent's `AlarmsChanged` says, in order: the alarms it removed, then those it
+    /// changed (a transaction's alarms, each in one of the two); `nil` for any other signal or a
+    /// malformed one.
+    static func changes(in message: DBusMessage) -> [Change]? {
         let arguments = message.arguments
-        switch message.member {
-        case "InterfacesAdded":
-            guard message.path == AgentClient.managerPath, arguments.count == 2,
-                let properties = arguments[1].dictionaryValue?[AgentClient.alarmInterface]?.dictionaryValue,
-                let alarm = properties["Alarm"], let remote = try? AlarmWire.decodeAlarm(alarm.unwrapped)
-            else { return nil }
-            return .set(remote)
-        case "PropertiesChanged":
-            guard let path = message.path, AlarmWire.alarmID(ofPath: path) != nil, arguments.count >= 2,
-                arguments[0].stringValue == AgentClient.alarmInterface,
-                let alarm = arguments[1].dictionaryValue?["Alarm"], let remote = try? AlarmWire.decodeAlarm(alarm.unwrapped)
-            else { return nil }
-            return .set(remote)
-        case "InterfacesRemoved":
-            guard message.path == AgentClient.managerPath, let path = arguments.first?.stringValue,
-                let id = AlarmWire.alarmID(ofPath: path)
-            else { return nil }
-            return .remove(id)
-        default:
-            return nil
+        guard message.member == "AlarmsChanged", message.interface == AgentClient.managerInterface,
+            message.path == AgentClient.managerPath, arguments.count == 2,
+            let alarms = arguments[0].arrayValue, let removed = arguments[1].arrayValue
+        else { return nil }
+        var changes: [Change] = []
+        changes.reserveCapacity(alarms.count + removed.count)
+        for value in removed {
+            guard let id = value.stringValue.flatMap({ UUID(text: $0) }) else { return nil }
+            changes.append(.remove(id))
         }
+        for value in alarms {
+            guard let alarm = try? AlarmWire.decodeAlarm(value) else { return nil }
+            changes.append(.set(alarm))
+        }
+        return changes
     }
 }
 

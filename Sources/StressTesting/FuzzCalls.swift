@@ -54,7 +54,7 @@ public struct FuzzCallGenerator: Sendable {
     static let managerInterface = "io.github.reveille.Alarms1.Manager"
     static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
     static let managerMethods = [
-        "Schedule", "Cancel", "Stop", "Pause", "Resume", "Countdown", "List", "Get", "RequestAuthorization", "History",
+        "Schedule", "Cancel", "Stop", "Pause", "Resume", "Countdown", "List", "Watch", "Get", "RequestAuthorization", "History",
         "ListAuthorizations", "SetAuthorization",
     ]
     static let managerProperties = ["Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount"]
@@ -132,7 +132,7 @@ public struct FuzzCallGenerator: Sendable {
 
     mutating func otherManagerMethod() -> FuzzCall {
         switch Int.random(in: 0..<5, using: &rng) {
-        case 0: return manager("List", [])
+        case 0: return manager(rng.pick(["List", "Watch"]), [])
         case 1: return manager("History", [.uint32(rng.chance(0.5) ? rng.pick([0, 1, .max]) : UInt32.random(in: 0 ... .max, using: &rng))])
         case 2: return manager("RequestAuthorization", [])
         case 3: return manager("ListAuthorizations", [])

@@ -1,5 +1,6 @@
 import AlarmCore
 @testable import AlarmKit
+import DBus
 import Foundation
 import Synchronization
 import Testing
@@ -93,6 +94,55 @@ struct AlarmListMirrorTests {
         let removed = mirror.received(Self.signal(.remove(a), serial: 24))
         #expect(added && removed)
         #expect(mirror.list.map(\.alarm.id) == [b])
+    }
+
+    @Test("AlarmsChanged reads as its removals, then its alarms, in order; any other or malformed signal reads as nothing")
+    func alarmsChanged() throws {
+        let reading = ClockReading(
+            now: Date(timeIntervalSince1970: 1_900_000_000), uptime: .seconds(100), bootID: "boot", timeZone: TimeZone(identifier: "UTC")!)
+        func record(_ title: String) -> AlarmRecord {
+            AlarmRecord(
+                id: UUID(), owner: "app", definition: Fixtures.definition(.fixed(Date(timeIntervalSince1970: 2_000_000_000)), title: title),
+                phase: .scheduled(alertAt: Date(timeIntervalSince1970: 2_000_000_000)), anchor: reading.now)
+        }
+        let (first, second, gone) = (record("First"), record("Second"), UUID())
+        func signal(_ arguments: [DBusValue], name: String = "AlarmsChanged", path: String = AgentClient.managerPath) throws -> DBusMessage {
+            try DBusMessage.signal(path: path, interface: AgentClient.managerInterface, name: name, arguments: arguments)
+        }
+        let alarms = DBusValue.array(
+            elementSignature: "a{sv}", [first, second].map { AlarmWire.encode($0, at: reading, summary: true) })
+        let removed = DBusValue.strings([gone.lowercasedText()])
+        let changes = try #require(AlarmListMirror.changes(in: try signal([alarms, removed])))
+        #expect(changes == [
+            .remove(gone),
+            .set(try AlarmWire.decodeAlarm(AlarmWire.encode(first, at: reading, summary: true))),
+            .set(try AlarmWire.decodeAlarm(AlarmWire.encode(second, at: reading, summary: true))),
+        ])
+
+        #expect(AlarmListMirror.changes(in: try signal([alarms, removed], name: "AuthorizationChanged")) == nil)
+        #expect(AlarmListMirror.changes(in: try signal([alarms, removed], path: AgentClient.managerPath + "/alarm/x")) == nil)
+        #expect(AlarmListMirror.changes(in: try signal([alarms])) == nil, "one argument")
+        #expect(AlarmListMirror.changes(in: try signal([alarms, .strings(["not an id"])])) == nil)
+        let broken = DBusValue.array(elementSignature: "a{sv}", [.dictionary(["id": .string("x")])])
+        #expect(AlarmListMirror.changes(in: try signal([broken, .strings([])])) == nil, "an alarm that does not read")
+    }
+
+    @Test("A signal's changes apply together under its serial: all when newer than the list, none when older")
+    func batch() {
+        let (a, b, c) = (UUID(), UUID(), UUID())
+        var mirror = AlarmListMirror()
+        mirror.listed([Self.alarm(a), Self.alarm(b)], sender: Self.agent, serial: 10)
+        let older = mirror.received([.remove(a), .set(Self.alarm(c))], sender: Self.agent, serial: 9)
+        #expect(!older, "older than the list")
+        #expect(mirror.list.map(\.id) == [a, b].sorted())
+        let newer = mirror.received([.remove(a), .set(Self.alarm(b, .alerting)), .set(Self.alarm(c))], sender: Self.agent, serial: 11)
+        #expect(newer)
+        #expect(mirror.list == [Self.alarm(b, .alerting), Self.alarm(c)].sorted { $0.id < $1.id })
+        let same = mirror.received([.remove(a), .set(Self.alarm(c))], sender: Self.agent, serial: 12)
+        #expect(!same, "nothing new")
+        let back = mirror.received([.remove(a), .set(Self.alarm(a, title: "again"))], sender: Self.agent, serial: 13)
+        #expect(back)
+        #expect(mirror.list.map(\.id) == [a, b, c].sorted())
     }
 
     @Test("When the agent starts again, its signals wait for its list; the old agent's are dropped")

@@ -100,6 +100,60 @@ struct ManagerAPITests {
         #expect(try await managedObjects().count == 2)
     }
 
+    @Test("Watch gives the list, then one AlarmsChanged per stored change: the caller's alarms as List shows them and the ids removed; no object signals", .timeLimit(.minutes(2)))
+    func watch() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let python = Built.systemPython
+        #expect(try await fixture.reveille("auth", "allow", URL(fileURLWithPath: python).resolvingSymlinksInPath().path).status == .exited(0))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+        let client = try fixture.client()
+        let connection = client.connection
+        // List marks its caller as watching the alarm objects: it is called on a connection of its own.
+        let lister = try fixture.client().connection
+        func manager(_ method: String, _ arguments: [DBusValue] = [], on connection: DBusConnection? = nil) async throws -> [DBusValue] {
+            try await (connection ?? client.connection).call(
+                destination: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface,
+                method: method, arguments: arguments)
+        }
+        func alarm(_ title: String) -> DBusValue {
+            .dictionary(["title": .string(title), "schedule": .dictionary(["fixed": .double(4_000_000_000)])])
+        }
+        // Every signal the agent sends this connection but the manager's own property changes.
+        let signals = connection.signals(MatchRule(sender: AgentClient.busName))
+        let (a, b) = (UUID().lowercasedText(), UUID().lowercasedText())
+        _ = try await manager("Schedule", [.string(a), alarm("A")])
+
+        let watched = try await manager("Watch")
+        #expect(watched == (try await manager("List", on: lister)), "Watch answers what List does")
+        #expect(watched.first?.arrayValue?.compactMap { $0.dictionaryValue?["id"]?.stringValue } == [a])
+
+        // Another app's alarm is none of this caller's business.
+        let theirs = UUID().lowercasedText()
+        #expect(try await fixture.run(python, [script, "schedule", theirs, "Theirs", "600"]).line == theirs)
+        // New, replaced (one transaction: the old one cancelled, the new one stored), removed.
+        _ = try await manager("Schedule", [.string(b), alarm("B")])
+        _ = try await manager("Schedule", [.string(b), alarm("B again")])
+        _ = try await manager("Cancel", [.string(a)])
+
+        var heard: [(alarms: [[String: DBusValue]], removed: [String])] = []
+        for await signal in signals where !(signal.path == AgentClient.managerPath && signal.member == "PropertiesChanged") {
+            #expect(signal.member == "AlarmsChanged" && signal.interface == AgentClient.managerInterface, "only AlarmsChanged: \(signal.member ?? "")")
+            #expect(signal.destination == connection.uniqueName, "sent to this caller alone")
+            let alarms = try #require(signal.arguments.first?.arrayValue).map { try #require($0.dictionaryValue) }
+            let removed = try #require(signal.arguments.last?.arrayValue).compactMap(\.stringValue)
+            heard.append((alarms, removed))
+            if heard.count == 3 { break }
+        }
+        #expect(heard.map { $0.alarms.compactMap { $0["id"]?.stringValue } } == [[b], [b], []], "\(heard)")
+        #expect(heard.map { $0.alarms.compactMap { $0["title"]?.stringValue } } == [["B"], ["B again"], []])
+        #expect(heard.map(\.removed) == [[], [], [a]], "a replaced alarm is listed as changed, not removed")
+        // The alarms as List shows them: summaries.
+        let listed = try #require(try await manager("List", on: lister).first?.arrayValue?.first?.dictionaryValue)
+        #expect(heard[1].alarms.first == listed)
+    }
+
     @Test("Introspection is the text in desktop/")
     func introspection() async throws {
         let fixture = try await AgentFixture.start()

@@ -248,7 +248,11 @@ struct EngineTests {
         let (first, second) = (UUID(), UUID())
         try await harness.engine.schedule(id: first, definition: Fixtures.timer(600), caller: .user)
         let heard = Mutex<[AlarmChange]>([])
-        await harness.engine.observeChanges { change in heard.withLock { $0.append(change) } }
+        let transactions = Mutex(0)
+        await harness.engine.observeChanges { changes in
+            heard.withLock { $0.append(contentsOf: changes) }
+            transactions.withLock { $0 += 1 }
+        }
         #expect(heard.withLock { $0.map(\.id) } == [first], "the alarm there is, as updated, at once")
 
         try await harness.engine.schedule(id: second, definition: Fixtures.timer(60), caller: .user)
@@ -264,6 +268,7 @@ struct EngineTests {
         await harness.clock.settled()
         #expect(heard.withLock { $0.last?.id == first && $0.last?.state == .alerting })
         #expect(heard.withLock { $0.count } == 5, "one change each, nothing repeated: \(heard.withLock { $0 })")
+        #expect(transactions.withLock { $0 } == 5, "one call per stored change")
         // A refused request tells nothing.
         await #expect(throws: AlarmRequestError.self) { try await harness.engine.stop(id: second, caller: .user) }
         #expect(heard.withLock { $0.count } == 5)

@@ -92,12 +92,14 @@ struct GroupCommitTests {
         case returned(AlarmRecord)
     }
 
-    /// The events of every call, in order.
-    final class EventLog: Sendable {
-        private let events = Mutex<[Event]>([])
-        func append(_ event: Event) { events.withLock { $0.append(event) } }
-        var all: [Event] { events.withLock { $0 } }
+    /// Entries from any thread, in the order they came: the events of every call, or what the
+    /// engine's change observer heard.
+    final class Log<Entry: Sendable>: Sendable {
+        private let entries = Mutex<[Entry]>([])
+        func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+        var all: [Entry] { entries.withLock { $0 } }
     }
+    typealias EventLog = Log<Event>
 
     /// Schedules the first alarm (its transaction held), then `others` at once behind it; returns
     /// each call's result once all have answered. Each call's `whenStored` and return are logged
@@ -138,6 +140,8 @@ struct GroupCommitTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let transactions = Transactions()
         let engine = try await Self.engine(transactions, limit: 5, in: folder)
+        let observed = Log<[AlarmChange]>()
+        await engine.observeChanges { observed.append($0) }
         let first = UUID()
         let fresh = (0..<7).map { _ in UUID() }
         let contested = UUID()
@@ -177,6 +181,14 @@ struct GroupCommitTests {
         // One transaction for the first call, one for all that queued behind it.
         #expect(transactions.statements.count == 2, "\(transactions.statements)")
         #expect(transactions.statements.last == aAccepted.count + (bAccepted ? 1 : 0), "\(transactions.statements)")
+        // The change observer heard each transaction in one call: the first alarm, then every
+        // alarm stored behind it, in the order the calls were checked, each once.
+        let heard = observed.all
+        #expect(heard.count == 2, "\(heard)")
+        #expect(heard.first == [.updated(try firstResult.get())])
+        #expect(Set(heard.last?.map(\.id) ?? []) == Set(aAccepted + (bAccepted ? [contested] : [])))
+        #expect(heard.last?.count == aAccepted.count + (bAccepted ? 1 : 0))
+        #expect(returned.filter { $0.id != first }.allSatisfy { heard.last?.contains(.updated($0)) == true })
 
         // What the engine says is what the store holds.
         let listed = await engine.alarms(visibleTo: .user)
@@ -193,6 +205,8 @@ struct GroupCommitTests {
         // The second transaction fails at its second statement.
         let transactions = Transactions(failing: (transaction: 1, statement: 2))
         let engine = try await Self.engine(transactions, limit: 100, in: folder)
+        let observed = Log<[AlarmChange]>()
+        await engine.observeChanges { observed.append($0) }
         let first = UUID()
         let others = (0..<6).map { _ in UUID() }
         let events = EventLog()
@@ -205,6 +219,7 @@ struct GroupCommitTests {
         }
         // Only the stored call heard `whenStored`: once, with what it then returned.
         #expect(events.all == [.stored(firstRecord), .returned(firstRecord)])
+        #expect(observed.all == [[.updated(firstRecord)]], "the failed transaction is not observed")
         #expect(await engine.alarms(visibleTo: .user).map(\.id) == [first])
         await engine.shutdown()
         #expect(try AlarmStore(directory: folder).loadAlarms().map(\.id) == [first])

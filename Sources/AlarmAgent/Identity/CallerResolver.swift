@@ -18,11 +18,23 @@ public final class CallerResolver: Sendable {
         public var identity: CallerIdentity
     }
 
+    /// What a caller watches, and so which change signals it is sent.
+    public struct Watching: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        /// Creates a set from its bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// The alarm objects (it read them: `List`, `Get`, `GetManagedObjects`, a property):
+        /// `InterfacesAdded`, `PropertiesChanged`, `InterfacesRemoved`.
+        public static let objects = Watching(rawValue: 1 << 0)
+        /// The list (it called `Watch`): one `AlarmsChanged` per stored change.
+        public static let lists = Watching(rawValue: 1 << 1)
+    }
+
     private let connection: DBusConnection
     private let trustedExecutables: Set<String>
     private let processes: ProcessIdentifier
-    /// The callers resolved so far, by unique name, and whether each has read alarms.
-    private let cache = Mutex<[String: (resolved: Resolved, watching: Bool)]>([:])
+    /// The callers resolved so far, by unique name, and what each watches.
+    private let cache = Mutex<[String: (resolved: Resolved, watching: Watching)]>([:])
 
     /// Creates a resolver; `trustedExecutables` are the paths whose processes act as the user.
     public init(connection: DBusConnection, trustedExecutables: Set<String>, processes: ProcessIdentifier = ProcessIdentifier()) {
@@ -52,7 +64,7 @@ public final class CallerResolver: Sendable {
         } == true
         let resolved = Resolved(caller: isUser ? .user : .app(identity.appID), identity: identity)
         cache.withLock { cache in
-            if cache[sender] == nil { cache[sender] = (resolved, false) }
+            if cache[sender] == nil { cache[sender] = (resolved, []) }
         }
         return resolved
     }
@@ -60,15 +72,16 @@ public final class CallerResolver: Sendable {
     /// The callers known so far, by unique name, for sending them signals.
     public var knownCallers: [String: Resolved] { cache.withLock { $0.mapValues(\.resolved) } }
 
-    /// Notes that a caller has read alarms (`List`, `Get`, `GetManagedObjects`, an alarm
-    /// object's properties): from now on it is sent their changes. Call after `resolve`.
-    public func markWatching(_ sender: String) {
-        cache.withLock { $0[sender]?.watching = true }
+    /// Notes that a caller watches alarms (`Watching`): from now on it is sent their changes that
+    /// way. Call after `resolve`.
+    public func markWatching(_ sender: String, _ watching: Watching) {
+        cache.withLock { _ = $0[sender]?.watching.formUnion(watching) }
     }
 
-    /// The known callers that have read alarms, by unique name: those alarm changes are sent to.
-    public var watchers: [String: Resolved] {
-        cache.withLock { cache in cache.filter(\.value.watching).mapValues(\.resolved) }
+    /// The known callers that watch alarms in the given way, by unique name: those the alarms'
+    /// changes are sent to that way.
+    public func watchers(_ watching: Watching) -> [String: Resolved] {
+        cache.withLock { cache in cache.filter { $0.value.watching.isSuperset(of: watching) }.mapValues(\.resolved) }
     }
 
     /// Forgets a connection that left the bus.

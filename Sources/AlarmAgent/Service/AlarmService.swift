@@ -86,7 +86,7 @@ public final class AlarmService: Sendable {
                 },
                 listedBy: { [weak self] caller in _ = try? await self?.watchingCaller(caller) }))
         let alarmObject = try DBusObjectInterfaces([Self.alarmDescription(self)])
-        await engine.observeChanges { [weak self] change in self?.mirror(change, exporting: alarmObject) }
+        await engine.observeChanges { [weak self] changes in self?.mirror(changes, exporting: alarmObject) }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
             try? connection.emitPropertiesChanged(
@@ -105,36 +105,87 @@ public final class AlarmService: Sendable {
 
     // MARK: - Following the engine
 
-    /// Brings an alarm's D-Bus object in step with the engine's change: exports and announces it,
-    /// signals its changed properties, or unexports it and announces that.
+    /// Brings the alarms' D-Bus objects in step with one stored transaction's changes: exports
+    /// and announces each new alarm, signals changed properties, or unexports and announces a
+    /// removed one, to the callers that watch objects; then sends the callers that called `Watch`
+    /// one `AlarmsChanged` for the whole transaction (`announceToListWatchers`).
     ///
-    /// The engine calls this on itself, in the order of its changes, before the call that made a
-    /// change returns (`AlarmEngine.observeChanges(_:)`): a caller that hears of its change finds
-    /// the object there, or gone.
-    private func mirror(_ change: AlarmChange, exporting alarmObject: DBusObjectInterfaces) {
+    /// The engine calls this on itself, in the order of its transactions, before the calls that
+    /// made them return (`AlarmEngine.observeChanges(_:)`): a caller that hears of its change
+    /// finds the object there, or gone.
+    private func mirror(_ changes: [AlarmChange], exporting alarmObject: DBusObjectInterfaces) {
         exported.withLock { map in
-            switch change {
-            case .removed(let record):
-                guard let old = map.removeValue(forKey: record.id) else { return }
-                let path = Self.path(of: record.id)
-                connection.unexport(path: path)
-                try? connection.emitSignal(
-                    path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
-                    arguments: [.objectPath(path), .strings([Self.alarmInterface])], destinations: recipients(of: old))
-            case .updated(let record):
-                let old = map[record.id]
-                guard old != record else { return }
-                if old == nil {
-                    do {
-                        try connection.export(path: Self.path(of: record.id), object: alarmObject)
-                    } catch {
-                        logger.error("Could not export an alarm object", metadata: ["id": "\(record.id)", "error": "\(error)"])
-                        return
+            let objectWatchers = resolver.watchers(.objects)
+            // Each alarm's last record in this transaction, and whether that was its removal.
+            var final: [UUID: ListedChange] = [:]
+            var order: [UUID] = []
+            for change in changes {
+                switch change {
+                case .removed(let record):
+                    guard let old = map.removeValue(forKey: record.id) else { continue }
+                    let path = Self.path(of: record.id)
+                    connection.unexport(path: path)
+                    try? connection.emitSignal(
+                        path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
+                        arguments: [.objectPath(path), .strings([Self.alarmInterface])],
+                        destinations: Self.recipients(of: old, among: objectWatchers))
+                    if final.updateValue(ListedChange(record: old, removed: true), forKey: record.id) == nil { order.append(record.id) }
+                case .updated(let record):
+                    let old = map[record.id]
+                    guard old != record else { continue }
+                    if old == nil {
+                        do {
+                            try connection.export(path: Self.path(of: record.id), object: alarmObject)
+                        } catch {
+                            logger.error("Could not export an alarm object", metadata: ["id": "\(record.id)", "error": "\(error)"])
+                            continue
+                        }
                     }
+                    map[record.id] = record
+                    let recipients = Self.recipients(of: record, among: objectWatchers)
+                    if old == nil { announce(record, to: recipients) } else { notifyChanged(record, to: recipients) }
+                    if final.updateValue(ListedChange(record: record, removed: false), forKey: record.id) == nil { order.append(record.id) }
                 }
-                map[record.id] = record
-                if old == nil { announce(record) } else { notifyChanged(record) }
             }
+            announceToListWatchers(order.map { final[$0]! })
+        }
+    }
+
+    /// An alarm as a transaction left it, for `AlarmsChanged`: its record, or its last record
+    /// when it was removed.
+    private struct ListedChange {
+        var record: AlarmRecord
+        var removed: Bool
+    }
+
+    /// Sends each caller that called `Watch` one `AlarmsChanged` with the changes it may see,
+    /// if any: the alarms as `List` shows them, and the ids of those removed (each alarm in at
+    /// most one of the two, as the transaction left it). Callers that see the same changes share
+    /// one built message, copied for each (`emitSignal(destinations:)`).
+    private func announceToListWatchers(_ changes: [ListedChange]) {
+        let watchers = resolver.watchers(.lists)
+        guard !changes.isEmpty, !watchers.isEmpty else { return }
+        var recipientsBySeen: [[Int]: [String]] = [:]
+        for (name, resolved) in watchers {
+            let seen = changes.indices.filter { resolved.caller.mayAccess(changes[$0].record) }
+            if !seen.isEmpty { recipientsBySeen[seen, default: []].append(name) }
+        }
+        guard !recipientsBySeen.isEmpty else { return }
+        let reading = clock.read()
+        // Each alarm someone sees is encoded once, however many see it.
+        var encoded: [Int: DBusValue] = [:]
+        for index in Set(recipientsBySeen.keys.joined()) {
+            let change = changes[index]
+            encoded[index] = change.removed
+                ? .string(change.record.id.lowercasedText()) : AlarmWire.encode(change.record, at: reading, summary: true)
+        }
+        for (seen, recipients) in recipientsBySeen {
+            let alarms = seen.filter { !changes[$0].removed }.map { encoded[$0]! }
+            let removed = seen.filter { changes[$0].removed }.map { encoded[$0]! }
+            try? connection.emitSignal(
+                path: Self.managerPath, interface: Self.managerInterface, name: "AlarmsChanged",
+                arguments: [.array(elementSignature: "a{sv}", alarms), .array(elementSignature: "s", removed)],
+                destinations: recipients.sorted())
         }
     }
 
@@ -154,26 +205,24 @@ public final class AlarmService: Sendable {
         }
     }
 
-    /// The callers that have read alarms and may see this one: its signals go to them alone,
-    /// unicast. A caller that only schedules is not woken by every change.
-    private func recipients(of record: AlarmRecord) -> [String] {
-        resolver.watchers.filter { $0.value.caller.mayAccess(record) }.map(\.key).sorted()
+    /// The callers among `watchers` that may see this alarm: its object signals go to them
+    /// alone, unicast. A caller that only schedules is not woken by every change.
+    private static func recipients(of record: AlarmRecord, among watchers: [String: CallerResolver.Resolved]) -> [String] {
+        watchers.filter { $0.value.caller.mayAccess(record) }.map(\.key).sorted()
     }
 
-    /// Sends `PropertiesChanged` for an alarm to its recipients (`recipients(of:)`).
-    private func notifyChanged(_ record: AlarmRecord) {
-        let recipients = recipients(of: record)
+    /// Sends `PropertiesChanged` for an alarm to `recipients`.
+    private func notifyChanged(_ record: AlarmRecord, to recipients: [String]) {
         guard !recipients.isEmpty else { return }
         try? connection.emitPropertiesChanged(
             path: Self.path(of: record.id), interface: Self.alarmInterface,
             changed: Self.properties(of: record, at: clock.read()), destinations: recipients)
     }
 
-    /// Sends the object manager's `InterfacesAdded` for a new alarm object to its recipients
-    /// (`recipients(of:)`), with the properties `GetManagedObjects` would show them (every caller
-    /// that may see an alarm sees the same values).
-    private func announce(_ record: AlarmRecord) {
-        let recipients = recipients(of: record)
+    /// Sends the object manager's `InterfacesAdded` for a new alarm object to `recipients`, with
+    /// the properties `GetManagedObjects` would show them (every caller that may see an alarm
+    /// sees the same values).
+    private func announce(_ record: AlarmRecord, to recipients: [String]) {
         guard !recipients.isEmpty else { return }
         let interfaces = DBusValue.array(
             elementSignature: "{sa{sv}}",
@@ -247,10 +296,10 @@ public final class AlarmService: Sendable {
     }
 
     /// The caller (a unique name) of a call that reads alarms, noted as watching them: it is sent
-    /// their changes from now on (`recipients(of:)`).
-    func watchingCaller(_ sender: String) async throws -> CallerResolver.Resolved {
+    /// their changes from now on, as object signals or as `AlarmsChanged` (`mirror(_:exporting:)`).
+    func watchingCaller(_ sender: String, _ watching: CallerResolver.Watching = .objects) async throws -> CallerResolver.Resolved {
         let resolved = try await resolver.resolve(sender)
-        resolver.markWatching(sender)
+        resolver.markWatching(sender, watching)
         return resolved
     }
 

@@ -47,6 +47,12 @@ extension AlarmService {
                         try s.list(for: try await s.watchingCaller(call.sender).caller, replyingTo: call)
                     }
                 },
+                DBusMethod(name: "Watch", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        try s.list(for: try await s.watchingCaller(call.sender, .lists).caller, replyingTo: call)
+                    }
+                },
                 DBusMethod(
                     name: "Get", inArguments: [.init(name: "id", signature: "s")], outArguments: [.init(name: "alarm", signature: "a{sv}")]
                 ) { call in
@@ -159,7 +165,12 @@ extension AlarmService {
                     .string(try required(service).status.wakeSources?.eventSources ?? "clock set (timerfd)")
                 },
             ],
-            signals: [DBusSignal(name: "AuthorizationChanged", arguments: [.init(name: "state", signature: "s")])])
+            signals: [
+                DBusSignal(name: "AuthorizationChanged", arguments: [.init(name: "state", signature: "s")]),
+                DBusSignal(
+                    name: "AlarmsChanged",
+                    arguments: [.init(name: "alarms", signature: "aa{sv}"), .init(name: "removed", signature: "as")]),
+            ])
     }
 
     /// A method taking an alarm id and returning nothing.

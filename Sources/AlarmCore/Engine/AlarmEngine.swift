@@ -44,7 +44,7 @@ public actor AlarmEngine {
     private var wallDeadlines = DeadlineQueue<UUID, Date>()
     private var elapsedDeadlines = DeadlineQueue<UUID, BootMoment>()
     private var subscribers: [UUID: Subscriber] = [:]
-    private var changeObserver: (@Sendable (AlarmChange) -> Void)?
+    private var changeObserver: (@Sendable ([AlarmChange]) -> Void)?
     private var wakeTask: Task<Void, Never>?
     private var armedWakeUp: WakeUp?
     private var wakeGeneration = 0
@@ -294,17 +294,21 @@ public actor AlarmEngine {
         subscribers[key] = nil
     }
 
-    /// Tells `observer` of each alarm's change, one by one and in order, from now on: what a
-    /// service that mirrors the alarms (as D-Bus objects) needs without rebuilding the whole list
-    /// after every change. It is told at once of every current alarm as `.updated`.
+    /// Tells `observer` of the alarms' changes from now on, in order, one call per stored
+    /// transaction with every alarm it changed: what a service that mirrors the alarms (as D-Bus
+    /// objects) needs without rebuilding the whole list after every change, and what lets it
+    /// send one signal for a transaction of many changes (a group commit, a time-zone change). It
+    /// is told at once of every current alarm as `.updated`, in one call (none when there are no
+    /// alarms).
     ///
-    /// The observer runs on the engine, synchronously, after the change is stored and before the
-    /// call that made it returns: a caller that hears of its change finds the mirror in step. It
-    /// must be quick and must not call back into the engine. It replaces any earlier observer;
+    /// The observer runs on the engine, synchronously, after the transaction is stored and before
+    /// the calls that made it return: a caller that hears of its change finds the mirror in step.
+    /// It must be quick and must not call back into the engine. It replaces any earlier observer;
     /// `shutdown()` ends it.
-    public func observeChanges(_ observer: @escaping @Sendable (AlarmChange) -> Void) {
+    public func observeChanges(_ observer: @escaping @Sendable ([AlarmChange]) -> Void) {
         changeObserver = observer
-        for record in records.values.sorted(by: { $0.id < $1.id }) { observer(.updated(record)) }
+        let current = records.values.sorted(by: { $0.id < $1.id }).map(AlarmChange.updated)
+        if !current.isEmpty { observer(current) }
     }
 
     // MARK: - The world changed
@@ -447,14 +451,18 @@ public actor AlarmEngine {
                 logger.error("Could not store an alarm change; carrying it out anyway", metadata: ["error": "\(error)"])
             }
         }
+        var observed: [AlarmChange] = []
         for (id, transition) in transitions {
             let old = remove(id)
             if let record = transition.record {
                 insert(record)
-                if record != old { changeObserver?(.updated(record)) }
+                if record != old { observed.append(.updated(record)) }
             } else if let old {
-                changeObserver?(.removed(old))
+                observed.append(.removed(old))
             }
+        }
+        if !observed.isEmpty { changeObserver?(observed) }
+        for (_, transition) in transitions {
             for action in transition.actions {
                 if presentedEarly, case .presentAlert = action { continue }
                 if endedEarly, case .endAlert = action { continue }
