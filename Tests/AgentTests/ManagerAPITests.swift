@@ -112,8 +112,8 @@ struct ManagerAPITests {
         let connection = client.connection
         // List marks its caller as watching the alarm objects: it is called on a connection of its own.
         let lister = try fixture.client().connection
-        func manager(_ method: String, _ arguments: [DBusValue] = [], on connection: DBusConnection? = nil) async throws -> [DBusValue] {
-            try await (connection ?? client.connection).call(
+        func manager(_ method: String, _ arguments: [DBusValue] = [], on other: DBusConnection? = nil) async throws -> [DBusValue] {
+            try await (other ?? connection).call(
                 destination: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface,
                 method: method, arguments: arguments)
         }
