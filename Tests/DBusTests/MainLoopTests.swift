@@ -30,6 +30,25 @@ private func withHangingObject(on service: DBusConnection, _ body: (AsyncStream<
     try await body(entered)
 }
 
+/// Calls `/h`'s never-answered `Hang` with `limit`, blocking a thread of its own, and times the
+/// call there, from just before it is sent: the cooperative pool, busy with the other tests
+/// while the suite starts, may resume a waiting task many seconds late; a thread blocked on the
+/// reply wakes when it comes.
+private func timedHangingCall(
+    _ client: DBusConnection, _ service: String, limit: Duration
+) async throws -> (name: String?, elapsed: Duration) {
+    try await offPool {
+        let message = try DBusMessage.methodCall(destination: service, path: "/h", interface: "test.Hang", method: "Hang")
+        let start = ContinuousClock.now
+        do {
+            _ = try client.callBlocking(message, timeout: limit)
+            return (nil, ContinuousClock.now - start)
+        } catch let error as DBusError {
+            return (error.name, ContinuousClock.now - start)
+        }
+    }
+}
+
 @Suite("the connection loop")
 struct MainLoopTests {
     @Test("an idle connection does not wake up")
@@ -283,24 +302,5 @@ struct MainLoopTests {
         connection = nil
         let change = try #require(try await next(gone, "NameOwnerChanged for the dropped connection"))
         #expect(change.arguments == [.string(name), .string(name), .string("")])
-    }
-}
-
-/// Calls `/h`'s never-answered `Hang` with `limit`, blocking a thread of its own, and times the
-/// call there, from just before it is sent: the cooperative pool, busy with the other tests
-/// while the suite starts, may resume a waiting task many seconds late; a thread blocked on the
-/// reply wakes when it comes.
-func timedHangingCall(
-    _ client: DBusConnection, _ service: String, limit: Duration
-) async throws -> (name: String?, elapsed: Duration) {
-    try await offPool {
-        let message = try DBusMessage.methodCall(destination: service, path: "/h", interface: "test.Hang", method: "Hang")
-        let start = ContinuousClock.now
-        do {
-            _ = try client.callBlocking(message, timeout: limit)
-            return (nil, ContinuousClock.now - start)
-        } catch let error as DBusError {
-            return (error.name, ContinuousClock.now - start)
-        }
     }
 }

@@ -38,8 +38,8 @@ public final class AlarmService: Sendable {
     let validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
     let logger: Logger
     /// The alarm objects exported now, with the record each was last announced with. Held while
-    /// an object changes and its signals go out, and while `List` reads and replies, so replies
-    /// and signals leave in the order of the changes.
+    /// an object changes and its signals go out, and while `List` or `Watch` reads and replies, so
+    /// replies and signals leave in the order of the changes.
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
 
     /// What `Version`, `StorePath`, the wake-up properties and `reveille status` report.
@@ -189,7 +189,7 @@ public final class AlarmService: Sendable {
         }
     }
 
-    /// Answers `List`: the alarms the caller may see, as their objects were last announced.
+    /// Answers `List` and `Watch`: the alarms the caller may see, as their objects were last announced.
     ///
     /// It reads and replies while no object changes, so the reply comes after every signal about
     /// what it lists and before any signal about a later change: a client that applies, on top of

@@ -41,18 +41,8 @@ extension AlarmService {
                 control("Pause", service) { try await $0.engine.pause(id: $1, caller: $2) },
                 control("Resume", service) { try await $0.engine.resume(id: $1, caller: $2) },
                 control("Countdown", service) { try await $0.engine.countdown(id: $1, caller: $2) },
-                DBusMethod(name: "List", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
-                    let s = try required(service)
-                    return try await s.handle {
-                        try s.list(for: try await s.watchingCaller(call.sender).caller, replyingTo: call)
-                    }
-                },
-                DBusMethod(name: "Watch", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
-                    let s = try required(service)
-                    return try await s.handle {
-                        try s.list(for: try await s.watchingCaller(call.sender, .lists).caller, replyingTo: call)
-                    }
-                },
+                listing("List", watching: .objects, service),
+                listing("Watch", watching: .lists, service),
                 DBusMethod(
                     name: "Get", inArguments: [.init(name: "id", signature: "s")], outArguments: [.init(name: "alarm", signature: "a{sv}")]
                 ) { call in
@@ -183,6 +173,17 @@ extension AlarmService {
                 let id = try Self.id(call.arguments.first)
                 try await body(s, id, try await s.caller(of: call).caller)
                 return []
+            }
+        }
+    }
+
+    /// A method answering the caller's alarms (`AlarmService.list`), noting the caller as
+    /// watching them the given way: `List` (the objects' signals) or `Watch` (`AlarmsChanged`).
+    private static func listing(_ name: String, watching: CallerResolver.Watching, _ service: AlarmService?) -> DBusMethod {
+        DBusMethod(name: name, inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
+            let s = try required(service)
+            return try await s.handle {
+                try s.list(for: try await s.watchingCaller(call.sender, watching).caller, replyingTo: call)
             }
         }
     }
