@@ -347,7 +347,10 @@ struct WakeSourcesTests {
         defer { watch.terminate() }
         _ = try await watch.waitForStandardOutput(containing: ids.relative, timeout: .seconds(30))
         try await change()
-        _ = try await eventually("watch --json to show the alarm at 07:30 in \(to)", detail: { watch.outputs() }) { () -> Bool? in
+        _ = try await eventually(
+            "watch --json to show the alarm at 07:30 in \(to)",
+            detail: { watch.outputs() + "\nagent log:\n" + (fixture.agent?.standardError.suffix(3_000) ?? "") }
+        ) { () -> Bool? in
             let lines = watch.standardOutput.split(separator: "\n").dropFirst()
             return lines.contains { line in
                 let alarms = (try? JSONDecoder().decode([AlarmDescription].self, from: Data(line.utf8))) ?? []
