@@ -5,7 +5,8 @@ import StressTesting
 import TestSupport
 
 /// Many clients scheduling at once against the release agent, with subscribers following the
-/// list: throughput, `Schedule` latency, what the subscribers saw, and the store afterwards.
+/// list: throughput, `Schedule` latency, what the subscribers saw, and the store afterwards; then
+/// the same clients against `FloorAgent`, which answers on the wire alike and stores nothing.
 enum LoadBenchmark {
     static func run(clients: Int, alarmsPerClient: Int, subscribers: Int) async throws {
         print("== load: \(clients) clients × \(alarmsPerClient) alarms at once, \(subscribers) subscribers (release build)")
@@ -50,5 +51,19 @@ enum LoadBenchmark {
         let relisted = try FuzzBenchmark.listedIDs(sandbox: sandbox, reveille: binaries.reveille)
         Measure.report("after a restart (\(Measure.format(restart))): alarms / the same", "\(relisted.count) / \(relisted == listed ? "yes" : "NO")", target: "\(total) / yes")
         agent.terminate()
+        _ = try await agent.waitForExit(timeout: .seconds(60))
+        try sandbox.waitForBusNameReleased(AgentClient.busName)
+
+        // The floor: the same clients on the same bus against a stand-in that only answers.
+        let floorAgent = try sandbox.spawn(ownExecutable, [FloorAgent.role])
+        defer { floorAgent.terminate() }
+        try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
+        let floor = try await LoadRun.run(
+            busAddress: sandbox.busAddress, clients: clients, alarmsPerClient: alarmsPerClient, subscribers: 0)
+        Measure.report(
+            "floor, a stand-in that stores nothing, 0 subscribers: per second, p50 / p99",
+            "\(Int(Double(floor.scheduled.count) / max(floor.wallTime.timeInterval, 0.001))), "
+                + [0.5, 0.99].map { Measure.format(floor.latency(at: $0)) }.joined(separator: " / "))
+        for failure in floor.failures.prefix(10) { print("    floor: " + failure) }
     }
 }

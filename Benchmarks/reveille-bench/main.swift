@@ -9,7 +9,8 @@
 //   .build/release/reveille-bench fuzz [--calls N] [--command-lines N] [--seed S] [--max-alarms N]
 //                                                                        the fuzzers at length (not in "everything")
 //   .build/release/reveille-bench load [--clients N] [--alarms N] [--subscribers N]
-//                                                                        clients scheduling at once (not in "everything")
+//                                                                        clients scheduling at once, then the same against
+//                                                                        a stand-in that stores nothing (not in "everything")
 
 import TestSupport
 
@@ -20,6 +21,10 @@ let selected = Set(arguments.enumerated().filter { index, word in
 /// The integer after an option such as `--calls`, or `fallback`.
 func option(_ name: String, _ fallback: Int) -> Int {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? fallback
+}
+if arguments.first == FloorAgent.role {
+    // Not a benchmark: the stand-in agent the load benchmark starts (see `FloorAgent`).
+    try await FloorAgent.serve()
 }
 let idleSeconds = option("--idle-seconds", 60)
 let alerts = option("--alerts", 50)
