@@ -1,6 +1,6 @@
 import AlarmCore
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AlarmAgent
@@ -11,14 +11,6 @@ import Glibc
 
 /// The name of the thread the caller runs on.
 private func threadName() -> String { Thread.current.name ?? "" }
-
-/// A value many tasks change, behind a lock.
-private final class Shared<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
-    func change(_ body: (inout Value) -> Void) { value.withLock { body(&$0) } }
-    var current: Value { value.withLock { $0 } }
-}
 
 /// What the pool's threads did: the items they ran, and the names and ids of the threads.
 private struct Runs {
@@ -53,7 +45,7 @@ struct WorkerPoolTests {
             }
         }
         for await _ in finished {}
-        let result = runs.current
+        let result = runs.value
         #expect(result.items.count == 2_000)
         #expect(Set(result.items).count == 2_000)
         #expect(result.names == ["test-pool"], "\(result.names)")

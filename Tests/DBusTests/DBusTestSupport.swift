@@ -204,13 +204,3 @@ let pythonWithDBus: String? = {
     }
     return nil
 }()
-
-/// A value shared between a test and handlers.
-final class Shared<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    var value: Value {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
-    }
-}
