@@ -9,9 +9,10 @@ import Foundation
 /// It owns the agent's bus name and serves the manager's `Schedule` with the same libraries: the
 /// call is read into an `AlarmDefinition` (`AlarmWire.decodeConfiguration`), the state machine
 /// makes the alarm, and the reply is the whole alarm (`AlarmWire.encode`). It resolves no caller,
-/// asks for no authorization, checks no sound, and neither stores nor announces anything. The
-/// same clients on the same bus against it show what the bus, libdbus, the DBus module and the
-/// clients cost by themselves on this machine; what the real agent adds on top is its own.
+/// asks for no authorization, checks no sound, and neither stores nor announces anything; its
+/// tasks run on libdispatch's pool, not the agent's `WorkerPool`. The same clients on the same bus
+/// against it show what the bus, libdbus, the DBus module and the clients cost by themselves on
+/// this machine; what the real agent adds on top is its own.
 enum FloorAgent {
     /// The word that starts `reveille-bench` in this role (the load benchmark spawns it).
     static let role = "floor-agent"
