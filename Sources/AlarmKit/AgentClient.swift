@@ -130,8 +130,9 @@ public final class AgentClient: Sendable {
     /// per stored change with every alarm it changed that the caller may see, applied on top of
     /// it in order (`AlarmListMirror`); another `Watch` only when the agent starts again. A list
     /// is built when the reader asks for the next one, so a thousand changes while the reader is
-    /// busy cost one list, and the last list always shows the last change. While changes stream in, lists come at most every 16 ms (`AlarmListFeed`); a
-    /// change after a quiet spell comes at once.
+    /// busy cost one list, and the last list always shows the last change. While changes stream
+    /// in, lists come at most every 16 ms (`AlarmListFeed`); a change after a quiet spell comes
+    /// at once.
     public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
         let signals = connection.signals(
             MatchRule(sender: Self.busName, path: Self.managerPath, interface: Self.managerInterface, member: "AlarmsChanged"))

@@ -12,7 +12,7 @@ import Synchronization
 /// list, one with a higher serial is newer. Signals that come before the list are kept until it
 /// comes; signals from an agent that stopped are dropped.
 struct AlarmListMirror: Sendable {
-    /// What one signal says about one alarm.
+    /// What a signal says about one alarm.
     enum Change: Sendable, Equatable {
         /// The alarm is now as described (listed in `AlarmsChanged`).
         case set(AlarmWire.RemoteAlarm)

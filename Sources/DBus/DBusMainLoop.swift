@@ -480,9 +480,9 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
     // MARK: - Messages
 
     private func filter(_ message: OpaquePointer) -> DBusHandlerResult {
-        let type = dbus_message_get_type(message)
-        if type == 2 || type == 3, let reply = waiters.take(answering: dbus_message_get_reply_serial(message)) {
-            // DBUS_MESSAGE_TYPE_METHOD_RETURN or _ERROR, for a call sent here.
+        let type = DBusMessage.MessageType(code: dbus_message_get_type(message))
+        if type == .methodReturn || type == .error, let reply = waiters.take(answering: dbus_message_get_reply_serial(message)) {
+            // The answer to a call sent here.
             reply.finish(.success(DBusMessage(referencing: message)))
             return DBUS_HANDLER_RESULT_HANDLED
         }

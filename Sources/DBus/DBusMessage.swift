@@ -23,6 +23,17 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         case signal
         /// A type this module does not know.
         case unknown
+
+        /// The type of a `dbus_message_get_type` code.
+        init(code: Int32) {
+            switch code {
+            case 1: self = .methodCall  // DBUS_MESSAGE_TYPE_METHOD_CALL
+            case 2: self = .methodReturn  // DBUS_MESSAGE_TYPE_METHOD_RETURN
+            case 3: self = .error  // DBUS_MESSAGE_TYPE_ERROR
+            case 4: self = .signal  // DBUS_MESSAGE_TYPE_SIGNAL
+            default: self = .unknown
+            }
+        }
     }
 
     /// The `DBusMessage*`, owning one reference.
@@ -71,13 +82,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     /// that owns the message (the loop thread for received messages).
     init(taking pointer: OpaquePointer, arguments known: [DBusValue]? = nil) {
         self.pointer = pointer
-        switch dbus_message_get_type(pointer) {
-        case 1: type = .methodCall  // DBUS_MESSAGE_TYPE_METHOD_CALL
-        case 2: type = .methodReturn  // DBUS_MESSAGE_TYPE_METHOD_RETURN
-        case 3: type = .error  // DBUS_MESSAGE_TYPE_ERROR
-        case 4: type = .signal  // DBUS_MESSAGE_TYPE_SIGNAL
-        default: type = .unknown
-        }
+        type = MessageType(code: dbus_message_get_type(pointer))
         func text(_ value: UnsafePointer<CChar>?) -> String? { value.map { String(cString: $0) } }
         sender = text(dbus_message_get_sender(pointer))
         destination = text(dbus_message_get_destination(pointer))

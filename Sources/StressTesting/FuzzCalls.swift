@@ -1,3 +1,4 @@
+import AlarmKit
 import DBus
 import Foundation
 import TestSupport
@@ -74,7 +75,7 @@ public struct FuzzCallGenerator: Sendable {
 
     /// The path of an alarm's object.
     public static func path(of id: UUID) -> String {
-        managerPath + "/alarm/" + id.lowercasedText(separator: "_")
+        AlarmWire.alarmPath(of: id)
     }
 
     /// The next call. `used` holds the ids of the calls it goes out with; the call's id (if any)

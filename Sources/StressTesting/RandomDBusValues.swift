@@ -1,3 +1,4 @@
+import AlarmKit
 import DBus
 import Foundation
 import TestSupport
@@ -162,7 +163,7 @@ public enum RandomDBusValues {
         switch Int.random(in: 0..<5, using: &rng) {
         case 0: return "/"
         case 1: return "/io/github/reveille/Alarms1"
-        case 2: return "/io/github/reveille/Alarms1/alarm/" + UUID.random(using: &rng).lowercasedText(separator: "_")
+        case 2: return AlarmWire.alarmPath(of: UUID.random(using: &rng))
         default:
             let segments = (0..<Int.random(in: 1...6, using: &rng)).map { _ in memberLike(using: &rng, allowDigitsFirst: true) }
             return "/" + segments.joined(separator: "/")
