@@ -3,8 +3,11 @@
 
 // Linux interfaces Glibc's Swift module does not bring in. No _GNU_SOURCE here: defining it would
 // give this module its own copies of system types (fd_set) that clash with Dispatch's.
+#include <errno.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <unistd.h>
 
 /// `POSIX_SPAWN_SETSID` (the child starts a session of its own): glibc declares it only under
 /// _GNU_SOURCE; its value has been 0x80 since glibc 2.26.
@@ -13,6 +16,17 @@ static inline short reveille_posix_spawn_setsid(void) {
     return POSIX_SPAWN_SETSID;
 #else
     return 0x80;
+#endif
+}
+
+/// `pidfd_open(pid, 0)` (Linux 5.3): a descriptor that refers to that one process, close-on-exec;
+/// -1 with errno set when it fails. Through `syscall` (variadic), which Swift cannot call.
+static inline int reveille_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
 #endif
 }
 

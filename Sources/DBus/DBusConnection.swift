@@ -17,6 +17,10 @@ private let threadsInitialized: Bool = dbus_threads_init_default() != 0
 public final class DBusConnection: Sendable {
     /// The connection's unique bus name, such as `:1.42` (`dbus_bus_get_unique_name`).
     public let uniqueName: String
+    /// Whether the connection passes Unix file descriptors (type `h`), which libdbus negotiates
+    /// with the bus as it authenticates (`dbus_connection_can_send_type`): on a Unix socket it
+    /// does. A message carrying one cannot be sent where it does not (`NotSupported`).
+    public let canPassFileDescriptors: Bool
     let loop: DBusMainLoop
     let state = Mutex(ConnectionState())
 
@@ -46,6 +50,7 @@ public final class DBusConnection: Sendable {
 
     private init(pointer: OpaquePointer, uniqueName: String) throws(DBusError) {
         self.uniqueName = uniqueName
+        canPassFileDescriptors = dbus_connection_can_send_type(pointer, TypeCode.unixFD) != 0
         loop = try DBusMainLoop(connection: pointer)
         try loop.start(
             onMessage: { [weak self] message in self?.route(message) ?? false },
@@ -125,6 +130,16 @@ public final class DBusConnection: Sendable {
         if state.withLock({ $0.isClosed }) { throw DBusError.connectionClosed() }
     }
 
+    /// Throws `NotSupported` for a message carrying file descriptors on a connection that cannot
+    /// pass them (libdbus would drop it without a word).
+    func checkCanCarry(_ message: DBusMessage) throws(DBusError) {
+        if message.containsFileDescriptors && !canPassFileDescriptors {
+            throw DBusError(
+                name: DBusError.notSupported,
+                message: "This connection cannot pass Unix file descriptors (type h), which the message carries")
+        }
+    }
+
     /// One event, then the end, when the connection is closed or the bus goes away (the
     /// `org.freedesktop.DBus.Local.Disconnected` signal). Each access makes a new stream; a
     /// stream made after the disconnection delivers its event at once.
@@ -195,6 +210,7 @@ public final class DBusConnection: Sendable {
     /// socket to take it. Messages one thread sends, and calls it makes, leave in that order.
     public func send(_ message: DBusMessage) throws(DBusError) {
         try checkOpen()
+        try checkCanCarry(message)
         guard loop.sendNow(message) else { throw DBusError.connectionClosed() }
     }
 
@@ -227,6 +243,7 @@ public final class DBusConnection: Sendable {
     private func rawCall(_ message: DBusMessage, timeout: Duration) async throws -> DBusMessage {
         try Task.checkCancellation()
         try checkOpen()
+        try checkCanCarry(message)
         guard message.type == .methodCall else {
             throw DBusError.invalidArguments("Only a method call has a reply; use send(_:) for a \(message.type)")
         }
@@ -263,6 +280,12 @@ public final class DBusConnection: Sendable {
         _ message: DBusMessage, timeout: Duration = .seconds(25),
         completion: @escaping @Sendable (Result<DBusMessage, any Error>) -> Void
     ) {
+        do {
+            try checkCanCarry(message)
+        } catch {
+            completion(.failure(error))
+            return
+        }
         loop.call(message, timeout: Self.nanoseconds(timeout), reply: PendingReply(completion: completion))
     }
 

@@ -48,6 +48,9 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let noServer = "org.freedesktop.DBus.Error.NoServer"
     /// `org.freedesktop.DBus.Error.NotSupported`: something this module or the peer cannot do.
     public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+    /// `org.freedesktop.DBus.Error.InconsistentMessage`: a message whose parts do not agree (such
+    /// as a file descriptor its body names but that did not come with it).
+    public static let inconsistentMessage = "org.freedesktop.DBus.Error.InconsistentMessage"
     /// `org.freedesktop.DBus.Error.ObjectPathInUse`: an object is already exported at the path.
     public static let objectPathInUse = "org.freedesktop.DBus.Error.ObjectPathInUse"
     /// `org.freedesktop.DBus.Error.MatchRuleInvalid`: `AddMatch` refused the rule.

@@ -61,10 +61,12 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     public let replySerial: UInt32
     /// Whether the caller wants no reply (`dbus_message_get_no_reply`).
     public let noReplyExpected: Bool
+    /// Whether the message carries Unix file descriptors (`dbus_message_contains_unix_fds`).
+    public let containsFileDescriptors: Bool
     /// The arguments. Empty when they could not be read; then `argumentError` says why.
     public let arguments: [DBusValue]
-    /// Why the arguments could not be read (for example a unix file descriptor, type `h`, which
-    /// this module does not support); nil when they were read.
+    /// Why the arguments could not be read (for example a file descriptor, type `h`, that the
+    /// body names but that did not come with the message); nil when they were read.
     public let argumentError: DBusError?
 
     /// The serial number (`dbus_message_get_serial`); 0 until the message is sent.
@@ -93,6 +95,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         signature = text(dbus_message_get_signature(pointer)) ?? ""
         replySerial = dbus_message_get_reply_serial(pointer)
         noReplyExpected = dbus_message_get_no_reply(pointer) != 0
+        containsFileDescriptors = dbus_message_contains_unix_fds(pointer) != 0
         if let known {
             arguments = known
             argumentError = nil

@@ -32,6 +32,9 @@ public enum DBusValue: Hashable, Sendable {
     case objectPath(String)
     /// `g`
     case signature(String)
+    /// `h`: a Unix file descriptor, owned (see `UnixFileDescriptor`). It can be sent only on a
+    /// connection that passes descriptors (`DBusConnection.canPassFileDescriptors`).
+    case unixFD(UnixFileDescriptor)
     /// `v`: a value that carries its own type.
     indirect case variant(DBusValue)
     /// `a…`: the element signature, and the elements (all of that type).
@@ -56,6 +59,7 @@ public enum DBusValue: Hashable, Sendable {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
+        case .unixFD: "h"
         case .variant: "v"
         case .array(let element, _): "a" + element
         case .dictEntry(let key, let value): "{" + key.signature + value.signature + "}"
@@ -115,6 +119,12 @@ extension DBusValue {
         case .uint64(let value): value <= UInt64(Int64.max) ? Int64(value) : nil
         default: nil
         }
+    }
+
+    /// The descriptor of an `h`.
+    public var fileDescriptorValue: UnixFileDescriptor? {
+        if case .unixFD(let descriptor) = unwrapped { return descriptor }
+        return nil
     }
 
     /// The elements of an array.

@@ -12,8 +12,7 @@ public struct DBusObjectInterfaces: Sendable {
     /// The interfaces, checked.
     public let interfaces: [DBusInterface]
 
-    /// Checks the interfaces. Throws `InvalidArgs` for an invalid name or signature (unix fds,
-    /// `h`, are not supported), a member given twice or one of the standard interfaces the DBus
+    /// Checks the interfaces. Throws `InvalidArgs` for an invalid name or signature, a member given twice or one of the standard interfaces the DBus
     /// module provides.
     public init(_ interfaces: [DBusInterface]) throws(DBusError) {
         try DBusConnection.validate(interfaces: interfaces)
@@ -24,7 +23,7 @@ public struct DBusObjectInterfaces: Sendable {
 extension DBusConnection {
     /// Serves objects at `path` with the described interfaces, plus
     /// `org.freedesktop.DBus.Properties`, `Introspectable` and `Peer`. Throws `InvalidArgs` for an
-    /// invalid path, name or signature (unix fds, `h`, are not supported) and `ObjectPathInUse`
+    /// invalid path, name or signature and `ObjectPathInUse`
     /// when the path is already exported. Emits `InterfacesAdded` from each object manager above
     /// the path (its property getters see a call with an empty `sender`).
     public func export(path: String, interfaces: [DBusInterface]) throws(DBusError) {
@@ -103,7 +102,6 @@ extension DBusConnection {
         func checkType(_ signature: String, _ owner: String) throws(DBusError) {
             try Validation.require(
                 Validation.isValidSingleType(signature), "\(owner) has an invalid type \(signature.debugDescription)")
-            try Validation.require(!signature.contains("h"), "\(owner): unix file descriptors are not supported")
         }
         for interface in interfaces {
             let name = interface.name

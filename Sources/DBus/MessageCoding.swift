@@ -67,7 +67,7 @@ enum Validation {
     /// and array of every message.
     private static func isCommonSingleType(_ signature: String) -> Bool {
         switch signature {
-        case "y", "b", "n", "q", "i", "u", "x", "t", "d", "s", "o", "g", "v",
+        case "y", "b", "n", "q", "i", "u", "x", "t", "d", "s", "o", "g", "h", "v",
             "as", "ay", "ao", "a{sv}", "a{ss}", "aa{sv}", "a{sa{sv}}", "a{oa{sa{sv}}}":
             true
         default:
@@ -117,7 +117,7 @@ enum Validation {
     /// the signature, built once from the leaves up; the caller validates the whole signature once.
     private static func checkedSignature(_ value: DBusValue) throws(DBusError) -> String {
         switch value {
-        case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
+        case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .unixFD:
             return value.signature
         case .string(let text):
             try require(!containsNUL(text), "A D-Bus string cannot contain NUL")
@@ -216,6 +216,9 @@ enum MessageWriter {
         case .string(let v): try appendString(v, type: TypeCode.string, to: &iterator)
         case .objectPath(let v): try appendString(v, type: TypeCode.objectPath, to: &iterator)
         case .signature(let v): try appendString(v, type: TypeCode.signature, to: &iterator)
+        case .unixFD(let descriptor):
+            // libdbus keeps a duplicate (`dbus_message_iter_append_basic`), closed with the message.
+            try appendBasic(descriptor.rawValue, type: TypeCode.unixFD, to: &iterator)
         case .variant(let inner):
             try appendContainer(TypeCode.variant, signature: inner.signature, to: &iterator) { (sub) throws(DBusError) in
                 try append(inner, to: &sub)
@@ -240,8 +243,9 @@ enum MessageWriter {
 /// Reading a message's arguments into `DBusValue`s with `DBusMessageIter`
 /// (`dbus_message_iter_init`, `_get_arg_type`, `_get_basic`, `_recurse`, `_next`).
 ///
-/// Unix file descriptors (`h`) are not supported: a message holding one reads as an
-/// `org.freedesktop.DBus.Error.NotSupported` error.
+/// Each Unix file descriptor (`h`) is read as a duplicate that the value owns; one the message
+/// names but did not bring (its index past the descriptors received) makes the arguments
+/// unreadable (`org.freedesktop.DBus.Error.InconsistentMessage`).
 enum MessageReader {
     static func arguments(of message: OpaquePointer) throws(DBusError) -> [DBusValue] {
         var iterator = DBusMessageIter()
@@ -282,7 +286,7 @@ enum MessageReader {
         switch type {
         case TypeCode.byte, TypeCode.boolean, TypeCode.int16, TypeCode.uint16, TypeCode.int32, TypeCode.uint32,
             TypeCode.int64, TypeCode.uint64, TypeCode.double, TypeCode.string, TypeCode.objectPath,
-            TypeCode.signature, TypeCode.variant:
+            TypeCode.signature, TypeCode.unixFD, TypeCode.variant:
             String(UnicodeScalar(UInt8(type)))
         default:
             nil
@@ -327,6 +331,16 @@ enum MessageReader {
         case TypeCode.string: return .string(string(&iterator))
         case TypeCode.objectPath: return .objectPath(string(&iterator))
         case TypeCode.signature: return .signature(string(&iterator))
+        case TypeCode.unixFD:
+            // libdbus hands out a duplicate (close-on-exec) that the caller owns; -1 when the
+            // index in the body names no descriptor the message brought.
+            let descriptor = basic(&iterator, Int32(-1))
+            guard descriptor >= 0 else {
+                throw DBusError(
+                    name: DBusError.inconsistentMessage,
+                    message: "The message names a Unix file descriptor it did not carry")
+            }
+            return .unixFD(UnixFileDescriptor(taking: descriptor))
         case TypeCode.variant:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &sub)
@@ -349,9 +363,6 @@ enum MessageReader {
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &sub)
             return .structure(try readAll(&sub))
-        case TypeCode.unixFD:
-            throw DBusError(
-                name: DBusError.notSupported, message: "Unix file descriptors (type h) are not supported")
         default:
             throw DBusError(name: DBusError.notSupported, message: "Unknown D-Bus type code \(type)")
         }

@@ -77,4 +77,75 @@ struct AgentFuzzTests {
         #expect(relisted.map(\.title) == listed.map(\.title))
         #expect(relisted.map(\.schedule) == listed.map(\.schedule))
     }
+
+    @Test("Messages carrying file descriptors: refused or ignored by name, and every descriptor closed")
+    func fileDescriptors() async throws {
+        let seed = SeededGenerator.seedFromEnvironment()
+        print("AgentFuzzTests.fileDescriptors: seed \(seed) (replay with \(SeededGenerator.seedVariable)=\(seed))")
+        var rng = SeededGenerator(seed: seed)
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let agent = try #require(fixture.agent)
+        let connection = try fixture.client().connection
+        defer { connection.close() }
+        try #require(connection.canPassFileDescriptors)
+
+        // Every descriptor sent is a copy of one pipe's write end: the read end reaches its end
+        // only once every copy, the agent's included, is closed.
+        let (readEnd, firstWriteEnd) = try Pipes.make()
+        defer { close(readEnd) }
+        let interface = AgentClient.managerInterface
+        var outcomes: [String: Int] = [:]
+        var descriptorsSent = 0
+        do {
+            let writeEnd = UnixFileDescriptor(taking: firstWriteEnd)
+            func descriptors(_ count: Int) -> [DBusValue] { (0..<count).map { _ in .unixFD(writeEnd) } }
+            for round in 0..<600 {
+                // Many (up to the bus's 16 a message), in places no method expects them.
+                let count = rng.chance(0.2) ? 16 : Int.random(in: 1...4, using: &rng)
+                let fds = descriptors(count)
+                descriptorsSent += count
+                let id = UUID.random().lowercasedText()
+                let (path, member, arguments): (String, String, [DBusValue]) =
+                    switch round % 6 {
+                    case 0: (AgentClient.managerPath, rng.pick(["List", "Watch", "Status", "ListAuthorizations"]), fds)
+                    case 1: (AgentClient.managerPath, "Schedule", [.string(id), .dictionary(["title": .string("fd"), "fd": fds[0]])] + fds.dropFirst())
+                    case 2: (AgentClient.managerPath, rng.pick(["Cancel", "Stop", "Pause", "Resume", "Countdown"]), [.string(id)] + fds)
+                    case 3: (AgentClient.managerPath, "Schedule", [.string(id), .dictionary(["title": .variant(fds[0])])])
+                    case 4: ("/io/github/reveille/Alarms1/alarm/" + id.replacingOccurrences(of: "-", with: "_"), "Cancel", fds)
+                    default: (AgentClient.managerPath, "NoSuchMethod", [.array(elementSignature: "h", fds)])
+                    }
+                let message = try DBusMessage.methodCall(
+                    destination: AgentClient.busName, path: path, interface: interface, method: member, arguments: arguments)
+                if round % 10 == 9 {
+                    // Sent as a signal to the agent alone: nothing answers, nothing may be kept.
+                    let signal = try DBusMessage.signal(
+                        path: "/test/fd", interface: "test.Descriptors", name: "Hand", arguments: fds,
+                        destination: AgentClient.busName)
+                    try connection.send(signal)
+                }
+                do {
+                    _ = try await connection.call(message, timeout: .seconds(20))
+                    outcomes["return", default: 0] += 1
+                } catch let error as DBusError {
+                    outcomes[error.name, default: 0] += 1
+                }
+            }
+        }
+        print("AgentFuzzTests.fileDescriptors: \(descriptorsSent) descriptors sent; answers \(outcomes.sorted { $0.key < $1.key })")
+        #expect(outcomes[DBusError.noReply] == nil, "calls went unanswered: \(outcomes)")
+        for name in outcomes.keys where name != "return" {
+            #expect(
+                name.hasPrefix("org.freedesktop.DBus.Error.") || name.hasPrefix("io.github.reveille.Alarms1.Error."),
+                "an answer with no named error: \(name)")
+        }
+        // What carried descriptors changed nothing, and the agent holds none of them.
+        #expect(try await fixture.listedAlarms().isEmpty)
+        let ended = try await offPool { Pipes.readToEnd(readEnd, timeout: .seconds(10)) }
+        #expect(ended != nil, "a copy of the descriptors sent is still open in the agent")
+        try #require(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
+        let status = try await fixture.reveille("status", "--json")
+        #expect(status.status == .exited(0) && status.output.contains(#""running":true"#), "\(status)")
+    }
 }

@@ -118,7 +118,7 @@ struct InteropTests {
             pair.service.exportObjectManager(at: "/test")
             let signals = try await pair.client.subscribe(MatchRule(path: "/py", interface: "test.Py", member: "Hello"))
             let script = #"""
-                import dbus, json, sys
+                import dbus, json, os, sys
                 bus = dbus.bus.BusConnection(sys.argv[1])
                 obj = bus.get_object(sys.argv[2], '/test/obj', introspect=False)
                 echo = dbus.Interface(obj, 'test.Echo')
@@ -146,7 +146,11 @@ struct InteropTests {
                 msg.append('from python', dbus.Dictionary({'k': dbus.Int32(7)}, signature='sv'), signature='sa{sv}')
                 bus.send_message(msg)
                 fd = dbus.lowlevel.SignalMessage('/py', 'test.Py', 'Hello')
-                fd.append('with a file descriptor', dbus.types.UnixFd(sys.stdin), signature='sh')
+                pipe_read, pipe_write = os.pipe()
+                os.write(pipe_write, b'written by python')
+                os.close(pipe_write)
+                fd.append('with a file descriptor', dbus.types.UnixFd(pipe_read), signature='sh')
+                os.close(pipe_read)
                 bus.send_message(fd)
                 bus.flush()
                 print(json.dumps(out))
@@ -174,12 +178,13 @@ struct InteropTests {
             let signal = try #require(try await next(signals, "the signal from Python"))
             #expect(signal.sender == me)
             #expect(signal.arguments == [.string("from python"), .dictionary(["k": .int32(7)])])
-            // Unix file descriptors are not supported: the message arrives, its arguments do not.
+            // A pipe's read end, passed by dbus-python: what Python wrote into it reads here.
             let withFD = try #require(try await next(signals, "the signal with a file descriptor"))
             #expect(withFD.signature == "sh")
-            #expect(withFD.arguments == [])
-            #expect(withFD.argumentError?.name == DBusError.notSupported)
-            #expect(throws: DBusError.self) { try withFD.decodedArguments() }
+            #expect(withFD.argumentError == nil)
+            #expect(withFD.arguments.first == .string("with a file descriptor"))
+            let pipe = try #require(withFD.arguments.last?.fileDescriptorValue)
+            #expect(FileDescriptorTests.readToEnd(pipe.rawValue) == "written by python")
         }
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 /// Who is calling the agent, worked out from what the bus and the kernel say, never from what the
 /// caller says about itself.
 ///
-/// The bus's `GetConnectionCredentials` gives the caller's process and user ids; then, in order:
+/// The bus's `GetConnectionCredentials` gives the caller's user id and its process: as a pidfd
+/// (`ProcessFD`, dbus 1.15.2 and later), which cannot come to name another process while it is read
+/// about, or else as an id (`ProcessID`). Then, in order:
 /// its Flatpak app id (`/proc/PID/root/.flatpak-info`), its systemd app scope or service
 /// (`/proc/PID/cgroup`, `app-…-<id>-….scope` / `app-…-<id>@….service`), or its executable
 /// (`/proc/PID/exe`).
@@ -28,14 +30,29 @@ public struct CallerIdentity: Hashable, Sendable {
     public var userID: UInt32?
     /// The caller's executable, when it could be read.
     public var executable: String?
+    /// How the process was pinned down while it was read about.
+    public var reference: ProcessReference
+
+    /// How the bus named the caller's process.
+    public enum ProcessReference: String, Hashable, Sendable {
+        /// A pidfd (`ProcessFD`): what was read is known to be the caller's.
+        case processFD
+        /// A process id (`ProcessID`), from a bus that gives no pidfd: the id could, in principle,
+        /// have been taken by another process between the call and the read.
+        case processID
+    }
 
     /// Creates an identity.
-    public init(appID: String, source: Source, processID: UInt32?, userID: UInt32?, executable: String?) {
+    public init(
+        appID: String, source: Source, processID: UInt32?, userID: UInt32?, executable: String?,
+        reference: ProcessReference = .processID
+    ) {
         self.appID = appID
         self.source = source
         self.processID = processID
         self.userID = userID
         self.executable = executable
+        self.reference = reference
     }
 }
 
@@ -65,6 +82,18 @@ public struct ProcessIdentifier: Sendable {
         return CallerIdentity(
             appID: Self.withoutDeletedSuffix(executable), source: .executable, processID: processID, userID: userID,
             executable: executable)
+    }
+
+    /// Identifies the process a pidfd refers to, with the user id the bus reported: its id from
+    /// the pidfd, then `/proc` as `identify(processID:userID:)` reads it, and nil unless the
+    /// process still runs after that read (so what was read was its own, not that of a later
+    /// process given the same id).
+    func identify(process: ProcessHandle, userID: UInt32?) -> CallerIdentity? {
+        guard let processID = process.processID, var identity = identify(processID: processID, userID: userID),
+            process.isRunning
+        else { return nil }
+        identity.reference = .processFD
+        return identity
     }
 
     /// The `name=` of the `[Application]` group of a `.flatpak-info` file.

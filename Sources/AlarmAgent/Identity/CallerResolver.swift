@@ -54,9 +54,16 @@ public final class CallerResolver: Sendable {
         guard let userID, userID == getuid() else {
             throw DBusError(name: AgentError.notAuthorized, message: "callers of another user may not use this agent")
         }
-        guard let processID = credentials["ProcessID"]?.integerValue.map(UInt32.init),
-            let identity = processes.identify(processID: processID, userID: userID)
-        else {
+        // A pidfd where the bus gives one (closed with the reply); the id from older buses.
+        let identity: CallerIdentity?
+        if let descriptor = credentials["ProcessFD"]?.fileDescriptorValue {
+            identity = processes.identify(process: ProcessHandle(descriptor: descriptor), userID: userID)
+        } else if let processID = credentials["ProcessID"]?.integerValue.map(UInt32.init) {
+            identity = processes.identify(processID: processID, userID: userID)
+        } else {
+            identity = nil
+        }
+        guard let identity else {
             throw DBusError(name: AgentError.notAuthorized, message: "the caller's process could not be identified")
         }
         let isUser = identity.source == .executable && identity.executable.map {
