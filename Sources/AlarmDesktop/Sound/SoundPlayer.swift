@@ -56,7 +56,7 @@ public enum SoundOutputStatus: Sendable, Equatable {
 /// `snd_pcm_open_lconf`, `SND_PCM_NONBLOCK`), sets `S16_LE`, interleaved, the sound's rate and
 /// channels and about 100 ms of latency (`snd_pcm_set_params`), and writes one period at a time
 /// (`snd_pcm_writei`). When the device is full it sleeps in `poll()` on the PCM's descriptors
-/// (`snd_pcm_poll_descriptors`) and an eventfd; after a failed write it calls `snd_pcm_recover`
+/// (`snd_pcm_poll_descriptors`, read by `snd_pcm_poll_descriptors_revents`) and an eventfd; after a failed write it calls `snd_pcm_recover`
 /// (underruns, suspends). `stop()` writes the eventfd; the thread wakes, calls `snd_pcm_drop` (the
 /// device discards what it holds: silence at once) and `snd_pcm_close`.
 ///
@@ -246,6 +246,9 @@ public final class SoundPlayer: Sendable {
 
     /// The thread's body: owns the PCM from open to close.
     private func run() {
+        // Foundation's `Thread.name` does not reach the kernel: without this the thread keeps the
+        // name of the thread that started it (a worker's), in `top -H` and debuggers.
+        reveille_alsa_name_thread("reveille-sound")
         var openedConfig: OpaquePointer?
         var pcm: OpaquePointer?
         defer {
@@ -351,16 +354,6 @@ public final class SoundPlayer: Sendable {
         let rampFrames = Int(configuration.rampDuration / .seconds(1) * Double(sound.sampleRate))
         let startGain = configuration.startGain
 
-        // The eventfd first, then the PCM's descriptors.
-        let pcmDescriptorCount = Int(max(snd_pcm_poll_descriptors_count(pcm), 0))
-        var descriptors = [pollfd](repeating: pollfd(), count: 1 + pcmDescriptorCount)
-        descriptors[0] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
-        if pcmDescriptorCount > 0 {
-            descriptors.withUnsafeMutableBufferPointer { buffer in
-                _ = snd_pcm_poll_descriptors(pcm, buffer.baseAddress! + 1, UInt32(pcmDescriptorCount))
-            }
-        }
-
         var chunk = [Int16](repeating: 0, count: period * channels)
         var position = 0  // next frame of the sound to copy
         var filled = 0  // frames prepared so far (drives the ramp)
@@ -395,9 +388,7 @@ public final class SoundPlayer: Sendable {
                 }
             } else if result == -Int(EAGAIN) || result == 0 {
                 // The device is full: sleep until it has room or stop() writes the eventfd.
-                for index in descriptors.indices { descriptors[index].revents = 0 }
-                let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
-                if ready < 0 && errno != EINTR { break }
+                guard waitForRoom(pcm) else { break }
             } else {
                 // Underrun (-EPIPE), suspend (-ESTRPIPE), interrupted: recover silently and go on.
                 let recovered = snd_pcm_recover(pcm, Int32(result), 1)
@@ -423,6 +414,39 @@ public final class SoundPlayer: Sendable {
         }
         var value: UInt64 = 0
         _ = read(wakeDescriptor, &value, MemoryLayout<UInt64>.size)
+    }
+
+    /// Sleeps until the PCM can take more frames, or `stop()` writes the eventfd; false when
+    /// `poll()` fails for good.
+    ///
+    /// The PCM's descriptors are read afresh for every wait (`snd_pcm_poll_descriptors`), and what
+    /// `poll()` saw is translated by the plugin (`snd_pcm_poll_descriptors_revents`) before it counts
+    /// as room: PipeWire's ALSA plugin polls on an eventfd that stays readable until its own
+    /// `revents` reads it, so taking `poll()`'s word alone would spin, waking thousands of times a
+    /// second for as long as the alarm rings.
+    private func waitForRoom(_ pcm: OpaquePointer) -> Bool {
+        let count = Int(max(snd_pcm_poll_descriptors_count(pcm), 0))
+        var descriptors = [pollfd](repeating: pollfd(), count: 1 + count)
+        while !state.withLock({ $0.stopRequested }) {
+            // The eventfd first, then the PCM's descriptors.
+            descriptors[0] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            let filled = descriptors.withUnsafeMutableBufferPointer { buffer in
+                count > 0 ? Int(snd_pcm_poll_descriptors(pcm, buffer.baseAddress! + 1, UInt32(count))) : 0
+            }
+            let ready = poll(&descriptors, nfds_t(1 + max(filled, 0)), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if descriptors[0].revents != 0 || filled <= 0 { return true }
+            var events: UInt16 = 0
+            let translated = descriptors.withUnsafeMutableBufferPointer { buffer in
+                snd_pcm_poll_descriptors_revents(pcm, buffer.baseAddress! + 1, UInt32(filled), &events)
+            }
+            // Room, or an error or hang-up that the next write reports and recovers from.
+            if translated < 0 || events & UInt16(POLLOUT | POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
+        }
+        return true
     }
 
     /// Copies `frames` frames of the sound from `position` (wrapping to the start: seamless loops)

@@ -1,0 +1,74 @@
+import AlarmKit
+import Foundation
+import StressTesting
+import Testing
+import TestSupport
+
+/// The agent ringing through the real PipeWire and WirePlumber (headless, a null sink as the
+/// speakers, their monitor recorded), where ALSA `default` is PipeWire's ALSA plugin, as on most
+/// desktops. The sandbox's other suites keep their own ALSA configurations (the file capture).
+@Suite("Agent: ringing through PipeWire", .serialized)
+struct PipeWireTests {
+    /// The loudest sample's magnitude in `samples`.
+    static func peak(_ samples: ArraySlice<Int16>) -> Int {
+        samples.reduce(0) { max($0, abs(Int($1))) }
+    }
+
+    @Test("An alarm rings through PipeWire: the speakers play it, the agent stays under 5 % of a core, and Stop silences it")
+    func ringsThroughPipeWire() async throws {
+        try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
+        try #require(PipeWireServer.availability() == nil, "\(PipeWireServer.availability() ?? "")")
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let pipewire = try await offPool { try PipeWireServer(in: sandbox) }
+        let agent = try sandbox.spawn(
+            Built.path("reveilled"), ["--no-notifications", "--ramp", "0", "--ring-timeout", "0"],
+            environment: ["ALSA_CONFIG_PATH": pipewire.alsaConfiguration.path])
+        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        let recording = try pipewire.recordSpeakers()
+
+        let timer = try await fixture.reveille("timer", "1s", "--title", "Tea")
+        try #require(timer.status == .exited(0), "\(timer)")
+        let id = timer.line
+        // The agent's stream appears in PipeWire once the alert rings.
+        // (The only playback stream in the sandbox; its process is on its client object.)
+        let stream = try await waitUntil(
+            "the agent's stream in PipeWire", timeout: .seconds(30), detail: { agent.outputs() }
+        ) { try pipewire.nodes(ofClass: "Stream/Output/Audio").first }
+        print("PipeWireTests: the agent's stream: \(stream.properties.filter { $0.key.hasPrefix("application.") || $0.key.hasPrefix("media.") || $0.key == "node.name" })")
+
+        // While it rings, the agent waits in poll() for room in PipeWire's buffer: it must not spin.
+        let before = ProcessTable.cpuTime(of: agent.pid)
+        let clockBefore = ContinuousClock.now
+        try await Task.sleep(for: .seconds(3))
+        let used = ProcessTable.cpuTime(of: agent.pid) - before
+        let elapsed = ContinuousClock.now - clockBefore
+        let share = used / elapsed
+        print("PipeWireTests: agent CPU while ringing through PipeWire: \(String(format: "%.1f", share * 100)) % of a core (\(used) in \(elapsed))")
+        #expect(share < 0.05, "the agent used \(used) of processor time in \(elapsed) while ringing")
+
+        // The speakers played the alarm: the recording is loud while it rings.
+        let ringing = PipeWireServer.samples(of: recording)
+        let lastSecond = ringing.suffix(48_000 * 2)
+        #expect(lastSecond.count == 48_000 * 2, "the recording holds \(ringing.count) samples")
+        #expect(Self.peak(lastSecond) > 8_000, "the speakers' loudest sample in the last second was \(Self.peak(lastSecond))")
+
+        // Stop: the speakers fall silent and the stream goes away.
+        let stop = try await fixture.reveille("stop", id)
+        #expect(stop.status == .exited(0), "\(stop)")
+        try await waitUntil("the agent's stream to leave PipeWire", timeout: .seconds(10)) {
+            try pipewire.nodes(ofClass: "Stream/Output/Audio").contains { $0.id == stream.id } ? nil : true
+        }
+        // The recorder's own buffer still holds the last moment before the end: judge the half
+        // second that follows a second of recording.
+        let stopped = PipeWireServer.samples(of: recording).count
+        try await waitUntil("1.5 s more of recording", timeout: .seconds(10)) {
+            PipeWireServer.samples(of: recording).count >= stopped + 3 * 48_000 ? true : nil
+        }
+        let after = PipeWireServer.samples(of: recording)[(stopped + 2 * 48_000)...]
+        #expect(Self.peak(after) == 0, "the speakers still played (peak \(Self.peak(after))) a second after the stream ended")
+        recording.terminate()
+        #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
+    }
+}
