@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// PipeWire and WirePlumber, headless, in a `DesktopSandbox`: the sound server most desktops run,
 /// with a null sink as the speakers, its monitor recorded, so that a test hears what a person
@@ -17,6 +18,8 @@ public final class PipeWireServer: Sendable {
     /// A self-contained ALSA configuration: `default` is PipeWire.
     public let alsaConfiguration: URL
     let sandbox: DesktopSandbox
+    /// The running `pipewire` and `wireplumber`.
+    private let processes = Mutex<[SandboxProcess]>([])
 
     /// Why it cannot run here, or nil.
     public static func availability() -> String? {
@@ -49,11 +52,20 @@ public final class PipeWireServer: Sendable {
 
             """.write(to: alsaConfiguration, atomically: true, encoding: .utf8)
 
-        _ = try sandbox.spawn("pipewire")
+        try start()
+    }
+
+    /// Starts `pipewire` and `wireplumber` (again, after `stop()`), adds the null sink and makes it
+    /// the default.
+    public func start() throws {
+        let socket = sandbox.runtimeDirectory.appendingPathComponent("pipewire-0").path
+        let server = try sandbox.spawn("pipewire")
+        processes.withLock { $0.append(server) }
         try Poll.blocking("PipeWire's socket", timeout: .seconds(15)) {
-            FileManager.default.fileExists(atPath: sandbox.runtimeDirectory.appendingPathComponent("pipewire-0").path) ? true : nil
+            FileManager.default.fileExists(atPath: socket) ? true : nil
         }
-        _ = try sandbox.spawn("wireplumber")
+        let manager = try sandbox.spawn("wireplumber")
+        processes.withLock { $0.append(manager) }
         try sandbox.run(
             "pw-cli",
             [
@@ -66,6 +78,17 @@ public final class PipeWireServer: Sendable {
             _ = try? sandbox.run("wpctl", ["set-default", String(sink.id)])
             return try sandbox.run("wpctl", ["inspect", "@DEFAULT_AUDIO_SINK@"]).contains("node.name = \"\(sinkName)\"") ? true : nil
         }
+    }
+
+    /// Stops `wireplumber` and `pipewire`, as when the sound server goes away, and waits until
+    /// they have ended.
+    public func stop() {
+        let running = processes.withLock { processes in
+            defer { processes.removeAll() }
+            return processes
+        }
+        for process in running.reversed() { process.stop(grace: .seconds(5)) }
+        try? FileManager.default.removeItem(at: sandbox.runtimeDirectory.appendingPathComponent("pipewire-0"))
     }
 
     /// A node PipeWire has: its id and properties.

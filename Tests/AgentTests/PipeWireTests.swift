@@ -71,4 +71,32 @@ struct PipeWireTests {
         recording.terminate()
         #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }
+
+    @Test("reveille status says whether sound can be played now: PipeWire running, stopped, and back")
+    func soundStatusFollowsTheServer() async throws {
+        try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
+        try #require(PipeWireServer.availability() == nil, "\(PipeWireServer.availability() ?? "")")
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let pipewire = try await offPool { try PipeWireServer(in: sandbox) }
+        _ = try sandbox.spawn(
+            Built.path("reveilled"), ["--no-notifications"], environment: ["ALSA_CONFIG_PATH": pipewire.alsaConfiguration.path])
+        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+
+        func soundLine() async throws -> String {
+            let status = try await fixture.reveille("status")
+            try #require(status.status == .exited(0), "\(status)")
+            return status.output.split(separator: "\n").first { $0.hasPrefix("sound") }.map(String.init) ?? status.output
+        }
+        let running = try await soundLine()
+        #expect(running.contains("available (") && !running.contains("unavailable"), "\(running)")
+        try await offPool { pipewire.stop() }
+        let stopped = try await soundLine()
+        #expect(stopped.contains("unavailable"), "with PipeWire stopped: \(stopped)")
+        try await offPool { try pipewire.start() }
+        let back = try await soundLine()
+        #expect(back.contains("available (") && !back.contains("unavailable"), "with PipeWire back: \(back)")
+        print("PipeWireTests: sound status running / stopped / back:\n  \(running)\n  \(stopped)\n  \(back)")
+    }
 }

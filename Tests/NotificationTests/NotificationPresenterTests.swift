@@ -28,7 +28,7 @@ struct NotificationPresenterTests {
         probe.send("alert", id.uuidString, "Wake up", "snooze")
         let call = try await monitor.waitForNotify(matching: { $0.summary == "Wake up" && $0.returnedID != nil })
         #expect(call.appName == "Reveille")
-        #expect(call.appIcon == "alarm-clock")
+        #expect(call.appIcon == "io.github.reveille.Reveille")
         #expect(call.replacesID == 0)
         #expect(call.actions == ["default", "Show", "stop", "Stop", "snooze", "Snooze"])
         #expect(call.urgency == .byte(2))

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmDesktop
 import DBus
 import Foundation
 
@@ -43,10 +44,10 @@ public struct NotificationQuestion: Sendable {
             destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
             interface: "org.freedesktop.Notifications", method: "Notify",
             arguments: [
-                .string("Reveille"), .uint32(0), .string("alarm-clock"), .string(summary), .string(Markup.escape(body)),
+                .string(NotificationContent.appName), .uint32(0), .string(NotificationContent.icon), .string(summary), .string(Markup.escape(body)),
                 .strings([yes.key, yes.label, no.key, no.label]),
                 .dictionary([
-                    "urgency": .byte(1), "desktop-entry": .string("io.github.reveille.Reveille"),
+                    "urgency": .byte(1), "desktop-entry": .string(NotificationContent.desktopEntry),
                     "category": .string("x-reveille.authorization"), "resident": .boolean(true),
                 ]),
                 .int32(0),

@@ -125,7 +125,8 @@ extension AlarmService {
                 DBusProperty(name: "SoundOutput", signature: "s", access: .read) { _ in
                     let s = try required(service)
                     guard let sounds = s.desktop?.sounds else { return .string("off (the agent runs silent)") }
-                    switch sounds.outputStatus {
+                    switch await sounds.currentOutputStatus() {
+                    case nil: return .string("not known: \(sounds.configuration.device) did not answer within 2 s")
                     case .unknown: return .string("not tried yet (no alert has rung)")
                     case .available: return .string("available (\(sounds.configuration.device))")
                     case .unavailable(let reason): return .string("unavailable: \(reason); alerts are shown without sound")

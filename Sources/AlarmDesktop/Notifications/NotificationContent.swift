@@ -68,8 +68,10 @@ extension NotificationContent {
     public static let appName = "Reveille"
     /// The desktop entry (and app id).
     public static let desktopEntry = "io.github.reveille.Reveille"
-    /// The icon (the desktop entry's).
-    public static let icon = "alarm-clock"
+    /// The icon (the desktop entry's): Reveille's own, installed into the hicolor theme
+    /// (`desktop/icons/io.github.reveille.Reveille.svg`). No icon theme has an `alarm-clock`, which
+    /// GNOME Shell showed as a broken image.
+    public static let icon = "io.github.reveille.Reveille"
     /// The alert's category.
     public static let alertCategory = "x-reveille.alarm"
     /// The countdown's category.
