@@ -9,7 +9,9 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Tell whether the agent runs, its version, its store, how many alarms it has, and how alerts reach you.",
         discussion: """
-            Also tells which notification server shows alerts and whether sound can play, whether \
+            Also tells whether the agent starts at your next login and how (the systemd user \
+            unit, the autostart entry, or only D-Bus activation), and what to run when it will not; \
+            which notification server shows alerts and whether sound can play, whether \
             do-not-disturb is on and how an alarm gets through it right now, whether alarms can wake the machine from suspend here (and if not, why), and \
             which events make the agent check its deadlines again: clock sets, time-zone changes and \
             resume from suspend. Does not start the agent.
@@ -83,6 +85,12 @@ struct StatusCommand: AsyncParsableCommand {
                     lines.append("events   " + sources)
                 }
             }
+            // Whether the agent starts at the next login: read from files, running or not.
+            let login = LoginStart.find()
+            object["startsAtLogin"] = login.startsAtLogin
+            object["loginStart"] = login.route.rawValue
+            object["loginStartDetail"] = login.sentence
+            lines.append("login    " + login.sentence)
             if json {
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
                 print(String(decoding: data, as: UTF8.self))

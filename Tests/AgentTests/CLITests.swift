@@ -148,7 +148,7 @@ struct CLITests {
         defer { fixture.stop() }
         #expect(try fixture.sandbox.busNameOwner(AgentClient.busName) == nil)
         let status = try await fixture.reveille("status", "--json")
-        #expect(status.line == #"{"running":false}"#, "status does not start the agent")
+        #expect(status.line.hasPrefix(#"{"loginStart":"#) && status.line.contains(#""running":false"#), "status does not start the agent: \(status)")
         let added = try await fixture.reveille("timer", "10m")
         #expect(added.status == .exited(0), "\(added)")
         let pid = try #require(try fixture.sandbox.busNameOwnerPID(AgentClient.busName))
@@ -221,5 +221,58 @@ struct CLITests {
         #expect(entries.first?["alertedAt"] is String)
         let lateness = try #require(entries.first?["lateness"] as? Double)
         #expect(lateness >= 0 && lateness < 1)
+    }
+
+    @Test("status says whether the agent starts at the next login, and how, from the files that decide it")
+    func loginStart() async throws {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let files = FileManager.default
+        // The machine's own /etc/xdg and /usr/share stay out of it.
+        let systemFolders = sandbox.root.appendingPathComponent("system")
+        let environment = [
+            "XDG_CONFIG_DIRS": systemFolders.appendingPathComponent("xdg").path,
+            "XDG_DATA_DIRS": systemFolders.appendingPathComponent("share").path,
+        ]
+        func login() async throws -> (route: String, startsAtLogin: Bool, text: String) {
+            let json = try await fixture.reveille("status", "--json", environment: environment)
+            try #require(json.status == .exited(0), "\(json)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+            let text = try await fixture.reveille("status", environment: environment)
+            let line = text.output.split(separator: "\n").first { $0.hasPrefix("login") }.map(String.init) ?? text.output
+            return (object["loginStart"] as? String ?? "", object["startsAtLogin"] as? Bool ?? false, line)
+        }
+        func write(_ text: String, to path: URL) throws {
+            try files.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: path, atomically: true, encoding: .utf8)
+        }
+
+        let nothing = try await login()
+        #expect(nothing.route == "not-installed" && !nothing.startsAtLogin, "\(nothing)")
+        #expect(nothing.text.contains("not installed"), "\(nothing.text)")
+
+        try write("[D-BUS Service]\nName=io.github.reveille.Alarms1\n", to: sandbox.dataHome.appendingPathComponent("dbus-1/services/io.github.reveille.Alarms1.service"))
+        let activation = try await login()
+        #expect(activation.route == "dbus-activation" && !activation.startsAtLogin, "\(activation)")
+        #expect(activation.text.contains("systemctl --user enable reveilled.service"), "\(activation.text)")
+
+        let entry = sandbox.configHome.appendingPathComponent("autostart/io.github.reveille.Reveilled.desktop")
+        try write("[Desktop Entry]\nType=Application\nExec=reveilled\nHidden=true\n", to: entry)
+        #expect(try await login().route == "dbus-activation", "a hidden autostart entry starts nothing")
+        try write("[Desktop Entry]\nType=Application\nExec=reveilled\nX-systemd-skip=true\n", to: entry)
+        let autostart = try await login()
+        #expect(autostart.route == "autostart-entry" && autostart.startsAtLogin, "\(autostart)")
+
+        // Enabled as `systemctl --user enable` does it: a link in default.target.wants.
+        let unit = sandbox.dataHome.appendingPathComponent("systemd/user/reveilled.service")
+        let link = sandbox.configHome.appendingPathComponent("systemd/user/default.target.wants/reveilled.service")
+        try files.createDirectory(at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try files.createSymbolicLink(atPath: link.path, withDestinationPath: unit.path)
+        #expect(try await login().route == "autostart-entry", "a link to a unit that is not there enables nothing")
+        try write("[Service]\nExecStart=/usr/bin/reveilled\n", to: unit)
+        let enabled = try await login()
+        #expect(enabled.route == "systemd-unit" && enabled.startsAtLogin, "\(enabled)")
+        #expect(enabled.text.contains("reveilled.service is enabled") && enabled.text.contains("autostart entry"), "\(enabled.text)")
     }
 }
