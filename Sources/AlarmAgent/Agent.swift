@@ -164,7 +164,9 @@ public final class AlarmAgent: Sendable {
             }
             return DesktopPresenter(notifications: notifications, sounds: sounds, doNotDisturb: doNotDisturb, silentMode: silentMode)
         }
-        let agentPresenter = AgentPresenter(desktop: desktop, intents: IntentRunner(connection: connection, logger: logger))
+        let sleepInhibitor = SleepInhibitor(logger: logger)
+        let agentPresenter = AgentPresenter(
+            desktop: desktop, intents: IntentRunner(connection: connection, logger: logger), sleepInhibitor: sleepInhibitor)
         engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
@@ -174,6 +176,7 @@ public final class AlarmAgent: Sendable {
         wakeSources = WakeSources(
             engine: engine, clock: clock, systemBusAddress: configuration.systemBusAddress,
             wakeFromSuspend: configuration.wakeFromSuspend, graceWindow: configuration.policy.graceWindow, logger: logger)
+        sleepInhibitor.setSystemBus { [wakeSources] in wakeSources.systemBus }
         service = AlarmService(
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
             status: .init(

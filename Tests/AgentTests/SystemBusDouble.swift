@@ -18,10 +18,13 @@ struct SystemBusDouble: Sendable {
 
     /// Starts the bus (on `socket` when given, so that it can be started again at the same address)
     /// and the doubles, which re-point `zoneLink` on `SetTimezone`; returns once both names are owned.
-    static func start(in sandbox: DesktopSandbox, zoneLink: URL, socket: URL? = nil) async throws -> SystemBusDouble {
+    /// `environment` is added to the doubles' (`REFUSE_LID`: logind refuses to inhibit the lid switch).
+    static func start(
+        in sandbox: DesktopSandbox, zoneLink: URL, socket: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> SystemBusDouble {
         let bus = try await offPool { try PrivateBus(environment: sandbox.environment, socket: socket) }
         do {
-            let services = try sandbox.spawn(Built.systemPython, [script, bus.address, zoneLink.path])
+            let services = try sandbox.spawn(Built.systemPython, [script, bus.address, zoneLink.path], environment: environment)
             _ = try await services.waitForStandardOutput(containing: "ready", timeout: .seconds(30))
             return SystemBusDouble(bus: bus, services: services)
         } catch {

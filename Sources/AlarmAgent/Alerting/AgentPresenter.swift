@@ -7,6 +7,8 @@ import Synchronization
 public final class AgentPresenter: AlarmPresenter {
     private let desktop: (any AlarmPresenter)?
     private let intents: IntentRunner
+    /// Keeps the machine awake while alarms ring, when given.
+    private let sleepInhibitor: SleepInhibitor?
     private let state = Mutex(State())
 
     private struct State {
@@ -16,10 +18,12 @@ public final class AgentPresenter: AlarmPresenter {
         var endedBySecondary: Set<UUID> = []
     }
 
-    /// Creates the presenter over the desktop presenter and the intent runner.
-    public init(desktop: (any AlarmPresenter)?, intents: IntentRunner) {
+    /// Creates the presenter over the desktop presenter, the intent runner and, when given, the
+    /// inhibitor that keeps the machine awake while alarms ring.
+    public init(desktop: (any AlarmPresenter)?, intents: IntentRunner, sleepInhibitor: SleepInhibitor? = nil) {
         self.desktop = desktop
         self.intents = intents
+        self.sleepInhibitor = sleepInhibitor
     }
 
     /// Runs the stop intent when an alert is stopped, and hands the effect on.
@@ -27,14 +31,19 @@ public final class AgentPresenter: AlarmPresenter {
         switch effect {
         case .alert(let record):
             state.withLock { $0.ringing[record.id] = record }
+            sleepInhibitor?.alertStarted(record.id)
         case .endAlert(let id, let outcome):
             let (record, bySecondary) = state.withLock { state in
                 (state.ringing.removeValue(forKey: id), state.endedBySecondary.remove(id) != nil)
             }
+            sleepInhibitor?.alertEnded(id)
             if outcome == .stopped, !bySecondary, let record, let action = record.definition.stopIntent {
                 run(action, for: record)
             }
-        case .countdown, .endCountdown, .missed:
+        case .countdown(let record):
+            // A countdown that replaces an alert (snooze, repeat) ends its ringing.
+            sleepInhibitor?.alertEnded(record.id)
+        case .endCountdown, .missed:
             break
         }
         desktop?.perform(effect)

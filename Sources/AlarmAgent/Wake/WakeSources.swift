@@ -296,6 +296,9 @@ final class WakeSources: Sendable {
 
     // MARK: - Status
 
+    /// The connection to the system bus while it is up, for asking its services (logind).
+    var systemBus: DBusConnection? { state.withLock { $0.systemEvents?.connection } }
+
     /// The events the agent re-checks its deadlines on now: `clock-set` always, `time-zone` while
     /// the time-zone file or timedate1 is watched, `resume` while logind is.
     var watchedEvents: [String] {

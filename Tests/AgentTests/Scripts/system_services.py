@@ -7,6 +7,11 @@ Owns org.freedesktop.login1 and org.freedesktop.timedate1 on BUS_ADDRESS and pri
   org.freedesktop.login1.Manager.Suspend(b interactive) at /org/freedesktop/login1
       emits PrepareForSleep(true), then PrepareForSleep(false), as logind does around a suspend
       (nothing is suspended), and prints "suspended".
+  org.freedesktop.login1.Manager.Inhibit(s what, s who, s why, s mode) at /org/freedesktop/login1
+      returns the write end of a pipe as logind returns its inhibitor's descriptor, and prints
+      "inhibited WHAT WHO MODE"; once every copy of that end is closed (the inhibitor released),
+      prints "released WHAT". With REFUSE_LID set in the environment, refuses a WHAT naming
+      handle-lid-switch with AccessDenied, as polkit may.
   org.freedesktop.timedate1.SetTimezone(s zone, b interactive) at /org/freedesktop/timedate1
       points ZONE_LINK at /usr/share/zoneinfo/ZONE (a new link renamed over the old, as timedated
       does with /etc/localtime), then emits PropertiesChanged with the new Timezone, and prints
@@ -38,6 +43,26 @@ class Login1(dbus.service.Object):
     @dbus.service.signal(LOGIN1 + ".Manager", signature="b")
     def PrepareForSleep(self, start):
         pass
+
+    @dbus.service.method(LOGIN1 + ".Manager", in_signature="ssss", out_signature="h")
+    def Inhibit(self, what, who, why, mode):
+        if os.environ.get("REFUSE_LID") and "handle-lid-switch" in what:
+            raise dbus.exceptions.DBusException("Permission denied", name="org.freedesktop.DBus.Error.AccessDenied")
+        read_end, write_end = os.pipe()
+
+        def released(source, condition):
+            data = os.read(source, 4096) if condition & GLib.IO_IN else b""
+            if data:
+                return True
+            os.close(source)
+            print("released %s" % what, flush=True)
+            return False
+
+        GLib.io_add_watch(read_end, GLib.IO_IN | GLib.IO_HUP, released)
+        print("inhibited %s %s %s" % (what, who, mode), flush=True)
+        descriptor = dbus.types.UnixFd(write_end)  # dbus-python keeps a duplicate
+        os.close(write_end)
+        return descriptor
 
 
 class Timedate1(dbus.service.Object):
