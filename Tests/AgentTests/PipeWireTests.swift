@@ -14,18 +14,29 @@ struct PipeWireTests {
         samples.reduce(0) { max($0, abs(Int($1))) }
     }
 
-    @Test("An alarm rings through PipeWire: the speakers play it, the agent stays under 5 % of a core, and Stop silences it")
-    func ringsThroughPipeWire() async throws {
+    /// A sandbox with PipeWire, and the agent playing through it (no notifications).
+    static func start(agentArguments: [String] = []) async throws -> (AgentFixture, PipeWireServer, SandboxProcess) {
         try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
         try #require(PipeWireServer.availability() == nil, "\(PipeWireServer.availability() ?? "")")
         let fixture = try await AgentFixture.start(startingAgent: false)
+        do {
+            let sandbox = fixture.sandbox
+            let pipewire = try await offPool { try PipeWireServer(in: sandbox) }
+            let agent = try sandbox.spawn(
+                Built.path("reveilled"), ["--no-notifications"] + agentArguments,
+                environment: ["ALSA_CONFIG_PATH": pipewire.alsaConfiguration.path])
+            try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+            return (fixture, pipewire, agent)
+        } catch {
+            fixture.stop()
+            throw error
+        }
+    }
+
+    @Test("An alarm rings through PipeWire: the speakers play it, the agent stays under 5 % of a core, and Stop silences it")
+    func ringsThroughPipeWire() async throws {
+        let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0"])
         defer { fixture.stop() }
-        let sandbox = fixture.sandbox
-        let pipewire = try await offPool { try PipeWireServer(in: sandbox) }
-        let agent = try sandbox.spawn(
-            Built.path("reveilled"), ["--no-notifications", "--ramp", "0", "--ring-timeout", "0"],
-            environment: ["ALSA_CONFIG_PATH": pipewire.alsaConfiguration.path])
-        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         let recording = try pipewire.recordSpeakers()
 
         let timer = try await fixture.reveille("timer", "1s", "--title", "Tea")
@@ -74,15 +85,8 @@ struct PipeWireTests {
 
     @Test("reveille status says whether sound can be played now: PipeWire running, stopped, and back")
     func soundStatusFollowsTheServer() async throws {
-        try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
-        try #require(PipeWireServer.availability() == nil, "\(PipeWireServer.availability() ?? "")")
-        let fixture = try await AgentFixture.start(startingAgent: false)
+        let (fixture, pipewire, _) = try await Self.start()
         defer { fixture.stop() }
-        let sandbox = fixture.sandbox
-        let pipewire = try await offPool { try PipeWireServer(in: sandbox) }
-        _ = try sandbox.spawn(
-            Built.path("reveilled"), ["--no-notifications"], environment: ["ALSA_CONFIG_PATH": pipewire.alsaConfiguration.path])
-        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
 
         func soundLine() async throws -> String {
             let status = try await fixture.reveille("status")

@@ -9,12 +9,24 @@ import TestSupport
 /// releases it, by closing the descriptor, the moment the last alert ends.
 @Suite("Agent: the machine stays awake while an alarm rings", .serialized)
 struct SleepInhibitorTests {
-    /// Starts the agent on the sandbox's bus with `system` as its system bus.
-    static func startAgent(_ fixture: AgentFixture, system: SystemBusDouble, zones: ZoneFolder) async throws -> SandboxProcess {
+    /// Runs `body` with a sandbox, the system bus double (its doubles given `systemEnvironment`)
+    /// and the agent serving on the one and watching the other.
+    static func withAgent(
+        systemEnvironment: [String: String] = [:],
+        _ body: (AgentFixture, SystemBusDouble, SandboxProcess) async throws -> Void
+    ) async throws {
+        try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
+        let zones = try ZoneFolder(zone: "Europe/Berlin")
+        defer { zones.remove() }
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let system = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current, environment: systemEnvironment)
+        defer { system.stop() }
         let agent = try fixture.sandbox.spawn(
             Built.path("reveilled"), ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address])
         try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
-        return agent
+        _ = try await log(agent, containing: "Watching logind and timedate1")
+        try await body(fixture, system, agent)
     }
 
     /// The agent's log once it contains `text` (within 30 s).
@@ -36,60 +48,46 @@ struct SleepInhibitorTests {
 
     @Test("An alert takes logind's sleep, idle and lid-switch inhibitor; Stop releases it; a second alert takes it again")
     func heldWhileRinging() async throws {
-        try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
-        let zones = try ZoneFolder(zone: "Europe/Berlin")
-        defer { zones.remove() }
-        let fixture = try await AgentFixture.start(startingAgent: false)
-        defer { fixture.stop() }
-        let system = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current)
-        defer { system.stop() }
-        let agent = try await Self.startAgent(fixture, system: system, zones: zones)
-        _ = try await Self.log(agent, containing: "Watching logind and timedate1")
-        #expect(!system.services.standardOutput.contains("inhibited"), "nothing is held before an alarm rings")
+        try await Self.withAgent { fixture, system, agent in
+            #expect(!system.services.standardOutput.contains("inhibited"), "nothing is held before an alarm rings")
 
-        let first = try await fixture.reveille("timer", "1s", "--title", "Tea")
-        try #require(first.status == .exited(0), "\(first)")
-        _ = try await system.services.waitForStandardOutput(
-            containing: "inhibited sleep:idle:handle-lid-switch Reveille block", timeout: .seconds(30))
-        let second = try await fixture.reveille("timer", "1s", "--title", "Eggs")
-        try #require(second.status == .exited(0), "\(second)")
-        try await Self.waitUntilAlerting(fixture, count: 2)
+            let first = try await fixture.reveille("timer", "1s", "--title", "Tea")
+            try #require(first.status == .exited(0), "\(first)")
+            _ = try await system.services.waitForStandardOutput(
+                containing: "inhibited sleep:idle:handle-lid-switch Reveille block", timeout: .seconds(30))
+            let second = try await fixture.reveille("timer", "1s", "--title", "Eggs")
+            try #require(second.status == .exited(0), "\(second)")
+            try await Self.waitUntilAlerting(fixture, count: 2)
 
-        // One inhibitor for both; it stays while one still rings.
-        let stopFirst = try await fixture.reveille("stop", first.line)
-        #expect(stopFirst.status == .exited(0), "\(stopFirst)")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(!system.services.standardOutput.contains("released"), "released while an alarm still rings:\n\(system.services.standardOutput)")
-        let stopSecond = try await fixture.reveille("stop", second.line)
-        #expect(stopSecond.status == .exited(0), "\(stopSecond)")
-        _ = try await system.services.waitForStandardOutput(containing: "released sleep:idle:handle-lid-switch", timeout: .seconds(10))
-        #expect(system.services.standardOutput.components(separatedBy: "inhibited ").count == 2, "\(system.services.standardOutput)")
+            // One inhibitor for both; it stays while one still rings.
+            let stopFirst = try await fixture.reveille("stop", first.line)
+            #expect(stopFirst.status == .exited(0), "\(stopFirst)")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!system.services.standardOutput.contains("released"), "released while an alarm still rings:\n\(system.services.standardOutput)")
+            let stopSecond = try await fixture.reveille("stop", second.line)
+            #expect(stopSecond.status == .exited(0), "\(stopSecond)")
+            _ = try await system.services.waitForStandardOutput(containing: "released sleep:idle:handle-lid-switch", timeout: .seconds(10))
+            #expect(system.services.standardOutput.components(separatedBy: "inhibited ").count == 2, "\(system.services.standardOutput)")
 
-        // The next alert takes it again.
-        let third = try await fixture.reveille("timer", "1s", "--title", "Rice")
-        try #require(third.status == .exited(0), "\(third)")
-        try await waitUntil("a second inhibitor", timeout: .seconds(30), detail: { system.services.outputs() }) {
-            system.services.standardOutput.components(separatedBy: "inhibited ").count == 3 ? true : nil
+            // The next alert takes it again.
+            let third = try await fixture.reveille("timer", "1s", "--title", "Rice")
+            try #require(third.status == .exited(0), "\(third)")
+            try await waitUntil("a second inhibitor", timeout: .seconds(30), detail: { system.services.outputs() }) {
+                system.services.standardOutput.components(separatedBy: "inhibited ").count == 3 ? true : nil
+            }
+            #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
         }
-        #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }
 
     @Test("Where the lid switch may not be inhibited, sleep and idle still are")
     func lidRefused() async throws {
-        try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
-        let zones = try ZoneFolder(zone: "Europe/Berlin")
-        defer { zones.remove() }
-        let fixture = try await AgentFixture.start(startingAgent: false)
-        defer { fixture.stop() }
-        let system = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current, environment: ["REFUSE_LID": "1"])
-        defer { system.stop() }
-        let agent = try await Self.startAgent(fixture, system: system, zones: zones)
-        _ = try await Self.log(agent, containing: "Watching logind and timedate1")
-        let timer = try await fixture.reveille("timer", "1s")
-        try #require(timer.status == .exited(0), "\(timer)")
-        _ = try await system.services.waitForStandardOutput(containing: "inhibited sleep:idle Reveille block", timeout: .seconds(30))
-        let stop = try await fixture.reveille("stop", timer.line)
-        #expect(stop.status == .exited(0), "\(stop)")
-        _ = try await system.services.waitForStandardOutput(containing: "released sleep:idle", timeout: .seconds(10))
+        try await Self.withAgent(systemEnvironment: ["REFUSE_LID": "1"]) { fixture, system, _ in
+            let timer = try await fixture.reveille("timer", "1s")
+            try #require(timer.status == .exited(0), "\(timer)")
+            _ = try await system.services.waitForStandardOutput(containing: "inhibited sleep:idle Reveille block", timeout: .seconds(30))
+            let stop = try await fixture.reveille("stop", timer.line)
+            #expect(stop.status == .exited(0), "\(stop)")
+            _ = try await system.services.waitForStandardOutput(containing: "released sleep:idle", timeout: .seconds(10))
+        }
     }
 }
