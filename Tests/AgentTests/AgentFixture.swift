@@ -103,6 +103,18 @@ struct AgentFixture: Sendable {
         AgentClient(connection: try DBusConnection.connect(address: sandbox.busAddress))
     }
 
+    /// The running notification server's name and version (`GetServerInformation`), as the
+    /// agent shows them on `reveille status`'s `notices` line: the suites run against more than
+    /// one userland (Debian 12's dunst 1.9 and xfce4-notifyd 0.7, Debian 13's 1.12 and 0.9).
+    func notificationServer() async throws -> (name: String, version: String) {
+        let connection = try await offPool { [sandbox] in try DBusConnection.connect(address: sandbox.busAddress) }
+        defer { connection.close() }
+        let reply = try await connection.call(
+            destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications", method: "GetServerInformation")
+        return (reply.first?.stringValue ?? "", reply.count > 2 ? reply[2].stringValue ?? "" : "")
+    }
+
     /// Lets this test process schedule alarms, as the person would with `reveille auth allow`.
     func authorizeTestProcess() async throws {
         let result = try await reveille("auth", "allow", Built.testExecutable)

@@ -83,7 +83,8 @@ struct AuthorizationTests {
         #expect(try await client.authorizationState() == .denied)
     }
 
-    @Test("authorizationState and its changes are visible to the app")
+    // Each awaited update has no time limit of its own: a lost one must fail the test, not hang the suite.
+    @Test("authorizationState and its changes are visible to the app", .timeLimit(.minutes(1)))
     func stateUpdates() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }

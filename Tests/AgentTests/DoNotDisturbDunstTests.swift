@@ -73,7 +73,10 @@ struct DoNotDisturbDunstTests {
         try await offPool { try sandbox.setPaused(true) }
         try await Self.waitForStatus(fixture) { $0["state"] as? String == "on" }
         let status = try await fixture.reveille("status")
-        #expect(status.output.contains("dnd      on (dunst paused): alarms lift it while they ring and put it back after"), "\(status)")
+        // dunst 1.10 and later (Debian 13) have pauseLevel, which the agent reads instead of paused.
+        let dunst = try await fixture.notificationServer().version.split(separator: ".").compactMap { Int($0) }
+        let property = dunst.lexicographicallyPrecedes([1, 10]) ? "paused" : "pauseLevel"
+        #expect(status.output.contains("dnd      on (dunst \(property)): alarms lift it while they ring and put it back after"), "\(status)")
         // No sound card here (ALSA's default is a file): silent mode is not read, and says why.
         #expect(status.output.contains("volume   no mixer found for ALSA \"default\"; the volume is not read"), "\(status)")
 
