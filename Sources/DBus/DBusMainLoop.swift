@@ -279,7 +279,18 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
             retained(), release)
     }
 
-    /// Runs queued jobs and dispatches incoming messages until neither has anything left.
+    /// Runs queued jobs, dispatches incoming messages and writes out what libdbus holds, until
+    /// there is nothing left to run or dispatch.
+    ///
+    /// The writing is what keeps a message from being stranded. `dbus_connection_send` on another
+    /// thread writes only if it can take libdbus's I/O path at once; while this thread holds it
+    /// (`_dbus_connection_acquire_io_path` drops and retakes the connection lock with the path
+    /// marked taken, and reading keeps it), the message is only queued, and neither the send nor
+    /// the read turns the write watch on. Polling then would wait without `POLLOUT` until some
+    /// later send happened to flush the queue. So before every poll, whatever is still queued is
+    /// written here (`dbus_connection_read_write` without waiting), which also turns the write
+    /// watch on if the socket cannot take it all. A send that queues after this check wakes the
+    /// loop (`sendingNow`), which comes back here before it polls again.
     private func settle() {
         while true {
             let jobs = queue.withLock { state in
@@ -294,7 +305,14 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
                 dbus_connection_dispatch(connection)
                 dispatched = true
             }
-            if jobs.isEmpty && !dispatched { return }
+            if dbus_connection_has_messages_to_send(connection) != 0 {
+                _ = dbus_connection_read_write(connection, 0)
+            }
+            if jobs.isEmpty && !dispatched
+                && dbus_connection_get_dispatch_status(connection) != DBUS_DISPATCH_DATA_REMAINS
+            {
+                return
+            }
         }
     }
 
