@@ -50,11 +50,6 @@ struct FileDescriptorTests {
         return (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 
-    /// A pipe's two ends, close-on-exec (children other tests start must not inherit one).
-    static func pipe() throws -> (read: Int32, write: Int32) {
-        let (readEnd, writeEnd) = try Pipes.make()
-        return (readEnd, writeEnd)
-    }
 
     /// What can be read from `descriptor` until the pipe's end; nil when a write end is still
     /// open somewhere after `timeout`.
@@ -79,7 +74,7 @@ struct FileDescriptorTests {
     func passesAndCloses() async throws {
         try await withBusPair { pair in
             try pair.service.export(path: Self.path, interfaces: [Self.interface()])
-            let (readEnd, writeEnd) = try Self.pipe()
+            let (readEnd, writeEnd) = try Pipes.make()
             defer { close(readEnd) }
             try await Self.callWrite(pair, UnixFileDescriptor(taking: writeEnd))
             // The pipe reaches its end only when no write end is open anywhere: not the client's
@@ -142,7 +137,7 @@ struct FileDescriptorTests {
     func noLeaks() async throws {
         try await withBusPair { pair in
             try pair.service.export(path: Self.path, interfaces: [Self.interface()])
-            let (readEnd, writeEnd) = try Self.pipe()
+            let (readEnd, writeEnd) = try Pipes.make()
             defer { close(readEnd) }
             let (before, after) = try await Self.echoMany(pair, UnixFileDescriptor(taking: writeEnd))
             #expect(after <= before, "\(after - before) descriptors were left open after 1,000 calls")
