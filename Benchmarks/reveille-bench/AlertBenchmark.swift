@@ -84,7 +84,9 @@ enum AlertBenchmark {
             Measure.report("\(kind)s: scheduled instant to Notify, p50 / p99 / max (\(alerts))", line(samples.map(\.notify)), target: "p99 < 5 ms")
             Measure.report("\(kind)s: scheduled instant to first audio frame, p50 / p99 / max", line(samples.map(\.firstFrame)), target: "p99 < 30 ms")
             Measure.report("\(kind)s: Stop call to the player told (bus, engine, store)", line(samples.map(\.stopToPlayer)))
-            Measure.report("\(kind)s: Stop call to silence (snd_pcm_drop called)", line(samples.map(\.stopToSilence)), target: "< 50 ms")
+            // The file capture cannot say when a listener stops hearing it: the PipeWire section
+            // below measures that at the sink.
+            Measure.report("\(kind)s: Stop call to snd_pcm_drop called (in the agent)", line(samples.map(\.stopToSilence)))
             Measure.report("  to snd_pcm_drop returned", line(samples.map(\.stopToDropReturned)))
         }
         // Two hundred alarms due in the same second: how late the last notification and the last
@@ -146,7 +148,7 @@ enum AlertBenchmark {
             "  restart to its sound again, median / max",
             "\(Measure.format(Measure.percentile(toSound, 0.5))) / \(Measure.format(toSound.max() ?? .zero))", target: "< 1 s")
         if let cpu {
-            Measure.report("agent CPU while one alert rings (20 s, volume ramp on)", String(format: "%.3f%% of a core", cpu), target: "< 2%")
+            Measure.report("agent CPU while one alert rings (20 s, volume ramp on, ALSA file capture)", String(format: "%.3f%% of a core", cpu), target: "< 2%")
         }
         client.connection.close()
     }

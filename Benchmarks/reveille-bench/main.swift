@@ -4,7 +4,8 @@
 //   .build/release/reveille-bench engine                                the engine and store only
 //   .build/release/reveille-bench wire                                  1,000 alarms on the wire
 //   .build/release/reveille-bench agent [--idle-seconds N]              the agent over D-Bus
-//   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence, CPU
+//   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence (at PipeWire's sink), CPU
+//   .build/release/reveille-bench alert-pipewire [--alerts N]           only the PipeWire part of alert
 //   .build/release/reveille-bench day                                   a simulated day of clock and zone changes
 //   .build/release/reveille-bench fuzz [--calls N] [--command-lines N] [--seed S] [--max-alarms N]
 //                                                                        the fuzzers at length (not in "everything")
@@ -49,6 +50,9 @@ if selected.isEmpty || selected.contains("agent") {
 }
 if selected.isEmpty || selected.contains("alert") {
     try await AlertBenchmark.run(alerts: alerts)
+}
+if selected.isEmpty || selected.contains("alert") || selected.contains("alert-pipewire") {
+    try await PipeWireAlertBenchmark.run(alerts: min(alerts, 30))
 }
 if selected.contains("fuzz") {
     let seed = arguments.firstIndex(of: "--seed").flatMap { arguments.indices.contains($0 + 1) ? UInt64(arguments[$0 + 1]) : nil }

@@ -70,7 +70,7 @@ public final class PipeWireServer: Sendable {
             "pw-cli",
             [
                 "create-node", "adapter",
-                "{ factory.name=support.null-audio-sink node.name=\(sinkName) media.class=Audio/Sink "
+                "{ factory.name=support.null-audio-sink node.name=\(sinkName) media.class=Audio/Sink monitor.channel-volumes=true "
                     + "object.linger=1 audio.position=[FL FR] }",
             ])
         let sink = try Poll.blocking("the null sink in PipeWire", timeout: .seconds(15)) { try node(named: sinkName) }

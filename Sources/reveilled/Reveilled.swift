@@ -113,6 +113,8 @@ struct Reveilled: AsyncParsableCommand {
         // A reader that went away (a closed log pipe, a sound server's pipe) must fail the write,
         // not end the agent.
         signal(SIGPIPE, SIG_IGN)
+        // Before the agent's threads read the environment: later sound opens only replace it.
+        PipeWireALSAProperties.prepare()
         // A file-size limit reached (RLIMIT_FSIZE) must fail the write (the store reports a full
         // disk), not end the agent.
         signal(SIGXFSZ, SIG_IGN)

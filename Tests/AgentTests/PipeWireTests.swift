@@ -39,7 +39,8 @@ struct PipeWireTests {
         defer { fixture.stop() }
         let recording = try pipewire.recordSpeakers()
 
-        let timer = try await fixture.reveille("timer", "1s", "--title", "Tea")
+        let title = #"Tea "Earl Grey" \ strong"#
+        let timer = try await fixture.reveille("timer", "1s", "--title", title)
         try #require(timer.status == .exited(0), "\(timer)")
         let id = timer.line
         // The agent's stream appears in PipeWire once the alert rings.
@@ -48,6 +49,12 @@ struct PipeWireTests {
             "the agent's stream in PipeWire", timeout: .seconds(30), detail: { agent.outputs() }
         ) { try pipewire.nodes(ofClass: "Stream/Output/Audio").first }
         print("PipeWireTests: the agent's stream: \(stream.properties.filter { $0.key.hasPrefix("application.") || $0.key.hasPrefix("media.") || $0.key == "node.name" })")
+        // What a volume mixer lists: Reveille, its icon, the alarm's title; and the alarm role.
+        #expect(stream.properties["application.name"] == "Reveille")
+        #expect(stream.properties["application.id"] == "io.github.reveille.Reveille")
+        #expect(stream.properties["application.icon-name"] == "io.github.reveille.Reveille")
+        #expect(stream.properties["media.name"] == title)
+        #expect(stream.properties["media.role"] == "Alarm")
 
         // While it rings, the agent waits in poll() for room in PipeWire's buffer: it must not spin.
         let before = ProcessTable.cpuTime(of: agent.pid)
@@ -79,6 +86,61 @@ struct PipeWireTests {
         }
         let after = PipeWireServer.samples(of: recording)[(stopped + 2 * 48_000)...]
         #expect(Self.peak(after) == 0, "the speakers still played (peak \(Self.peak(after))) a second after the stream ended")
+        recording.terminate()
+        #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
+    }
+
+    @Test("Silent mode on PipeWire: status reads the default sink as its slider shows it; --unmute-to 50 rings a sink muted at 100 % at 50 %, and puts it back")
+    func silentModeOnTheSink() async throws {
+        let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0", "--unmute-to", "50"])
+        defer { fixture.stop() }
+        func volumeLine() async throws -> String {
+            let status = try await fixture.reveille("status")
+            try #require(status.status == .exited(0), "\(status)")
+            return status.output.split(separator: "\n").first { $0.hasPrefix("volume") }.map(String.init) ?? status.output
+        }
+        func sink() throws -> String {
+            try pipewire.wpctl(["get-volume", "@DEFAULT_AUDIO_SINK@"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        try pipewire.wpctl(["set-volume", "@DEFAULT_AUDIO_SINK@", "0.4"])
+        let audible = try await volumeLine()
+        #expect(audible.contains("audible (PipeWire's default output at 40%)"), "\(audible)")
+
+        try pipewire.wpctl(["set-volume", "@DEFAULT_AUDIO_SINK@", "1.0"])
+        try pipewire.wpctl(["set-mute", "@DEFAULT_AUDIO_SINK@", "1"])
+        #expect(try sink() == "Volume: 1.00 [MUTED]")
+        let muted = try await volumeLine()
+        #expect(muted.contains("muted (PipeWire's default output)") && muted.contains("turn it up to 50%"), "\(muted)")
+
+        let recording = try pipewire.recordSpeakers()
+        try await Task.sleep(for: .milliseconds(500))  // what the muted speakers play before the alarm
+        #expect(Self.peak(PipeWireServer.samples(of: recording)[...]) == 0)
+        let timer = try await fixture.reveille("timer", "1s", "--title", "Muted")
+        try #require(timer.status == .exited(0), "\(timer)")
+        // While it rings the sink is unmuted at 50 %, as the slider would show, and the alarm is heard.
+        let raised = try await waitUntil("the sink turned up", timeout: .seconds(20), detail: { agent.outputs() }) {
+            try sink() == "Volume: 0.50" ? true : nil
+        }
+        #expect(raised)
+        let ringing = try await waitUntil("a second of the alarm at the speakers", timeout: .seconds(20)) { () -> Int? in
+            let peak = Self.peak(PipeWireServer.samples(of: recording).suffix(48_000 * 2)[...])
+            return peak > 1_000 ? peak : nil
+        }
+        // The speakers' monitor carries the sink's volume (monitor.channel-volumes): 50 % on the
+        // slider is 0.125 in amplitude (cubic), so the alarm is heard, well below full scale.
+        print("PipeWireTests: the alarm on a sink raised to 50 %: loudest sample \(ringing)")
+        #expect(ringing < 32_768 / 4, "the alarm played at \(ringing) of 32767 on a sink raised to 50 %")
+        let ringingLine = try await volumeLine()
+        #expect(ringingLine.contains("raised while an alarm rings (PipeWire's default output at 50%)"), "\(ringingLine)")
+
+        // Stopped: the sink is muted at 100 % again, exactly as the person left it.
+        let stop = try await fixture.reveille("stop", timer.line)
+        #expect(stop.status == .exited(0), "\(stop)")
+        let restored = try await waitUntil("the sink put back", timeout: .seconds(20), detail: { agent.outputs() }) {
+            try sink() == "Volume: 1.00 [MUTED]" ? true : nil
+        }
+        #expect(restored)
         recording.terminate()
         #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }

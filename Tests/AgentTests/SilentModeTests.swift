@@ -20,18 +20,29 @@ struct SilentModeTests {
         #expect(OutputMixer.Reading(element: "PCM", unmuted: true, volume: -20, range: -40...0).percent == 50)
     }
 
-    @Test("Raised: unmuted, and at least the level asked for, never lowered")
+    @Test("Raised: unmuted, at the level asked for, whatever level the muted output held")
     func raised() {
-        #expect(Self.reading(false, 0).audible(atLeast: 50) == .output(unmuted: true, volume: 32_768))
-        #expect(Self.reading(false, 60_000).audible(atLeast: 50) == .output(unmuted: true, volume: 60_000))
-        #expect(Self.reading(true, 0).audible(atLeast: 0) == .output(unmuted: true, volume: 656), "at least 1 percent")
+        #expect(Self.reading(false, 0).audible(at: 50) == .output(unmuted: true, volume: 32_768))
+        #expect(Self.reading(false, 65_536).audible(at: 50) == .output(unmuted: true, volume: 32_768), "muted at 100 % rings at 50 %")
+        #expect(Self.reading(true, 0).audible(at: 0) == .output(unmuted: true, volume: 656), "at least 1 percent")
+        #expect(Self.reading(true, 0).audible(at: 100) == .output(unmuted: true, volume: 65_536))
+        #expect(
+            OutputMixer.Reading(element: "PCM", unmuted: false, volume: -10, range: -40...0).audible(at: 50)
+                == .output(unmuted: true, volume: -20))
+    }
+
+    @Test("The output names its sound server when PipeWire's or PulseAudio's plugin is the control")
+    func soundServer() {
+        #expect(OutputMixer.Reading(element: "Master", unmuted: true, volume: 1, range: 0...2, card: "PipeWire").soundServer == "PipeWire")
+        #expect(OutputMixer.Reading(element: "Master", unmuted: true, volume: 1, range: 0...2, card: "PulseAudio").soundServer == "PulseAudio")
+        #expect(OutputMixer.Reading(element: "Master", unmuted: true, volume: 1, range: 0...2, card: "HDA Intel PCH").soundServer == nil)
     }
 
     @Test("The mixer is raised once for the ringing alarms and put back after the last")
     func restoreRules() {
         let silent = Self.reading(false, 0)
         let conditions = Breakthrough.Conditions(isOn: true, criticalShown: false, canLift: true, value: silent.value)
-        let entry = RestoreEntry(owner: "mixer", setting: "ALSA default Master", saved: silent.value, lifted: silent.audible(atLeast: 50))
+        let entry = RestoreEntry(owner: "mixer", setting: "ALSA default Master", saved: silent.value, lifted: silent.audible(at: 50))
         var machine = Breakthrough()
         let (a, b) = (UUID(), UUID())
         #expect(machine.alertStarted(a, breaksThrough: true, conditions) == [.lift, .post(a)])

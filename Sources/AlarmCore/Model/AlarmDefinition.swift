@@ -110,6 +110,9 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
     /// The alert's title, as a plain string.
     public var title: String { presentation.alert.title.key }
 
+    /// The title people see: the alert's, or "Timer" or "Alarm" when it has none.
+    public var displayTitle: String { title.isEmpty ? (isTimer ? "Timer" : "Alarm") : title }
+
     /// Whether the alarm alerts more than once by itself (a weekly clock-time alarm).
     public var repeats: Bool {
         if case .relative(let relative) = schedule, case .weekly = relative.repeats { return true }

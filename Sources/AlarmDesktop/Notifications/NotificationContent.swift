@@ -118,7 +118,7 @@ extension NotificationContent {
             actions.append(Action(key: key, label: button.text.key))
         }
         return NotificationContent(
-            summary: alert.title.key.isEmpty ? (record.definition.isTimer ? "Timer" : "Alarm") : alert.title.key,
+            summary: record.definition.displayTitle,
             body: Markup.escape(lines.joined(separator: "\n")),
             icon: icon,
             actions: actions,
@@ -190,9 +190,8 @@ extension NotificationContent {
 
     /// A normal-urgency note about a missed alarm.
     private static func note(_ record: AlarmRecord, body: String) -> NotificationContent {
-        let title = record.definition.title.isEmpty ? (record.definition.isTimer ? "Timer" : "Alarm") : record.definition.title
-        return NotificationContent(
-            summary: "Missed: \(title)",
+        NotificationContent(
+            summary: "Missed: \(record.definition.displayTitle)",
             body: Markup.escape(body),
             icon: icon, actions: [],
             hints: [

@@ -2,8 +2,9 @@ import CALSA
 import Foundation
 
 /// The mixer of the output alert sounds go to: ALSA's simple mixer element `Master` (or `PCM`) of
-/// the control device `default` (on a desktop, PipeWire's or PulseAudio's, so the volume the
-/// person sets), read and, for silent mode, written.
+/// the control device `default`, read and, for silent mode, written. On a desktop that control is
+/// PipeWire's (or PulseAudio's) ALSA plugin, whose `Master` is the default sink's mute and volume
+/// as the desktop's volume slider shows them (`wpctl get-volume @DEFAULT_AUDIO_SINK@`).
 ///
 /// Every call opens the mixer, does its work and closes it: nothing is held between alerts.
 public struct OutputMixer: Sendable {
@@ -25,14 +26,21 @@ public struct OutputMixer: Sendable {
         public var volume: Int
         /// The raw volume's range.
         public var range: ClosedRange<Int>
+        /// The control device's card name (`snd_ctl_card_info_get_name`): `PipeWire` or
+        /// `PulseAudio` for a sound server's plugin, a sound card's name otherwise.
+        public var card: String
 
         /// Creates a reading.
-        public init(element: String, unmuted: Bool, volume: Int, range: ClosedRange<Int>) {
+        public init(element: String, unmuted: Bool, volume: Int, range: ClosedRange<Int>, card: String = "") {
             self.element = element
             self.unmuted = unmuted
             self.volume = volume
             self.range = range
+            self.card = card
         }
+
+        /// The sound server behind the control (`PipeWire`, `PulseAudio`), or nil for a sound card.
+        public var soundServer: String? { ["PipeWire", "PulseAudio"].contains(card) ? card : nil }
 
         /// The volume in percent of its range.
         public var percent: Int {
@@ -47,18 +55,20 @@ public struct OutputMixer: Sendable {
         /// The setting as the journal keeps it.
         public var value: DoNotDisturbValue { .output(unmuted: unmuted, volume: volume) }
 
-        /// The value that makes it heard at `percent` at least (never lower than it is).
-        public func audible(atLeast percent: Int) -> DoNotDisturbValue {
+        /// The value that makes a silent output heard at `percent` (1 to 100): unmuted, at that
+        /// level. A muted output's own level is not kept: muted at 100 % and raised to 50 % rings
+        /// at 50 %, as asked.
+        public func audible(at percent: Int) -> DoNotDisturbValue {
             let span = Double(range.upperBound - range.lowerBound)
             let target = range.lowerBound + Int((span * Double(min(max(percent, 1), 100)) / 100).rounded(.up))
-            return .output(unmuted: true, volume: max(volume, target))
+            return .output(unmuted: true, volume: min(target, range.upperBound))
         }
     }
 
     /// Reads the mixer; throws (with the reason) when there is none, as on a machine without a
     /// sound card.
     public func read() throws(DoNotDisturbError) -> Reading {
-        try withElement { element, name in
+        try withElement { element, name, card in
             var minimum = 0
             var maximum = 0
             snd_mixer_selem_get_playback_volume_range(element, &minimum, &maximum)
@@ -68,14 +78,16 @@ public struct OutputMixer: Sendable {
             if snd_mixer_selem_has_playback_switch(element) != 0 {
                 snd_mixer_selem_get_playback_switch(element, SND_MIXER_SCHN_FRONT_LEFT, &on)
             }
-            return Reading(element: name, unmuted: on != 0, volume: volume, range: min(minimum, maximum)...max(minimum, maximum))
+            return Reading(
+                element: name, unmuted: on != 0, volume: volume, range: min(minimum, maximum)...max(minimum, maximum),
+                card: card)
         }
     }
 
     /// Writes the switch and the volume (all channels).
     public func write(_ value: DoNotDisturbValue) throws(DoNotDisturbError) {
         guard case .output(let unmuted, let volume) = value else { throw DoNotDisturbError("not a mixer setting") }
-        try withElement { element, name throws(DoNotDisturbError) in
+        try withElement { element, name, _ throws(DoNotDisturbError) in
             if snd_mixer_selem_has_playback_switch(element) != 0 {
                 guard snd_mixer_selem_set_playback_switch_all(element, unmuted ? 1 : 0) == 0 else {
                     throw DoNotDisturbError("the \(name) switch cannot be set")
@@ -87,8 +99,9 @@ public struct OutputMixer: Sendable {
         }
     }
 
-    /// Opens the mixer, finds the element, runs `body`, closes the mixer.
-    private func withElement<T>(_ body: (OpaquePointer, String) throws(DoNotDisturbError) -> T) throws(DoNotDisturbError) -> T {
+    /// Opens the mixer, finds the element, runs `body` with it, its name and the card's name, closes
+    /// the mixer.
+    private func withElement<T>(_ body: (OpaquePointer, String, String) throws(DoNotDisturbError) -> T) throws(DoNotDisturbError) -> T {
         _ = reveille_alsa_silence_errors()
         var mixer: OpaquePointer?
         guard snd_mixer_open(&mixer, 0) == 0, let mixer else { throw DoNotDisturbError("no mixer could be opened") }
@@ -104,9 +117,21 @@ public struct OutputMixer: Sendable {
             snd_mixer_selem_id_set_index(identifier, 0)
             snd_mixer_selem_id_set_name(identifier, name)
             if let element = snd_mixer_find_selem(mixer, identifier), snd_mixer_selem_has_playback_volume(element) != 0 {
-                return try body(element, name)
+                return try body(element, name, cardName(of: mixer))
             }
         }
         throw DoNotDisturbError("the mixer of ALSA \"\(device)\" has no Master or PCM volume")
+    }
+
+    /// The card name of the mixer's control device (`snd_mixer_get_hctl`, `snd_hctl_ctl`,
+    /// `snd_ctl_card_info`), or "" when it has none.
+    private func cardName(of mixer: OpaquePointer) -> String {
+        var hctl: OpaquePointer?
+        guard snd_mixer_get_hctl(mixer, device, &hctl) == 0, let hctl, let control = snd_hctl_ctl(hctl) else { return "" }
+        var info: OpaquePointer?
+        guard snd_ctl_card_info_malloc(&info) == 0, let info else { return "" }
+        defer { snd_ctl_card_info_free(info) }
+        guard snd_ctl_card_info(control, info) == 0, let name = snd_ctl_card_info_get_name(info) else { return "" }
+        return String(cString: name)
     }
 }

@@ -70,7 +70,7 @@ public final class SilentModeGuard: Sendable {
         let raised = machine.withLock { $0.isLiftedNow }
         do {
             let reading = try mixer.read()
-            let name = "ALSA \"\(mixer.device)\" \(reading.element)"
+            let name = reading.soundServer.map { "\($0)'s default output" } ?? "ALSA \"\(mixer.device)\" \(reading.element)"
             if raised { return "raised while an alarm rings (\(name) at \(reading.percent)%)" }
             guard reading.isSilent else { return "audible (\(name) at \(reading.percent)%)" }
             let state = reading.unmuted ? "at zero volume" : "muted"
@@ -82,7 +82,7 @@ public final class SilentModeGuard: Sendable {
     }
 
     private func lift(_ reading: OutputMixer.Reading, to percent: Int) {
-        let lifted = reading.audible(atLeast: percent)
+        let lifted = reading.audible(at: percent)
         let entry = RestoreEntry(owner: "mixer", setting: "ALSA \(mixer.device) \(reading.element)", saved: reading.value, lifted: lifted)
         do {
             try journal.record(entry)

@@ -108,6 +108,7 @@ public final class AlertSounds: Sendable {
                 }
                 var playing = configuration
                 playing.maximumGain = min(playing.maximumGain, maximumGain)
+                playing.identity.mediaName = record.definition.displayTitle
                 let player = SoundPlayer(sound: resolved.sound, configuration: playing)
                 guard alert.attach(player) else { return }
                 do {

@@ -76,17 +76,22 @@ public final class SoundPlayer: Sendable {
         /// The highest gain, applied on top of the ramp: 1 plays at full volume; less rings quietly
         /// (an alarm that respects do-not-disturb). Samples are scaled, never the mixer.
         public var maximumGain: Double
+        /// How the stream introduces itself to the sound server (on PipeWire: the application,
+        /// its icon, the alarm's title, the alarm role).
+        public var identity: SoundStreamIdentity
 
         /// Creates a configuration.
         public init(
             device: SoundDevice = .default, rampDuration: Duration = .seconds(30), startGain: Double = 0.05,
-            latency: Duration = .milliseconds(100), maximumGain: Double = 1
+            latency: Duration = .milliseconds(100), maximumGain: Double = 1,
+            identity: SoundStreamIdentity = SoundStreamIdentity(mediaName: "Reveille")
         ) {
             self.device = device
             self.rampDuration = rampDuration
             self.startGain = min(max(startGain, 0.0001), 1)
             self.latency = latency
             self.maximumGain = min(max(maximumGain, 0), 1)
+            self.identity = identity
         }
     }
 
@@ -268,7 +273,8 @@ public final class SoundPlayer: Sendable {
     }
 
     /// Opens and sets up the device: `snd_pcm_open` (or `snd_config_top`, `snd_input_stdio_open`,
-    /// `snd_config_load`, `snd_pcm_open_lconf`), `snd_pcm_set_params`, `snd_pcm_get_params`.
+    /// `snd_config_load`, `snd_pcm_open_lconf`), with the stream's identity in `PIPEWIRE_ALSA`,
+    /// then `snd_pcm_set_params`, `snd_pcm_get_params`.
     private func openDevice() throws(SoundPlayerError) -> (OpaquePointer, OpaquePointer?) {
         var pcm: OpaquePointer?
         var config: OpaquePointer?
@@ -276,7 +282,9 @@ public final class SoundPlayer: Sendable {
         var result: Int32
         switch configuration.device {
         case .system(let name):
-            result = snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode)
+            result = PipeWireALSAProperties.opening(as: configuration.identity) {
+                snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode)
+            }
         case .configuration(let file, let name):
             result = snd_config_top(&config)
             if result >= 0 {
@@ -287,7 +295,11 @@ public final class SoundPlayer: Sendable {
                     snd_input_close(input)
                 }
             }
-            if result >= 0 { result = snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode, config) }
+            if result >= 0 {
+                result = PipeWireALSAProperties.opening(as: configuration.identity) {
+                    snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode, config)
+                }
+            }
         }
         guard result >= 0, let pcm else {
             if let config { snd_config_delete(config) }
