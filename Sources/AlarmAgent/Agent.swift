@@ -166,7 +166,8 @@ public final class AlarmAgent: Sendable {
         }
         let sleepInhibitor = SleepInhibitor(logger: logger)
         let agentPresenter = AgentPresenter(
-            desktop: desktop, intents: IntentRunner(connection: connection, logger: logger), sleepInhibitor: sleepInhibitor)
+            desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
+            observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)])
         engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)

@@ -46,6 +46,29 @@ struct DoNotDisturbDoubleTests {
         #expect(status.output.contains("only their sound gets through"), "\(status)")
     }
 
+    @Test("Plasma: an alarm wakes the blanked screen (the screen locker's SimulateUserActivity, PowerDevil's wakeup), once for alarms ringing together")
+    func plasmaWakesTheScreen() async throws {
+        let (fixture, server) = try await Self.start("plasma")
+        defer { fixture.stop() }
+        #expect(!server.standardOutput.contains("SimulateUserActivity") && !server.standardOutput.contains("wakeup"), "woken with nothing ringing")
+        let first = try await AlertingTests.timer(fixture, "1s", "--title", "Wake")
+        try await DesktopDoubles.waitForAlert("Wake", from: server)
+        _ = try await server.waitForStandardOutput(containing: "screensaver SimulateUserActivity", timeout: .seconds(10))
+        _ = try await server.waitForStandardOutput(containing: "powerdevil wakeup", timeout: .seconds(10))
+        // A second alarm while the first rings: the screen is already awake.
+        let second = try await AlertingTests.timer(fixture, "1s", "--title", "Again")
+        try await DesktopDoubles.waitForAlert("Again", from: server)
+        #expect(try await fixture.reveille("stop", first.uuidString).status == .exited(0))
+        #expect(try await fixture.reveille("stop", second.uuidString).status == .exited(0))
+        #expect(server.standardOutput.components(separatedBy: "powerdevil wakeup").count == 2, "\(server.standardOutput)")
+        // The next alarm, once none rings, wakes it again.
+        _ = try await AlertingTests.timer(fixture, "1s", "--title", "Later")
+        try await DesktopDoubles.waitForAlert("Later", from: server)
+        try await waitUntil("the screen woken again", timeout: .seconds(10), detail: { server.outputs() }) {
+            server.standardOutput.components(separatedBy: "screensaver SimulateUserActivity").count == 3 ? true : nil
+        }
+    }
+
     @Test("mako: the do-not-disturb mode is taken off while the alert rings and put back after")
     func mako() async throws {
         let (fixture, server) = try await Self.start("mako")

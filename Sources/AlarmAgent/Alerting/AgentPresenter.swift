@@ -2,13 +2,25 @@ import AlarmCore
 import Foundation
 import Synchronization
 
+/// Something that acts while alarms ring, beside the desktop presenter: the sleep inhibitor, the
+/// screen waker.
+public protocol RingingObserver: Sendable {
+    /// An alert started ringing.
+    func alertStarted(_ id: UUID)
+    /// An alert stopped ringing (stopped, snoozed, repeated as a countdown, timed out, cancelled).
+    func alertEnded(_ id: UUID)
+}
+
+extension SleepInhibitor: RingingObserver {}
+extension ScreenWaker: RingingObserver {}
+
 /// The presenter the engine talks to: it runs the apps' intents, and hands every effect on to the
 /// desktop presenter (notifications and sound), when there is one.
 public final class AgentPresenter: AlarmPresenter {
     private let desktop: (any AlarmPresenter)?
     private let intents: IntentRunner
-    /// Keeps the machine awake while alarms ring, when given.
-    private let sleepInhibitor: SleepInhibitor?
+    /// What acts while alarms ring (keeps the machine awake, wakes the screen).
+    private let observers: [any RingingObserver]
     private let state = Mutex(State())
 
     private struct State {
@@ -18,12 +30,12 @@ public final class AgentPresenter: AlarmPresenter {
         var endedBySecondary: Set<UUID> = []
     }
 
-    /// Creates the presenter over the desktop presenter, the intent runner and, when given, the
-    /// inhibitor that keeps the machine awake while alarms ring.
-    public init(desktop: (any AlarmPresenter)?, intents: IntentRunner, sleepInhibitor: SleepInhibitor? = nil) {
+    /// Creates the presenter over the desktop presenter, the intent runner and what acts while
+    /// alarms ring.
+    public init(desktop: (any AlarmPresenter)?, intents: IntentRunner, observers: [any RingingObserver] = []) {
         self.desktop = desktop
         self.intents = intents
-        self.sleepInhibitor = sleepInhibitor
+        self.observers = observers
     }
 
     /// Runs the stop intent when an alert is stopped, and hands the effect on.
@@ -31,18 +43,18 @@ public final class AgentPresenter: AlarmPresenter {
         switch effect {
         case .alert(let record):
             state.withLock { $0.ringing[record.id] = record }
-            sleepInhibitor?.alertStarted(record.id)
+            for observer in observers { observer.alertStarted(record.id) }
         case .endAlert(let id, let outcome):
             let (record, bySecondary) = state.withLock { state in
                 (state.ringing.removeValue(forKey: id), state.endedBySecondary.remove(id) != nil)
             }
-            sleepInhibitor?.alertEnded(id)
+            for observer in observers { observer.alertEnded(id) }
             if outcome == .stopped, !bySecondary, let record, let action = record.definition.stopIntent {
                 run(action, for: record)
             }
         case .countdown(let record):
             // A countdown that replaces an alert (snooze, repeat) ends its ringing.
-            sleepInhibitor?.alertEnded(record.id)
+            for observer in observers { observer.alertEnded(record.id) }
         case .endCountdown, .missed:
             break
         }

@@ -10,7 +10,10 @@ CloseNotification with NotificationClosed) and the desktop's own names:
           (as gnome-shell's: locks or unlocks, emitting ActiveChanged(b)).
   plasma  Inhibit(s desktop_entry, s reason, a{sv} hints) -> u and UnInhibit(u) on
           org.freedesktop.Notifications, the read-only property Inhibited (b) with
-          PropertiesChanged, as plasmashell's notification server.
+          PropertiesChanged, as plasmashell's notification server; the screen locker's
+          org.freedesktop.ScreenSaver at /org/freedesktop/ScreenSaver: SimulateUserActivity()
+          (prints "screensaver SimulateUserActivity"); PowerDevil's org.kde.Solid.PowerManagement
+          at /org/kde/Solid/PowerManagement: wakeup() (prints "powerdevil wakeup").
   mako    fr.emersion.Mako at /fr/emersion/Mako: ListModes() -> as, SetModes(as), and the
           property Modes with PropertiesChanged (mako 1.10).
   swaync  org.erikreider.swaync.cc at /org/erikreider/swaync/cc: GetDnd() -> b, SetDnd(b),
@@ -118,6 +121,18 @@ class ScreenSaver(dbus.service.Object):
         pass
 
 
+class PlasmaScreenSaver(dbus.service.Object):
+    @dbus.service.method("org.freedesktop.ScreenSaver", in_signature="", out_signature="")
+    def SimulateUserActivity(self):
+        print("screensaver SimulateUserActivity", flush=True)
+
+
+class PowerDevil(dbus.service.Object):
+    @dbus.service.method("org.kde.Solid.PowerManagement", in_signature="", out_signature="")
+    def wakeup(self):
+        print("powerdevil wakeup", flush=True)
+
+
 class Mako(dbus.service.Object):
     modes = ["default"]
 
@@ -170,6 +185,11 @@ names = []
 if DESKTOP == "gnome":
     objects.append(ScreenSaver(bus, "/org/gnome/ScreenSaver"))
     names.append(dbus.service.BusName("org.gnome.ScreenSaver", bus))
+elif DESKTOP == "plasma":
+    objects.append(PlasmaScreenSaver(bus, "/org/freedesktop/ScreenSaver"))
+    names.append(dbus.service.BusName("org.freedesktop.ScreenSaver", bus))
+    objects.append(PowerDevil(bus, "/org/kde/Solid/PowerManagement"))
+    names.append(dbus.service.BusName("org.kde.Solid.PowerManagement", bus))
 elif DESKTOP == "mako":
     objects.append(Mako(bus, "/fr/emersion/Mako"))
     names.append(dbus.service.BusName("fr.emersion.Mako", bus))
