@@ -117,10 +117,13 @@ let package = Package(
             dependencies: ["AlarmCore", "AlarmKit", "DBus", "StressTesting", "TestSupport"],
             path: "Benchmarks/reveille-bench"
         ),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
-        .testTarget(name: "SandboxTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "TestSupport"]),
-        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmCore", "TestSupport", "DBus"]),
+        // Test traits the test targets share: `.requires(…)`, which fails a test where what it needs is
+        // missing, instead of skipping it.
+        .target(name: "TestRequirements", path: "Tests/TestRequirements"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
+        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmCore", "TestSupport", "DBus", "TestRequirements"]),
         .testTarget(
             name: "AlarmCoreTests",
             dependencies: [
@@ -131,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentTests",
-            dependencies: ["AlarmKit", "AlarmAgent", "AlarmDesktop", "DBus", "StressTesting", "TestSupport"],
+            dependencies: ["AlarmKit", "AlarmAgent", "AlarmDesktop", "DBus", "StressTesting", "TestSupport", "TestRequirements"],
             exclude: ["Scripts"]
         ),
     ],

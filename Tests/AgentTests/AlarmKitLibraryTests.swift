@@ -1,10 +1,11 @@
 import AlarmKit
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The Swift `AlarmKit` library, used by an app written as for Apple's AlarmKit.
-@Suite("Agent: AlarmKit library", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: AlarmKit library", .serialized, .requires(Built.unavailable))
 struct AlarmKitLibraryTests {
     @Test("The example app asks once, schedules a timer, follows alarmUpdates, and stops it when it rings")
     func exampleApp() async throws {

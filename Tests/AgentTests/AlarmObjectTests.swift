@@ -2,10 +2,11 @@ import AlarmKit
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// An alarm's D-Bus object follows the alarm exactly, whatever order calls come in.
-@Suite("Agent: alarm objects", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: alarm objects", .serialized, .requires(Built.unavailable))
 struct AlarmObjectTests {
     static func timer(_ title: String) -> DBusValue {
         .dictionary(["title": .string(title), "countdown": .dictionary(["preAlert": .double(3_600)])])

@@ -2,11 +2,12 @@ import AlarmCore
 import AlarmKit
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Alerts end to end: the real agent, dunst under Xvfb as the notification server, and ALSA's
 /// `default` captured to a file, paced to twice real time, as a person would see and hear them.
-@Suite("Agent: alerting on the desktop", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: alerting on the desktop", .serialized, .requires(Built.unavailable))
 struct AlertingTests {
     /// Twice real time for 48 kHz stereo 16-bit sound.
     static let pace = 2 * 48_000 * 4
@@ -331,7 +332,7 @@ struct AlertingTests {
 }
 
 /// Many alerts at once.
-@Suite("Agent: two hundred alerts in the same second", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: two hundred alerts in the same second", .serialized, .requires(Built.unavailable))
 struct ManyAlertsTests {
     @Test("200 alarms due in the same second: every notification is posted and every sound plays on its own")
     func twoHundredAtOnce() async throws {

@@ -2,10 +2,11 @@ import AlarmKit
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// AlarmKit's authorization: the person is asked once, through a real notification server.
-@Suite("Agent: authorization", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: authorization", .serialized, .requires(Built.unavailable))
 struct AuthorizationTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
 

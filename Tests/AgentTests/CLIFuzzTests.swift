@@ -2,6 +2,7 @@ import AlarmKit
 import Foundation
 import StressTesting
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The `reveille` command under seeded random command lines: every subcommand with valid, mutated
@@ -11,7 +12,7 @@ import TestSupport
 /// Without a bus, bad input must exit 64 (it is found before the agent is asked) and everything
 /// else that needs the agent 69; with the agent running, bad input 64 and refusals 65. Never a
 /// signal, never silence on failure. The seed is printed; `REVEILLE_FUZZ_SEED` replays a run.
-@Suite("Agent: hostile command lines", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: hostile command lines", .serialized, .requires(Built.unavailable))
 struct CLIFuzzTests {
     @Test("150 random command lines with no bus to reach: 64 for bad input, 69 for the rest")
     func withoutAgent() async throws {

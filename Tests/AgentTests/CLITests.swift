@@ -2,10 +2,11 @@ import AlarmKit
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The `reveille` command end to end, against a real agent on a private bus.
-@Suite("Agent: reveille command", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: reveille command", .serialized, .requires(Built.unavailable))
 struct CLITests {
     @Test("timer, list, show, pause, resume and cancel, with --json and exit statuses")
     func timerLifeCycle() async throws {

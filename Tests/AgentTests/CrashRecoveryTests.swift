@@ -4,6 +4,7 @@ import DBus
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Glibc
 
 /// `kill -9` of the agent at any moment: nothing it acknowledged is lost, and what was ringing
 /// rings again when it is back.
-@Suite("Agent: kill -9 at any moment", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: kill -9 at any moment", .serialized, .requires(Built.unavailable))
 struct CrashRecoveryTests {
     /// Kills the agent with SIGKILL, waits for it to be gone, and starts a new one.
     static func killAndRestart(_ fixture: AgentFixture, _ agent: SandboxProcess, arguments: [String]) async throws -> SandboxProcess {

@@ -35,9 +35,10 @@ enum DesktopDoubles {
         return nil
     }
 
-    /// Whether a GSettings schema is installed.
-    static func hasSchema(_ schema: String) -> Bool {
+    /// Why a GSettings schema cannot be used here, or nil when it is installed.
+    static func schemaMissing(_ schema: String) -> String? {
         FileManager.default.fileExists(atPath: "/usr/share/glib-2.0/schemas/\(schema).gschema.xml")
+            ? nil : "the GSettings schema \(schema) is not installed (scripts/install-deps installs it)"
     }
 
     /// `gsettings get SCHEMA KEY`, as a person reads it.

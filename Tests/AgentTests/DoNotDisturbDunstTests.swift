@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Do-not-disturb on dunst, the real program: paused dunst holds every notification back, so the
 /// agent un-pauses it for an alert and pauses it again after, never against the person.
-@Suite("Agent: breaking through dunst's do-not-disturb", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: breaking through dunst's do-not-disturb", .serialized, .requires(Built.unavailable))
 struct DoNotDisturbDunstTests {
     /// A sandbox with dunst and the agent ringing at full volume from the first frame.
     static func start(_ arguments: [String] = []) async throws -> AgentFixture {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Do-not-disturb kept in GSettings (GNOME, Cinnamon, MATE), with the real GSettings stack: dconf's
@@ -8,8 +9,7 @@ import TestSupport
 /// do not run here) answering `GetServerInformation` as the real ones do.
 @Suite(
     "Agent: do-not-disturb in GSettings (GNOME, Cinnamon, MATE)", .serialized,
-    .enabled(if: Built.unavailable == nil && DesktopDoubles.gsettingsUnavailable == nil,
-             "\(Built.unavailable ?? DesktopDoubles.gsettingsUnavailable ?? "")"))
+    .requires(Built.unavailable ?? DesktopDoubles.gsettingsUnavailable))
 struct DoNotDisturbGSettingsTests {
     static let gnome = ("org.gnome.desktop.notifications", "show-banners")
 
@@ -27,7 +27,7 @@ struct DoNotDisturbGSettingsTests {
     }
 
     @Test("GNOME: banners off is read and watched; unlocked, nothing is changed; locked, it is lifted and put back",
-          .enabled(if: DesktopDoubles.hasSchema("org.gnome.desktop.notifications")))
+          .requires(DesktopDoubles.schemaMissing("org.gnome.desktop.notifications")))
     func gnome() async throws {
         let (fixture, server) = try await Self.start("gnome")
         defer { fixture.stop() }
@@ -63,13 +63,13 @@ struct DoNotDisturbGSettingsTests {
     }
 
     @Test("Cinnamon: notifications off is lifted while the alert rings and put back",
-          .enabled(if: DesktopDoubles.hasSchema("org.cinnamon.desktop.notifications")))
+          .requires(DesktopDoubles.schemaMissing("org.cinnamon.desktop.notifications")))
     func cinnamon() async throws {
         try await liftAndRestore("cinnamon", "org.cinnamon.desktop.notifications", "display-notifications", on: "false", off: "true")
     }
 
     @Test("MATE: do-not-disturb is lifted while the alert rings and put back",
-          .enabled(if: DesktopDoubles.hasSchema("org.mate.NotificationDaemon")))
+          .requires(DesktopDoubles.schemaMissing("org.mate.NotificationDaemon")))
     func mate() async throws {
         try await liftAndRestore("mate", "org.mate.NotificationDaemon", "do-not-disturb", on: "true", off: "false")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// XFCE's do-not-disturb with the real programs: xfconfd and xfce4-notifyd on the sandbox's bus
@@ -8,8 +9,7 @@ import TestSupport
 /// nothing.
 @Suite(
     "Agent: XFCE's do-not-disturb (xfconfd, xfce4-notifyd)", .serialized,
-    .enabled(if: Built.unavailable == nil && XfcePrograms.unavailable == nil,
-             "\(Built.unavailable ?? XfcePrograms.unavailable ?? "")"))
+    .requires(Built.unavailable ?? XfcePrograms.unavailable))
 struct DoNotDisturbXfceTests {
     /// `xfconf-query` on the notifyd channel's do-not-disturb.
     static func xfconf(_ sandbox: DesktopSandbox, _ arguments: String...) async throws -> String {

@@ -1,11 +1,12 @@
 import AlarmKit
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The agent costs nothing while it waits: no thread of it wakes up until something is due.
 /// (A running timer is not waiting: its notification shows the time left, second by second.)
-@Suite("Agent: idle", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: idle", .serialized, .requires(Built.unavailable))
 struct IdleTests {
     @Test("With alarms days ahead and a notification server up, no thread of the agent wakes up in 3 s")
     func noWakeUps() async throws {

@@ -1,10 +1,11 @@
 import AlarmKit
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// AlarmKit's intents on Linux: the app's own `org.freedesktop.Application` actions.
-@Suite("Agent: intents", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: intents", .serialized, .requires(Built.unavailable))
 struct IntentTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/intent_app.py").path
 

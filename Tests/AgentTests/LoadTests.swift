@@ -2,11 +2,12 @@ import AlarmKit
 import Foundation
 import StressTesting
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Many clients scheduling at once against the real agent. `reveille-bench load` runs the full
 /// 10 × 1,000 with a release build and prints the latencies.
-@Suite("Agent: load", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: load", .serialized, .requires(Built.unavailable))
 struct LoadTests {
     @Test("10 clients × 200 alarms at once: each stored once, kept across a restart; every subscriber's list only grows and ends as the store")
     func tenClients() async throws {

@@ -2,10 +2,11 @@ import AlarmKit
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The agent's D-Bus API from an app: every method, property, object and named error.
-@Suite("Agent: D-Bus API", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: D-Bus API", .serialized, .requires(Built.unavailable))
 struct ManagerAPITests {
     static let prefix = "io.github.reveille.Alarms1.Error."
 
@@ -298,7 +299,7 @@ enum AgentVersionForTests {
 }
 
 /// Updates go on across a restart of the agent.
-@Suite("Agent: updates across a restart", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: updates across a restart", .serialized, .requires(Built.unavailable))
 struct UpdatesAcrossRestartTests {
     @Test("watch --json goes on printing changes after the agent is restarted")
     func watchSurvivesRestart() async throws {

@@ -2,6 +2,7 @@ import AlarmCore
 import AlarmKit
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Glibc
 
 /// The world around the agent failing: it recovers, or exits cleanly for systemd to restart it, and
 /// never spins.
-@Suite("Agent: a failing desktop", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: a failing desktop", .serialized, .requires(Built.unavailable))
 struct ResilienceTests {
     @Test("The notification server crashes five times mid-alert: every new server gets the alert, the sound goes on, the agent does not spin")
     func serverCrashLoop() async throws {

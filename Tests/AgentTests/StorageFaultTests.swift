@@ -3,10 +3,11 @@ import AlarmKit
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The store failing under the agent: a clear error, nothing half-written, and the agent serving on.
-@Suite("Agent: storage faults", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: storage faults", .serialized, .requires(Built.unavailable))
 struct StorageFaultTests {
     @Test("The disk fills up (file-size limit): Schedule fails with StorageFailed, list still answers, nothing is lost or half-written")
     func diskFull() async throws {

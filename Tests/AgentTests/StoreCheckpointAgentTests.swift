@@ -2,10 +2,11 @@ import AlarmCore
 import AlarmKit
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The agent's store log: no call waits on a checkpoint; the log is folded in once changes pause.
-@Suite("Agent: store checkpoints", .serialized, .enabled(if: Built.unavailable == nil, "\(Built.unavailable ?? "")"))
+@Suite("Agent: store checkpoints", .serialized, .requires(Built.unavailable))
 struct StoreCheckpointAgentTests {
     @Test("A second after the last change the agent has folded its log into the database, which holds every alarm")
     func foldsWhenChangesPause() async throws {

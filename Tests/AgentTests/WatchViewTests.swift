@@ -1,6 +1,7 @@
 import AlarmKit
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Glibc
 /// and read off the screen as a person would.
 @Suite(
     "Agent: reveille watch", .serialized,
-    .enabled(if: Built.unavailable == nil && WatchPane.isAvailable, "\(Built.unavailable ?? "tmux is not installed")"))
+    .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps installs it)")))
 struct WatchViewTests {
     @Test("A timer shows its title, a progress bar and its time left, ticking; ↑/↓ select; p pauses, r resumes")
     func countdownPauseResume() async throws {

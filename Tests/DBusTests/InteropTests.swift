@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 // Other D-Bus implementations, in other processes, against our exported objects: busctl
@@ -31,7 +32,7 @@ private func exportEchoAndProperties(_ connection: DBusConnection) throws {
 @Suite("interoperability with other implementations")
 struct InteropTests {
     @Test("busctl calls methods, reads and writes properties, introspects, and sees our errors",
-          .enabled(if: busctl != nil, "busctl is not installed"))
+          .requires(busctl == nil ? "busctl is not installed (systemd)" : nil))
     func busctlClient() async throws {
         try await withBusPair { pair in
             try exportEchoAndProperties(pair.service)
@@ -90,7 +91,7 @@ struct InteropTests {
         }
     }
 
-    @Test("dbus-send calls a method and gets our error names", .enabled(if: dbusSend != nil, "dbus-send is not installed"))
+    @Test("dbus-send calls a method and gets our error names", .requires(dbusSend == nil ? "dbus-send is not installed (dbus-bin)" : nil))
     func dbusSendClient() async throws {
         try await withBusPair { pair in
             try exportEchoAndProperties(pair.service)
@@ -111,7 +112,7 @@ struct InteropTests {
     }
 
     @Test("dbus-python calls, reads properties and managed objects, and sends us signals",
-          .enabled(if: pythonWithDBus != nil, "python3 with the dbus module is not installed"))
+          .requires(pythonWithDBus == nil ? "python3 with the dbus module is not installed (python3-dbus)" : nil))
     func pythonPeer() async throws {
         try await withBusPair { pair in
             try exportEchoAndProperties(pair.service)

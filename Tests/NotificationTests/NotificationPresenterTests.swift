@@ -2,6 +2,7 @@ import AlarmCore
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 @testable import AlarmDesktop
@@ -9,7 +10,7 @@ import TestSupport
 /// The presenter against the real dunst on a private bus, through `reveille-notify-probe`.
 @Suite(
     "NotificationPresenter with dunst", .serialized,
-    .enabled(if: sandboxMissing == nil, Comment(rawValue: sandboxMissing ?? "")))
+    .requires(sandboxMissing))
 struct NotificationPresenterTests {
     func closeCalls(_ monitor: NotifyMonitor, id: UInt32) -> [BusMessage] {
         monitor.messages().filter {

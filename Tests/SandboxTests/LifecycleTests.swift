@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import Testing
+import TestRequirements
 @testable import TestSupport
 
 /// Starting and stopping the whole sandbox, and what it gives the programs it runs.
-@Suite("Sandbox lifecycle", .enabled(if: sandboxMissing == nil, Comment(rawValue: sandboxMissing ?? "")))
+@Suite("Sandbox lifecycle", .requires(sandboxMissing))
 struct LifecycleTests {
     @Test("Starts bus, X and dunst quickly, and stops leaving nothing running")
     func startsAndStops() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import Testing
+import TestRequirements
 @testable import TestSupport
 
 /// Programs spawned in the sandbox: process groups, output capture, exit status, waiting.
-@Suite("Sandbox processes", .enabled(if: sandboxMissing == nil, Comment(rawValue: sandboxMissing ?? "")))
+@Suite("Sandbox processes", .requires(sandboxMissing))
 struct SandboxProcessTests {
     @Test("A spawned program leads its own process group and its output is captured")
     func ownGroupAndOutput() async throws {

@@ -45,7 +45,7 @@ struct SoundPlayerTests {
 
     @Test("Loops, ramps up, and stop() ends the stream at once (sandbox ALSA capture, real-time paced)")
     func loopsRampsAndStops() async throws {
-        if let missing = DesktopSandbox.availability() { print("skipped: \(missing)"); return }
+        try #require(DesktopSandbox.availability() == nil, "cannot run here: \(DesktopSandbox.availability() ?? "")")
         let sandbox = try DesktopSandbox(startsNotificationServer: false, pacedBytesPerSecond: Self.rate)
         defer { sandbox.stop() }
         let player = SoundPlayer(
@@ -135,8 +135,9 @@ struct SoundPlayerTests {
 
     @Test("Two players are independent: stopping one leaves the other playing")
     func independentPlayers() async throws {
-        guard let pv = ["/usr/bin/pv", "/usr/local/bin/pv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-        else { print("skipped: pv is not installed"); return }
+        let pv = try #require(
+            ["/usr/bin/pv", "/usr/local/bin/pv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
+            "pv is not installed (scripts/install-deps installs it)")
         let folder = Fixtures.temporaryDirectory("reveille-sound-two")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -155,10 +155,8 @@ struct SoundDecodingTests {
     @Test("The freedesktop theme's alarm-clock-elapsed.oga (Ogg Vorbis) decodes")
     func freedesktopOga() throws {
         let path = "/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga"
-        guard FileManager.default.fileExists(atPath: path) else {
-            print("skipped: sound-theme-freedesktop is not installed (\(path))")
-            return
-        }
+        try #require(
+            FileManager.default.fileExists(atPath: path), "sound-theme-freedesktop is not installed (\(path); scripts/install-deps installs it)")
         let sound = try SoundFile.decode(path: path)
         #expect(sound.sampleRate == 48_000)
         #expect(sound.channels == 2)
