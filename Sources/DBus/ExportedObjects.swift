@@ -155,10 +155,34 @@ extension DBusConnection {
         case .failure(let error):
             reply = DBusMessage.error(replyingTo: message, name: error.name, message: error.message)
         case .success(.introspect):
-            let children = state.withLock { Self.children(of: path, in: $0) }
-            let xml = DBusInterface.introspectionXML(
-                interfaces: object ?? [], children: children, includesObjectManager: isManager)
-            reply = Self.reply(to: message, [.string(xml)])
+            let (children, guarded) = state.withLock { (Self.children(of: path, in: $0), Self.guardedChildren(of: path, in: $0)) }
+            func introspection(_ children: [String]) -> DBusMessage {
+                Self.reply(
+                    to: message,
+                    [.string(DBusInterface.introspectionXML(interfaces: object ?? [], children: children, includesObjectManager: isManager))])
+            }
+            guard !guarded.isEmpty else {
+                reply = introspection(children)
+                break
+            }
+            // Below a manager that chooses who sees what, a caller is shown only the nodes that lead
+            // to an object it may see: listing them must not tell one app another's alarms.
+            let caller = message.sender ?? ""
+            Task { [self] in
+                var shown: [String] = []
+                for child in children {
+                    guard let objects = guarded[child] else {
+                        shown.append(child)
+                        continue
+                    }
+                    for (objectPath, visibility) in objects where await visibility.isVisible(caller, objectPath) {
+                        shown.append(child)
+                        break
+                    }
+                }
+                if !message.noReplyExpected { try? send(introspection(shown)) }
+            }
+            return
         case .success(let route):
             Task { [self] in
                 guard let reply = await answer(message, route: route, interfaces: object ?? []) else { return }
@@ -390,6 +414,28 @@ extension DBusConnection {
             }
         }
         return names.sorted()
+    }
+
+    /// The nodes directly below `path` whose every object lies below an object manager that chooses
+    /// who sees what, with those objects and their managers' visibility tests: a caller is shown
+    /// such a node only when it may see one of them.
+    static func guardedChildren(of path: String, in state: ConnectionState) -> [String: [(String, ObjectVisibility)]] {
+        guard !state.managerVisibility.isEmpty else { return [:] }
+        let prefix = path == "/" ? "/" : path + "/"
+        var guarded: [String: [(String, ObjectVisibility)]] = [:]
+        var open: Set<String> = []
+        for candidate in Array(state.objects.keys) + Array(state.managers)
+        where candidate != path && candidate.hasPrefix(prefix) {
+            guard let first = candidate.dropFirst(prefix.count).split(separator: "/").first.map(String.init) else { continue }
+            let manager = state.managerVisibility.first { isBelow(candidate, $0.key) && !state.managers.contains(candidate) }
+            if let manager {
+                guarded[first, default: []].append((candidate, manager.value))
+            } else {
+                open.insert(first)
+            }
+        }
+        for name in open { guarded[name] = nil }
+        return guarded
     }
 
     /// Whether `path` is strictly below `ancestor`.

@@ -177,6 +177,36 @@ struct ManagerAPITests {
         #expect(alarmXML.first?.stringValue == alarm)
     }
 
+    @Test("Introspecting the alarm objects' folder shows a caller its own alarms, never another app's")
+    func introspectionShowsOnlyOwnAlarms() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let python = Built.systemPython
+        #expect(try await fixture.reveille("auth", "allow", URL(fileURLWithPath: python).resolvingSymlinksInPath().path).status == .exited(0))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+        let client = try fixture.client()
+        let mine = UUID()
+        _ = try await client.schedule(id: mine, definition: try AlarmWire.decodeConfiguration(Self.timer(600)))
+        let theirs = UUID().lowercasedText()
+        #expect(try await fixture.run(python, [script, "schedule", theirs, "Theirs", "600"]).line == theirs)
+        func node(_ id: String) -> String { id.lowercased().replacingOccurrences(of: "-", with: "_") }
+        let folder = "/io/github/reveille/Alarms1/alarm"
+
+        let xml = try await client.connection.call(
+            destination: AgentClient.busName, path: folder, interface: "org.freedesktop.DBus.Introspectable", method: "Introspect")
+        let text = try #require(xml.first?.stringValue)
+        #expect(text.contains(#"<node name="\#(node(mine.uuidString))"/>"#), "\(text)")
+        #expect(!text.contains(node(theirs)), "another app's alarm is listed to this caller:\n\(text)")
+        let seen = try await fixture.run(python, [script, "nodes", folder])
+        #expect(seen.output.split(separator: "\n").map(String.init) == [node(theirs)], "\(seen)")
+        // The manager's folder still leads to the alarm objects, for both.
+        let top = try await client.connection.call(
+            destination: AgentClient.busName, path: "/io/github/reveille/Alarms1", interface: "org.freedesktop.DBus.Introspectable",
+            method: "Introspect")
+        #expect(top.first?.stringValue?.contains(#"<node name="alarm"/>"#) == true, "\(top)")
+    }
+
     @Test("Every named error, each naming the bad part, and the agent keeps serving")
     func namedErrors() async throws {
         let fixture = try await AgentFixture.start(agentArguments: ["--max-alarms", "2"])

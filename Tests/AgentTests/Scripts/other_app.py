@@ -6,6 +6,7 @@ Usage: other_app.py METHOD [ARG ...]
   list                          List() and print the ids, one per line
   cancel ID | get ID            Cancel(ID) / Get(ID)
   request                       RequestAuthorization() and print the state
+  nodes PATH                    Introspect PATH and print its child nodes, one per line
 Prints the result, or "error: NAME: MESSAGE" and exits 1.
 """
 import sys
@@ -37,6 +38,12 @@ def main(argv):
             print("cancelled")
         elif command == "get":
             print(manager.Get(argv[2])["id"])
+        elif command == "nodes":
+            import xml.etree.ElementTree as tree
+            xml = bus.get_object(NAME, argv[2], introspect=False).Introspect(
+                dbus_interface="org.freedesktop.DBus.Introspectable")
+            for node in tree.fromstring(str(xml)).findall("node"):
+                print(node.get("name"))
         elif command == "request":
             print(manager.RequestAuthorization(timeout=120))
         else:
