@@ -259,6 +259,37 @@ struct AlertingTests {
         try await sandbox.waitForSilence()
     }
 
+    @Test("A FIFO as the sound never holds the agent: refused at once when scheduling, and an alarm whose file became one rings on time, with another sound")
+    func fifoSound() async throws {
+        let fixture = try await Self.start()
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let fifo = sandbox.home.appendingPathComponent("fifo.wav")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // Two at once: with both workers stuck in open() the agent would answer no one.
+        async let first = fixture.reveille("timer", "5m", "--sound", fifo.path)
+        async let second = fixture.reveille("timer", "5m", "--sound", fifo.path)
+        for refused in try await [first, second] {
+            #expect(refused.status == .exited(64), "\(refused)")
+            #expect(refused.error.contains("not a sound file (not a regular file): \(fifo.path)"), "\(refused)")
+        }
+        let listed = try await fixture.reveille("list")
+        #expect(listed.status == .exited(0), "\(listed)")
+
+        // Scheduled with a real file that is then replaced by a FIFO: it rings on time all the same.
+        let path = try Self.write(Self.constant(3_000), named: "becomes-fifo.wav", in: fixture)
+        let id = try await Self.timer(fixture, "2s", "--title", "Fifo", "--sound", path)
+        let due = Date().addingTimeInterval(2)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o600) == 0)
+        try await Self.waitForState("alerting", of: id, in: fixture)
+        try await sandbox.waitForCapturedBytes(atLeast: 100_000)
+        #expect(Date().timeIntervalSince(due) < 3, "the alarm rang \(Date().timeIntervalSince(due)) s after it was due")
+        #expect(!Set(sandbox.capturedSamples()).contains(3_000), "the old file is not what plays")
+        #expect(fixture.agent?.standardError.contains("An alarm's sound is missing; ringing another") == true)
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+    }
+
     @Test("A sound that cannot play is refused when scheduling, with the reason; nothing is scheduled")
     func badSoundRefused() async throws {
         let fixture = try await Self.start()

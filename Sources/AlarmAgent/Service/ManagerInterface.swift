@@ -24,11 +24,7 @@ extension AlarmService {
                         // The model's own rules first (a sound name over 4,096 bytes is refused
                         // there), then whether the sound can be played, which reads files.
                         try definition.validate(now: s.clock.read().now)
-                        do throws(SoundError) {
-                            try s.validateSound(definition.sound)
-                        } catch {
-                            throw DBusError(name: AgentError.invalidSound, message: error.description)
-                        }
+                        try await Self.checkSound(definition.sound, with: s.validateSound)
                         // Answered from the engine's thread the moment the alarm is stored.
                         let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller) {
                             try? call.reply([AlarmWire.encode($0, at: s.clock.read())])
@@ -162,6 +158,28 @@ extension AlarmService {
                     name: "AlarmsChanged",
                     arguments: [.init(name: "alarms", signature: "aa{sv}"), .init(name: "removed", signature: "as")]),
             ])
+    }
+
+    /// How long a sound file may take to be checked at scheduling time.
+    static let soundCheckLimit: Duration = .seconds(2)
+
+    /// Checks a named sound on a thread of its own (a file on a hung mount must not hold a worker
+    /// that answers calls), within `soundCheckLimit`; throws `InvalidSound` saying why.
+    static func checkSound(
+        _ sound: AlertConfiguration.AlertSound, with validate: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
+    ) async throws {
+        guard case .named(let name) = sound else { return }
+        let checked = await BlockingFileWork.run(timeout: soundCheckLimit) {
+            Result { () throws(SoundError) in try validate(sound) }
+        }
+        switch checked {
+        case .success?: return
+        case .failure(let error)?: throw DBusError(name: AgentError.invalidSound, message: error.description)
+        case nil:
+            throw DBusError(
+                name: AgentError.invalidSound,
+                message: "the sound could not be read within \(DurationFormat.units(soundCheckLimit / .seconds(1))) (a file system that does not answer?): \(SoundError.shown(name))")
+        }
     }
 
     /// A method taking an alarm id and returning nothing.

@@ -98,7 +98,9 @@ public final class AlertSounds: Sendable {
         guard isNew else { return }
         let logger = self.logger
         Task.detached(priority: .userInitiated) { [self] in
-            let resolved = sound(for: record.definition.sound)
+            // Found on a thread of its own: an alert never waits for a file that does not answer.
+            let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [self] in sound(for: record.definition.sound) }
+                ?? fallback(for: record)
             // A device that fails (unplugged, its server gone) is tried again, less and less often,
             // for as long as the alert rings.
             for attempt in 0... {
@@ -128,6 +130,17 @@ public final class AlertSounds: Sendable {
                 }
             }
         }
+    }
+
+    /// How long an alert waits for its sound file before ringing the built-in tone instead.
+    static let soundLookupLimit: Duration = .seconds(1)
+
+    /// The built-in tone, for an alert whose sound file did not answer in time (logged).
+    private func fallback(for record: AlarmRecord) -> SoundResolver.Resolved {
+        logger.warning(
+            "An alarm's sound could not be read in time; ringing the built-in tone",
+            metadata: ["alarm": "\(record.id)", "sound": "\(record.definition.sound)"])
+        return SoundResolver.Resolved(source: .tone, sound: .tone, skipped: [])
     }
 
     /// How long to wait before trying the device again: 0.5 s, 1 s, 2 s, … up to 30 s.

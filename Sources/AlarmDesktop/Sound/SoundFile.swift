@@ -30,17 +30,23 @@ public enum SoundFile {
 
     private static let chunkFrames = 4_096
 
-    /// Opens the file with `sf_open(path, SFM_READ, &info)` (libsndfile detects the format from the
+    /// Opens the file (`open` without blocking, `fstat`: a regular file only) and decodes it with
+    /// `sf_open_fd(fd, SFM_READ, &info)` (libsndfile detects the format from the
     /// contents), checks its layout, and reads up to `limit` frames (`nil`: up to `maximumSeconds`).
     private static func read(path: String, upTo limit: Int?) throws(SoundError) -> DecodedSound {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .fileNotFound(path: path)
+        // Opened without blocking (a FIFO would wait for a writer for good), then checked to be a
+        // regular file on the descriptor itself, so nothing can swap the file in between.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw errno == ENOENT || errno == ENOTDIR
+                ? .fileNotFound(path: path) : .undecodable(path: path, reason: String(cString: strerror(errno)))
         }
-        guard !isDirectory.boolValue else { throw .notAFile(path: path) }
-
+        // Closed here, after libsndfile is done with it (it is told not to close it: SF_FALSE).
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path) }
         var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 0) else {
             throw .undecodable(path: path, reason: String(cString: sf_strerror(nil)))
         }
         defer { sf_close(file) }
