@@ -55,6 +55,8 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let objectPathInUse = "org.freedesktop.DBus.Error.ObjectPathInUse"
     /// `org.freedesktop.DBus.Error.MatchRuleInvalid`: `AddMatch` refused the rule.
     public static let matchRuleInvalid = "org.freedesktop.DBus.Error.MatchRuleInvalid"
+    /// A message's arguments hold more than this module reads (`MessageReader`'s limits).
+    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
 
     /// The error thrown for any use of a closed or lost connection.
     static func connectionClosed() -> DBusError {

@@ -5,12 +5,13 @@ import Synchronization
 /// with its header fields and its arguments read into `DBusValue`s.
 ///
 /// A message is immutable once built: the builders (`methodCall`, `signal`, `methodReturn`,
-/// `error`) validate and append every argument before returning, and a received message is read
-/// completely (header and arguments) on the connection's loop thread before anyone else sees it.
-/// After that, the C message is only touched by `dbus_message_unref` (atomic reference count),
-/// by `dbus_message_new_method_return`/`new_error` (header reads of a received message) and by
-/// sending, which stamps the serial; sending and `serial` hold `lock`.
-public final class DBusMessage: @unchecked Sendable {  // safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`
+/// `error`) validate and append every argument before returning, and a received message's header
+/// is read on the connection's loop thread before anyone else sees it. After that, the C message
+/// is only touched by `dbus_message_unref` (atomic reference count), by
+/// `dbus_message_new_method_return`/`new_error` (header reads of a received message), by reading
+/// its arguments once (an iterator over the body, which changes nothing in the message, under
+/// `reading`) and by sending, which stamps the serial; sending and `serial` hold `lock`.
+public final class DBusMessage: @unchecked Sendable {  // safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`, the one body read by `reading`
     /// The kind of message (`dbus_message_get_type`).
     public enum MessageType: Sendable, Hashable {
         /// `DBUS_MESSAGE_TYPE_METHOD_CALL`
@@ -63,11 +64,27 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     public let noReplyExpected: Bool
     /// Whether the message carries Unix file descriptors (`dbus_message_contains_unix_fds`).
     public let containsFileDescriptors: Bool
-    /// The arguments. Empty when they could not be read; then `argumentError` says why.
-    public let arguments: [DBusValue]
+    /// The arguments, read when first asked for (a message no one looks into, such as a signal no
+    /// one subscribed to, is never read). Empty when they could not be read; then
+    /// `argumentError` says why.
+    public var arguments: [DBusValue] { (try? decoded.get()) ?? [] }
     /// Why the arguments could not be read (for example a file descriptor, type `h`, that the
-    /// body names but that did not come with the message); nil when they were read.
-    public let argumentError: DBusError?
+    /// body names but that did not come with the message, or more than `MessageReader`'s limits);
+    /// nil when they were read.
+    public var argumentError: DBusError? {
+        if case .failure(let error) = decoded { return error }
+        return nil
+    }
+    /// The arguments as read, once: the first reader reads them (`MessageReader`), under `reading`.
+    private var decoded: Result<[DBusValue], DBusError> {
+        reading.withLock { known in
+            if let known { return known }
+            let result = Result { () throws(DBusError) in try MessageReader.arguments(of: pointer) }
+            known = result
+            return result
+        }
+    }
+    private let reading: Mutex<Result<[DBusValue], DBusError>?>
 
     /// The serial number (`dbus_message_get_serial`); 0 until the message is sent.
     public var serial: UInt32 {
@@ -80,8 +97,9 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         return text
     }
 
-    /// Wraps a C message, taking over one reference, and reads all of it. Call on the thread
-    /// that owns the message (the loop thread for received messages).
+    /// Wraps a C message, taking over one reference, and reads its header (its arguments are read
+    /// when first asked for). Call on the thread that owns the message (the loop thread for
+    /// received messages).
     init(taking pointer: OpaquePointer, arguments known: [DBusValue]? = nil) {
         self.pointer = pointer
         type = MessageType(code: dbus_message_get_type(pointer))
@@ -96,21 +114,10 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         replySerial = dbus_message_get_reply_serial(pointer)
         noReplyExpected = dbus_message_get_no_reply(pointer) != 0
         containsFileDescriptors = dbus_message_contains_unix_fds(pointer) != 0
-        if let known {
-            arguments = known
-            argumentError = nil
-        } else {
-            do {
-                arguments = try MessageReader.arguments(of: pointer)
-                argumentError = nil
-            } catch {
-                arguments = []
-                argumentError = error
-            }
-        }
+        reading = Mutex(known.map { .success($0) })
     }
 
-    /// Wraps a C message that is referenced elsewhere (`dbus_message_ref`), reading all of it.
+    /// Wraps a C message that is referenced elsewhere (`dbus_message_ref`).
     convenience init(referencing pointer: OpaquePointer) {
         self.init(taking: dbus_message_ref(pointer))
     }

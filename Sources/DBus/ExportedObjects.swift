@@ -209,7 +209,7 @@ extension DBusConnection {
                         "Invalid arguments for \(interface).\(member): expected signature '\(expected)', "
                             + "received '\(message.signature)'"))
             }
-            if let error = message.argumentError { return .failure(error) }
+            // The arguments themselves are read by the handler's task, not here on the loop thread.
             return .success(route)
         }
         func standard(_ interface: String) -> Result<CallRoute, DBusError>? {
@@ -259,6 +259,10 @@ extension DBusConnection {
 
     /// Runs the handler for a routed call and builds the reply; `nil` when the handler replied itself.
     private func answer(_ message: DBusMessage, route: CallRoute, interfaces: [DBusInterface]) async -> DBusMessage? {
+        // Read here, off the loop thread: a message too big to read is answered with the reason.
+        if let error = message.argumentError {
+            return DBusMessage.error(replyingTo: message, name: error.name, message: error.message)
+        }
         var call = DBusMethodCall(
             sender: message.sender ?? "", path: message.path ?? "/", interface: message.interface ?? "",
             member: message.member ?? "", arguments: message.arguments, connection: self)

@@ -246,17 +246,46 @@ enum MessageWriter {
 /// Each Unix file descriptor (`h`) is read as a duplicate that the value owns; one the message
 /// names but did not bring (its index past the descriptors received) makes the arguments
 /// unreadable (`org.freedesktop.DBus.Error.InconsistentMessage`).
+///
+/// What one message may hold is bounded, so that no message can make its reader take more than
+/// about 100 MB: at most `maximumValues` values (each byte of an `ay` is one) and
+/// `maximumTextBytes` bytes of strings, object paths and signatures. A message past either limit is
+/// not read: `org.freedesktop.DBus.Error.LimitsExceeded`, named, as for any unreadable message.
 enum MessageReader {
+    /// The most values one message's arguments may hold.
+    static let maximumValues = 1_000_000
+    /// The most bytes of text one message's arguments may hold.
+    static let maximumTextBytes = 32 << 20
+
+    /// What is left of a message's limits while it is read.
+    struct Budget {
+        var values = MessageReader.maximumValues
+        var textBytes = MessageReader.maximumTextBytes
+
+        /// Takes `count` values (and `bytes` of text) from the budget; throws past either limit.
+        mutating func take(_ count: Int, textBytes bytes: Int = 0) throws(DBusError) {
+            values -= count
+            textBytes -= bytes
+            guard values >= 0, textBytes >= 0 else {
+                throw DBusError(
+                    name: DBusError.limitsExceeded,
+                    message: "The message's arguments hold more than \(MessageReader.maximumValues) values or "
+                        + "\(MessageReader.maximumTextBytes >> 20) MiB of text; not read")
+            }
+        }
+    }
+
     static func arguments(of message: OpaquePointer) throws(DBusError) -> [DBusValue] {
         var iterator = DBusMessageIter()
         guard dbus_message_iter_init(message, &iterator) != 0 else { return [] }
-        return try readAll(&iterator)
+        var budget = Budget()
+        return try readAll(&iterator, &budget)
     }
 
-    private static func readAll(_ iterator: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
+    private static func readAll(_ iterator: inout DBusMessageIter, _ budget: inout Budget) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&iterator) != TypeCode.invalid {
-            values.append(try read(&iterator))
+            values.append(try read(&iterator, &budget))
             dbus_message_iter_next(&iterator)
         }
         return values
@@ -268,10 +297,12 @@ enum MessageReader {
         return value
     }
 
-    private static func string(_ iterator: inout DBusMessageIter) -> String {
+    private static func string(_ iterator: inout DBusMessageIter, _ budget: inout Budget) throws(DBusError) -> String {
         var pointer: UnsafePointer<CChar>? = nil
         dbus_message_iter_get_basic(&iterator, &pointer)
-        return pointer.map { String(cString: $0) } ?? ""
+        guard let pointer else { return "" }
+        try budget.take(0, textBytes: strlen(pointer))
+        return String(cString: pointer)
     }
 
     /// The signature of the single complete type at the iterator (`dbus_message_iter_get_signature`).
@@ -315,9 +346,10 @@ enum MessageReader {
         return String(currentSignature(&iterator).dropFirst())
     }
 
-    /// Reads the value at the iterator, without advancing it.
-    static func read(_ iterator: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    /// Reads the value at the iterator, without advancing it, within `budget`.
+    static func read(_ iterator: inout DBusMessageIter, _ budget: inout Budget) throws(DBusError) -> DBusValue {
         let type = dbus_message_iter_get_arg_type(&iterator)
+        try budget.take(1)
         switch type {
         case TypeCode.byte: return .byte(basic(&iterator, UInt8(0)))
         case TypeCode.boolean: return .boolean(basic(&iterator, dbus_bool_t(0)) != 0)
@@ -328,9 +360,9 @@ enum MessageReader {
         case TypeCode.int64: return .int64(basic(&iterator, Int64(0)))
         case TypeCode.uint64: return .uint64(basic(&iterator, UInt64(0)))
         case TypeCode.double: return .double(basic(&iterator, Double(0)))
-        case TypeCode.string: return .string(string(&iterator))
-        case TypeCode.objectPath: return .objectPath(string(&iterator))
-        case TypeCode.signature: return .signature(string(&iterator))
+        case TypeCode.string: return .string(try string(&iterator, &budget))
+        case TypeCode.objectPath: return .objectPath(try string(&iterator, &budget))
+        case TypeCode.signature: return .signature(try string(&iterator, &budget))
         case TypeCode.unixFD:
             // libdbus hands out a duplicate (close-on-exec) that the caller owns; -1 when the
             // index in the body names no descriptor the message brought.
@@ -344,36 +376,38 @@ enum MessageReader {
         case TypeCode.variant:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &sub)
-            return .variant(try read(&sub))
+            return .variant(try read(&sub, &budget))
         case TypeCode.array:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &sub)
             let element = elementSignature(&iterator, elements: sub)
             if dbus_message_iter_get_element_type(&iterator) == TypeCode.byte {
-                return .array(elementSignature: element, readBytes(&sub).map(DBusValue.byte))
+                return .array(elementSignature: element, try readBytes(&sub, &budget).map(DBusValue.byte))
             }
-            return .array(elementSignature: element, try readAll(&sub))
+            return .array(elementSignature: element, try readAll(&sub, &budget))
         case TypeCode.dictEntry:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &sub)
-            let key = try read(&sub)
+            let key = try read(&sub, &budget)
             dbus_message_iter_next(&sub)
-            return .dictEntry(key, try read(&sub))
+            return .dictEntry(key, try read(&sub, &budget))
         case TypeCode.structure:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iterator, &sub)
-            return .structure(try readAll(&sub))
+            return .structure(try readAll(&sub, &budget))
         default:
             throw DBusError(name: DBusError.notSupported, message: "Unknown D-Bus type code \(type)")
         }
     }
 
-    /// The bytes of an `ay`, in one go (`dbus_message_iter_get_fixed_array`).
-    private static func readBytes(_ sub: inout DBusMessageIter) -> [UInt8] {
+    /// The bytes of an `ay`, in one go (`dbus_message_iter_get_fixed_array`), counted against
+    /// `budget` before anything is copied.
+    private static func readBytes(_ sub: inout DBusMessageIter, _ budget: inout Budget) throws(DBusError) -> [UInt8] {
         var pointer: UnsafePointer<UInt8>? = nil
         var count: Int32 = 0
         withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
         guard let pointer, count > 0 else { return [] }
+        try budget.take(Int(count))
         return Array(UnsafeBufferPointer(start: pointer, count: Int(count)))
     }
 }

@@ -79,6 +79,41 @@ struct AgentFuzzTests {
         #expect(relisted.map(\.schedule) == listed.map(\.schedule))
     }
 
+    @Test("Huge arguments never blow the agent up: a 30 MiB signal to it is dropped unread, a 30 MiB Schedule is refused by name; its memory stays bounded and it answers on")
+    func hugeArguments() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let agent = try #require(fixture.agent)
+        let python = Built.systemPython
+        #expect(try await fixture.reveille("auth", "allow", URL(fileURLWithPath: python).resolvingSymlinksInPath().path).status == .exited(0))
+        let before = try #require(ProcessTable.residentBytes(of: agent.pid))
+        // dbus-python builds the 30 MiB cheaply; DBusValue would take a value per byte here too.
+        let script = """
+            import dbus, dbus.lowlevel
+            bus = dbus.SessionBus()
+            blob = dbus.ByteArray(b"\\x07" * (30 << 20))
+            signal = dbus.lowlevel.SignalMessage("/test/huge", "test.Huge", "Blob")
+            signal.set_destination("\(AgentClient.busName)")
+            signal.append(blob, signature="ay")
+            bus.send_message(signal)
+            manager = dbus.Interface(bus.get_object("\(AgentClient.busName)", "\(AgentClient.managerPath)", introspect=False), "\(AgentClient.managerInterface)")
+            try:
+                manager.Schedule("\(UUID().lowercasedText())", {"title": "huge", "blob": blob}, signature="sa{sv}", timeout=60)
+                print("return")
+            except dbus.exceptions.DBusException as error:
+                print(error.get_dbus_name(), error.get_dbus_message())
+            """
+        let sent = try await fixture.run(python, ["-c", script])
+        #expect(sent.status == .exited(0), "\(sent)")
+        #expect(sent.output.hasPrefix(DBusError.limitsExceeded), "\(sent)")
+        let listed = try await fixture.reveille("list")
+        #expect(listed.status == .exited(0), "\(listed)")
+        let after = try #require(ProcessTable.residentBytes(of: agent.pid))
+        print("AgentFuzzTests.hugeArguments: the agent's memory \(before >> 20) MiB before, \(after >> 20) MiB after")
+        #expect(after - before < 150 << 20, "the agent grew from \(before >> 20) to \(after >> 20) MiB")
+        #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
+    }
+
     @Test("Messages carrying file descriptors (many, where none is expected, from callers gone at once): refused or ignored by name, and every descriptor closed")
     func fileDescriptors() async throws {
         let seed = SeededGenerator.seedFromEnvironment()

@@ -31,6 +31,31 @@ struct ValueRoundTripTests {
         }
     }
 
+    @Test("A message past the reading limits (a million values) is answered LimitsExceeded, not read; one within them round-trips")
+    func readingLimits() async throws {
+        try await withBusPair { pair in
+            try pair.service.export(path: Echo.path, interfaces: [Echo.interface()])
+            func echo(bytes count: Int) async throws -> [DBusValue] {
+                try await pair.client.call(
+                    destination: pair.service.uniqueName, path: Echo.path, interface: Echo.interfaceName, method: "Echo",
+                    arguments: [.variant(.array(elementSignature: "y", [DBusValue](repeating: .byte(7), count: count)))],
+                    timeout: .seconds(60))
+            }
+            // The variant and the array are values too.
+            let within = try await echo(bytes: 999_000)
+            #expect(within.first?.arrayValue?.count == 999_000)
+            await #expect(throws: DBusError.self) { _ = try await echo(bytes: 1_000_000) }
+            do {
+                _ = try await echo(bytes: 1_000_000)
+            } catch let error as DBusError {
+                #expect(error.name == DBusError.limitsExceeded, "\(error)")
+                #expect(error.message.contains("1000000 values"), "\(error)")
+            }
+            // The service answers on.
+            #expect(try await echo(bytes: 3).first?.arrayValue?.count == 3)
+        }
+    }
+
     @Test("variants of every kind, containers, empty arrays and a 1 MB string")
     func containers() async throws {
         try await withBusPair { pair in
