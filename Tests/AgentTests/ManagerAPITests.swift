@@ -16,7 +16,7 @@ struct ManagerAPITests {
         return .dictionary(["title": .string(title), "countdown": .dictionary(countdown)])
     }
 
-    @Test("Schedule, Get, List, Pause, Resume, Cancel, and the alarm object's properties")
+    @Test("Schedule, Get, List, Pause, Resume, Cancel, and the alarm object's properties", .timeLimit(.minutes(2)))
     func methods() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
@@ -72,7 +72,7 @@ struct ManagerAPITests {
         #expect(try await client.property("AlarmCount").integerValue == 1)
     }
 
-    @Test("ObjectManager lists the alarm objects and announces new ones to callers that listed them; one that only schedules hears nothing")
+    @Test("ObjectManager lists the alarm objects and announces new ones to callers that listed them; one that only schedules hears nothing", .timeLimit(.minutes(2)))
     func objectManager() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }

@@ -21,7 +21,7 @@ private struct Runs {
 
 @Suite("The agent's worker pool: threads and timer in place of libdispatch's workers", .timeLimit(.minutes(1)))
 struct WorkerPoolTests {
-    @Test("items from many submitters run on the pool's named threads, each once, on no more threads than allowed")
+    @Test("items from many submitters run on the pool's named threads, each once, on no more threads than allowed", .timeLimit(.minutes(2)))
     func everyItemOnThePool() async {
         let (finished, finish) = AsyncStream.makeStream(of: Void.self)
         let runs = Shared(Runs())
@@ -54,7 +54,7 @@ struct WorkerPoolTests {
         #expect((result.threads.count...3).contains(pool.threadCount), "\(pool.threadCount) started")
     }
 
-    @Test("the deadline thread hands items out soonest first, one already due at once, none before its deadline")
+    @Test("the deadline thread hands items out soonest first, one already due at once, none before its deadline", .timeLimit(.minutes(2)))
     func deadlinesInOrder() async throws {
         let (deliveries, delivered) = AsyncStream.makeStream(of: (item: Int, at: Duration).self)
         let thread = try DeadlineThread<Int>(name: "test-deadlines") { items in

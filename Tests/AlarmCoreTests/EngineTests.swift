@@ -226,7 +226,7 @@ struct EngineTests {
         #expect(try await harness.engine.history().first?.outcome == .timedOut)
     }
 
-    @Test("alarmUpdates publishes the whole list after every change; a gone alarm is absent")
+    @Test("alarmUpdates publishes the whole list after every change; a gone alarm is absent", .timeLimit(.minutes(2)))
     func updates() async throws {
         let harness = try await EngineHarness.start(now: Fixtures.instant("2026-06-01T12:00:00Z"))
         defer { Task { await harness.removeStore() } }

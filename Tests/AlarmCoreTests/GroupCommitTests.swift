@@ -9,7 +9,7 @@ import TestSupport
 /// in the next transaction, each checked as if they had come one after another. A real store; the
 /// store's fault hook holds the first transaction open so that the others queue up behind it.
 /// Serialized: each test holds a thread of the cooperative pool (the engine's, writing) meanwhile.
-@Suite("Engine: group commit", .serialized)
+@Suite("Engine: group commit", .serialized, .timeLimit(.minutes(2)))
 struct GroupCommitTests {
     /// The statements of each transaction, counted by the store's fault hook; the first one is
     /// held until `release()`, and a transaction may be made to fail at a statement.
