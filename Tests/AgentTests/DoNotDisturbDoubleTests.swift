@@ -70,6 +70,20 @@ struct DoNotDisturbDoubleTests {
         }
     }
 
+    @Test("Plasma: when the shell takes the bubble off the screen (closed, expired), the alarm rings on until stopped")
+    func plasmaHidesTheBubble() async throws {
+        let (fixture, server) = try await Self.start("plasma")
+        defer { fixture.stop() }
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Hide me")
+        try await DesktopDoubles.waitForAlert("Hide me", from: server)
+        _ = try await server.waitForStandardOutput(containing: "hid ", timeout: .seconds(10))
+        // Past the presenter's suppression window (a close right after posting), it still rings.
+        try await Task.sleep(for: .seconds(2))
+        try await AlertingTests.waitForState("alerting", of: id, in: fixture)
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        try await AlertingTests.waitForState(nil, of: id, in: fixture)
+    }
+
     @Test("mako: the do-not-disturb mode is taken off while the alert rings and put back after")
     func mako() async throws {
         let (fixture, server) = try await Self.start("mako")

@@ -7,7 +7,7 @@ import TestSupport
 /// than its limit.
 @Suite("Sound: blocking file work")
 struct BlockingFileWorkTests {
-    @Test("A piece that finishes gives its result; one that blocks is given up at its limit, and its thread goes when unblocked")
+    @Test("A piece that finishes gives its result; one that blocks is given up at its limit, and its thread goes when unblocked", .timeLimit(.minutes(1)))
     func limit() async throws {
         #expect(await BlockingFileWork.run(timeout: .seconds(5)) { 42 } == 42)
 
@@ -20,8 +20,9 @@ struct BlockingFileWorkTests {
             return read(readEnd, &byte, 1)
         }
         let waited = ContinuousClock.now - started
+        // Given up, not waited for: the read only ends once the pipe is written to, below.
         #expect(blocked == nil)
-        #expect(waited >= .milliseconds(300) && waited < .seconds(3), "waited \(waited)")
+        #expect(waited >= .milliseconds(300), "waited \(waited)")
         #expect(write(writeEnd, "x", 1) == 1)
         // The released thread frees its place: eight more pieces can run.
         try await Task.sleep(for: .milliseconds(100))

@@ -13,7 +13,9 @@ CloseNotification with NotificationClosed) and the desktop's own names:
           PropertiesChanged, as plasmashell's notification server; the screen locker's
           org.freedesktop.ScreenSaver at /org/freedesktop/ScreenSaver: SimulateUserActivity()
           (prints "screensaver SimulateUserActivity"); PowerDevil's org.kde.Solid.PowerManagement
-          at /org/kde/Solid/PowerManagement: wakeup() (prints "powerdevil wakeup").
+          at /org/kde/Solid/PowerManagement: wakeup() (prints "powerdevil wakeup"). A notification
+          whose summary starts with "Hide" is taken off the screen 1.5 s later, as Plasma moves a
+          bubble into its history: NotificationClosed(id, 1) (prints "hid ID").
   mako    fr.emersion.Mako at /fr/emersion/Mako: ListModes() -> as, SetModes(as), and the
           property Modes with PropertiesChanged (mako 1.10).
   swaync  org.erikreider.swaync.cc at /org/erikreider/swaync/cc: GetDnd() -> b, SetDnd(b),
@@ -61,6 +63,13 @@ class Notifications(dbus.service.Object):
         number = replaces or self.next_id
         self.next_id = max(self.next_id, number + 1)
         print("notify %d %s" % (int(hints.get("urgency", 1)), summary), flush=True)
+        if DESKTOP == "plasma" and summary.startswith("Hide"):
+            # As Plasma takes a bubble off the screen into its history: closed, reason 1 (expired).
+            def hide():
+                self.NotificationClosed(number, 1)
+                print("hid %d" % number, flush=True)
+                return False
+            GLib.timeout_add(1500, hide)
         return number
 
     @dbus.service.method(NOTIFICATIONS, in_signature="u", out_signature="")
