@@ -24,10 +24,26 @@ struct BlockingFileWorkTests {
         #expect(blocked == nil)
         #expect(waited >= .milliseconds(300), "waited \(waited)")
         #expect(write(writeEnd, "x", 1) == 1)
-        // The released thread frees its place: eight more pieces can run.
-        try await Task.sleep(for: .milliseconds(100))
-        var results: [Int?] = []
-        for index in 0..<BlockingFileWork.maximumRunning { results.append(await BlockingFileWork.run(timeout: .seconds(5)) { index }) }
-        #expect(results == (0..<BlockingFileWork.maximumRunning).map { $0 })
+
+        // At most eight at once: with eight blocked, a ninth is refused at once; once they are
+        // released, work runs again.
+        let blockedPipes = try (0..<BlockingFileWork.maximumRunning).map { _ in try Pipes.make() }
+        defer { for (r, w) in blockedPipes { close(r); close(w) } }
+        for (readEnd, _) in blockedPipes {
+            let given = await BlockingFileWork.run(timeout: .milliseconds(20)) { () -> Int in
+                var byte: UInt8 = 0
+                return read(readEnd, &byte, 1)
+            }
+            #expect(given == nil)
+        }
+        #expect(await BlockingFileWork.run(timeout: .seconds(5)) { 1 } == nil, "a ninth piece ran while eight were blocked")
+        for (_, writeEnd) in blockedPipes { #expect(write(writeEnd, "x", 1) == 1) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        var ran: Int?
+        while ran == nil, ContinuousClock.now < deadline {
+            ran = await BlockingFileWork.run(timeout: .seconds(5)) { 2 }
+            if ran == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(ran == 2, "no work ran again after the blocked pieces were released")
     }
 }
