@@ -121,6 +121,18 @@ struct AgentFixture: Sendable {
         guard result.status == .exited(0) else { throw TestEnvironmentError.failed("auth allow failed: \(result)") }
     }
 
+    /// The second app of the tests (`Scripts/other_app.py`, run by `Built.systemPython`).
+    static let otherApp = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+
+    /// Allows Debian's Python, the second app of the tests, to set alarms; returns its path.
+    @discardableResult
+    func authorizePython() async throws -> String {
+        let python = Built.systemPython
+        let result = try await reveille("auth", "allow", URL(fileURLWithPath: python).resolvingSymlinksInPath().path)
+        guard result.status == .exited(0) else { throw TestEnvironmentError.failed("auth allow failed: \(result)") }
+        return python
+    }
+
     /// Calls a manager method as this test process and returns the error name, or nil on success.
     func errorName(of method: String, _ arguments: [DBusValue], on connection: DBusConnection) async -> String? {
         do {

@@ -84,8 +84,7 @@ struct AgentFuzzTests {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
         let agent = try #require(fixture.agent)
-        let python = Built.systemPython
-        #expect(try await fixture.reveille("auth", "allow", URL(fileURLWithPath: python).resolvingSymlinksInPath().path).status == .exited(0))
+        let python = try await fixture.authorizePython()
         let before = try #require(ProcessTable.residentBytes(of: agent.pid))
         // dbus-python builds the 30 MiB cheaply; DBusValue would take a value per byte here too.
         let script = """

@@ -8,7 +8,7 @@ import TestSupport
 /// AlarmKit's authorization: the person is asked once, through a real notification server.
 @Suite("Agent: authorization", .serialized, .requires(Built.unavailable))
 struct AuthorizationTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+    static let script = AgentFixture.otherApp
 
     @Test("A first Schedule asks with a notification naming the app; Allow lets it schedule, and is stored")
     func allow() async throws {

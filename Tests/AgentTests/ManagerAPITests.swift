@@ -106,9 +106,8 @@ struct ManagerAPITests {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
         try await fixture.authorizeTestProcess()
-        let python = Built.systemPython
-        #expect(try await fixture.reveille("auth", "allow", URL(fileURLWithPath: python).resolvingSymlinksInPath().path).status == .exited(0))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+        let python = try await fixture.authorizePython()
+        let script = AgentFixture.otherApp
         let client = try fixture.client()
         let connection = client.connection
         // List marks its caller as watching the alarm objects: it is called on a connection of its own.
@@ -182,9 +181,8 @@ struct ManagerAPITests {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
         try await fixture.authorizeTestProcess()
-        let python = Built.systemPython
-        #expect(try await fixture.reveille("auth", "allow", URL(fileURLWithPath: python).resolvingSymlinksInPath().path).status == .exited(0))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+        let python = try await fixture.authorizePython()
+        let script = AgentFixture.otherApp
         let client = try fixture.client()
         let mine = UUID()
         _ = try await client.schedule(id: mine, definition: try AlarmWire.decodeConfiguration(Self.timer(600)))
@@ -264,10 +262,8 @@ struct ManagerAPITests {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
         try await fixture.authorizeTestProcess()
-        let python = Built.systemPython
-        let pythonPath = URL(fileURLWithPath: python).resolvingSymlinksInPath().path
-        #expect(try await fixture.reveille("auth", "allow", pythonPath).status == .exited(0))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/other_app.py").path
+        let python = try await fixture.authorizePython()
+        let script = AgentFixture.otherApp
 
         let theirs = UUID().uuidString.lowercased()
         let scheduled = try await fixture.run(python, [script, "schedule", theirs, "Theirs", "600"])
