@@ -142,6 +142,10 @@ public final class AlarmAgent: Sendable {
         }
         let clock = SystemClock(localTimePath: configuration.localTimePath, wakeTimers: configuration.wakeFromSuspend)
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
+        // Calls waiting for a person's authorization answer keep their messages alive: libdbus must
+        // never stop reading the bus because of them, or the answer that releases them is not read.
+        connection.maximumReceivedBytes = max(
+            connection.maximumReceivedBytes, (AuthorizationCenter.waitingCallsInAll + 8) * Self.largestBusMessage)
         let responder = AlertResponder(logger: logger)
         let sounds = SoundResolver(ownSoundFolders: configuration.desktop?.soundFolders ?? [])
         desktop = configuration.desktop.map { options in
@@ -185,6 +189,9 @@ public final class AlarmAgent: Sendable {
                 wakeSources: wakeSources),
             desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
+
+    /// The largest message a default dbus-daemon passes (`max_message_size`, 32 MiB).
+    static let largestBusMessage = 32 << 20
 
     /// The do-not-disturb journal's name in the store's folder.
     public static let doNotDisturbJournalName = "dnd-restore.json"

@@ -162,6 +162,16 @@ public final class DBusConnection: Sendable {
         return stream
     }
 
+    /// How many bytes of received messages may be alive at once before libdbus stops reading the
+    /// socket (`dbus_connection_get/set_max_received_size`; libdbus's default is 63 MiB). Every
+    /// message a handler still holds counts: a service whose handlers may wait (on a person, say)
+    /// raises it above the most those handlers can hold, so it always reads the message that
+    /// would release them.
+    public var maximumReceivedBytes: Int {
+        get { Int(dbus_connection_get_max_received_size(loop.connection)) }
+        set { dbus_connection_set_max_received_size(loop.connection, max(newValue, 0)) }
+    }
+
     /// Closes the connection (`dbus_connection_close`, on the loop thread). Calls then fail with
     /// `org.freedesktop.DBus.Error.Disconnected`; `disconnected` fires; signal streams finish.
     public func close() {

@@ -32,6 +32,35 @@ struct AuthorizationTests {
         #expect(monitor.notifyCalls().filter { $0.summary.contains("set alarms") }.count == 1)
     }
 
+    @Test("An undecided app cannot make the agent deaf: past two of its calls waiting for the person, more are refused at once, and huge waiting calls never stop the answer being heard", .timeLimit(.minutes(2)))
+    func waitingCallsBounded() async throws {
+        let fixture = try await AgentFixture.start(notificationServer: true)
+        defer { fixture.stop() }
+        let python = Built.systemPython
+        let request = try fixture.sandbox.spawn(python, [Self.script, "request"])
+        try await fixture.sandbox.waitForDisplayedCount(1)
+        // Three Schedule calls of 25 MiB each: together past libdbus's 63 MiB of live messages.
+        let big = try (0..<3).map { _ in
+            try fixture.sandbox.spawn(python, [Self.script, "schedule-big", UUID().uuidString, "25"])
+        }
+        // The request and one Schedule may wait; the other two are refused at once, by name.
+        let refused = try await waitUntil("two calls refused", timeout: .seconds(60), detail: { big.map { $0.outputs() }.joined(separator: "\n") }) {
+            let done = big.filter { !$0.isRunning }
+            return done.count >= 2 ? done : nil
+        }
+        for call in refused {
+            #expect(call.standardOutput.hasPrefix("error: io.github.reveille.Alarms1.Error.NotAuthorized"), "\(call.outputs())")
+            #expect(call.standardOutput.contains("already wait"), "\(call.outputs())")
+        }
+        // The person's answer is heard, and the waiting calls are answered.
+        _ = try await offPool { try fixture.sandbox.pickAction("allow") }
+        #expect(try await request.waitForExit(timeout: .seconds(30)) == .exited(0), "\(request.outputs())")
+        #expect(request.standardOutput.trimmingCharacters(in: .newlines) == "authorized")
+        for call in big { _ = try await call.waitForExit(timeout: .seconds(30)) }
+        let listed = try await fixture.reveille("list")
+        #expect(listed.status == .exited(0), "\(listed)")
+    }
+
     @Test("Don't Allow denies; a denied app's Schedule fails with NotAuthorized; reset asks again")
     func deny() async throws {
         let fixture = try await AgentFixture.start(notificationServer: true)

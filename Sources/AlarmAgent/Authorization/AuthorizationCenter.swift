@@ -14,6 +14,15 @@ public actor AuthorizationCenter {
     /// never queue behind another's question.
     private let states = Mutex<[String: AppAuthorization]>([:])
     private var pendingPrompts: [String: Task<AlarmManager.AuthorizationState, Never>] = [:]
+    /// The calls waiting for the person's answer, by app.
+    private var waiting: [String: Int] = [:]
+
+    /// How many calls of one undecided app may wait for the person's answer at once; more are
+    /// refused at once. Each waiting call keeps its message (up to the bus's 32 MiB) alive.
+    public static let waitingCallsPerApp = 2
+    /// How many calls of all undecided apps may wait at once: what they hold stays under
+    /// `waitingCallsInAll` times the bus's largest message (256 MiB on a default session bus).
+    public static let waitingCallsInAll = 8
     private var listeners: [UUID: AsyncStream<AppAuthorization>.Continuation] = [:]
 
     /// Creates the center over the store's stored answers.
@@ -38,16 +47,29 @@ public actor AuthorizationCenter {
     }
 
     /// The app's state, asking the person first when it is not decided. Concurrent requests for
-    /// one app share one question.
-    public nonisolated func request(for identity: CallerIdentity) async -> AlarmManager.AuthorizationState {
+    /// one app share one question; at most `waitingCallsPerApp` of an app's calls (and
+    /// `waitingCallsInAll` in all) wait for it.
+    ///
+    /// - Throws: `NotAuthorized`, at once, when as many calls already wait for the person.
+    public nonisolated func request(for identity: CallerIdentity) async throws -> AlarmManager.AuthorizationState {
         if let decided = states.withLock({ $0[identity.appID]?.state }) { return decided }
-        return await ask(identity)
+        return try await ask(identity)
     }
 
     /// Asks the person about an undecided app, or joins the question already asked.
-    private func ask(_ identity: CallerIdentity) async -> AlarmManager.AuthorizationState {
+    private func ask(_ identity: CallerIdentity) async throws -> AlarmManager.AuthorizationState {
         let app = identity.appID
         if let decided = states.withLock({ $0[app]?.state }) { return decided }
+        guard waiting[app, default: 0] < Self.waitingCallsPerApp, waiting.values.reduce(0, +) < Self.waitingCallsInAll else {
+            throw DBusError(
+                name: AgentError.notAuthorized,
+                message: "the person has not answered yet whether \(app) may set alarms, and its other calls already wait for it")
+        }
+        waiting[app, default: 0] += 1
+        defer {
+            waiting[app, default: 1] -= 1
+            if waiting[app] == 0 { waiting[app] = nil }
+        }
         if let pending = pendingPrompts[app] { return await pending.value }
         let question = NotificationQuestion(
             summary: "Allow “\(Self.displayName(identity))” to set alarms?",

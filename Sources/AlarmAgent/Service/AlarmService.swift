@@ -329,7 +329,7 @@ public final class AlarmService: Sendable {
     func authorizedCaller(of call: DBusMethodCall) async throws -> CallerResolver.Resolved {
         let resolved = try await caller(of: call)
         guard case .app(let app) = resolved.caller else { return resolved }
-        switch await authorization.request(for: resolved.identity) {
+        switch try await authorization.request(for: resolved.identity) {
         case .authorized:
             return resolved
         case .denied:

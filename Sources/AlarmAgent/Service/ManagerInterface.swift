@@ -54,7 +54,7 @@ extension AlarmService {
                     return try await s.handle {
                         let resolved = try await s.caller(of: call)
                         guard case .app = resolved.caller else { return [.string(AlarmManager.AuthorizationState.authorized.rawValue)] }
-                        return [.string(await s.authorization.request(for: resolved.identity).rawValue)]
+                        return [.string(try await s.authorization.request(for: resolved.identity).rawValue)]
                     }
                 },
                 DBusMethod(

@@ -3,6 +3,7 @@
 
 Usage: other_app.py METHOD [ARG ...]
   schedule ID TITLE SECONDS     Schedule a timer
+  schedule-big ID MEBIBYTES     Schedule a timer whose title is that many MiB of "x"
   list                          List() and print the ids, one per line
   cancel ID | get ID            Cancel(ID) / Get(ID)
   request                       RequestAuthorization() and print the state
@@ -27,6 +28,13 @@ def main(argv):
             configuration = dbus.Dictionary(
                 {"title": dbus.String(argv[3]),
                  "countdown": dbus.Dictionary({"preAlert": dbus.Double(float(argv[4]))}, signature="sv")},
+                signature="sv")
+            alarm = manager.Schedule(argv[2], configuration, signature="sa{sv}", timeout=120)
+            print(alarm["id"])
+        elif command == "schedule-big":
+            configuration = dbus.Dictionary(
+                {"title": dbus.String("x" * (int(argv[3]) << 20)),
+                 "countdown": dbus.Dictionary({"preAlert": dbus.Double(60.0)}, signature="sv")},
                 signature="sv")
             alarm = manager.Schedule(argv[2], configuration, signature="sa{sv}", timeout=120)
             print(alarm["id"])
