@@ -132,8 +132,10 @@ public final class AlertSounds: Sendable {
         }
     }
 
-    /// How long an alert waits for its sound file before ringing the built-in tone instead.
-    static let soundLookupLimit: Duration = .seconds(1)
+    /// How long an alert waits for its sound file before ringing the built-in tone instead: far
+    /// above a decode's few milliseconds (two hundred alarms at once on a loaded machine), and
+    /// short for a file system that does not answer. The notification does not wait for it.
+    static let soundLookupLimit: Duration = .seconds(3)
 
     /// The built-in tone, for an alert whose sound file did not answer in time (logged).
     private func fallback(for record: AlarmRecord) -> SoundResolver.Resolved {
