@@ -141,7 +141,7 @@ let package = Package(
         ),
         // The real GNOME Shell with the real agent: a target of its own, so that scripts/test-userland
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
-        .testTarget(name: "GNOMEShellTests", dependencies: ["AlarmCore", "TestSupport"]),
+        .testTarget(name: "GNOMEShellTests", dependencies: ["AlarmCore", "TestSupport", "TestRequirements"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,8 +23,8 @@ enum Built {
     /// Where the suite keeps its screenshots for a person to look at: `.build/screenshots/gnome-shell`.
     static let screenshots = repository.appendingPathComponent(".build/screenshots/gnome-shell")
 
-    /// Why the suite cannot run here, or `nil`: the suite then fails with this (GNOME is a desktop
-    /// Reveille supports; `scripts/install-deps` installs it).
+    /// Why the suite cannot run here, or `nil`: the suite then fails with this (`.requires`; GNOME
+    /// is a desktop Reveille supports, and `scripts/install-deps` installs it).
     static var unavailable: String? {
         if let missing = DesktopSandbox.availability() { return missing }
         if let missing = GNOMEShellServer.availability() { return missing }

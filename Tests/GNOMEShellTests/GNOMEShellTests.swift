@@ -1,6 +1,7 @@
 import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Reveille on GNOME, for real: the real GNOME Shell (43, headless) is the notification server
@@ -8,9 +9,11 @@ import TestSupport
 /// banner, its lock screen) and from its own screenshots, kept in `.build/screenshots/gnome-shell`;
 /// what a person does is a press of the banner's buttons, run by the shell's own click handler.
 ///
-/// The suite fails, not skips, where GNOME Shell is not installed (`scripts/install-deps`
-/// installs it). Its tests run one at a time: each shell draws with the CPU (llvmpipe).
-@Suite("GNOME Shell: alerts as a person on GNOME sees them", .serialized, .timeLimit(.minutes(2)))
+/// The suite fails, not skips, where GNOME Shell is not installed (`.requires`;
+/// `scripts/install-deps` installs it). Its tests run one at a time: each shell draws with the CPU (llvmpipe).
+@Suite(
+    "GNOME Shell: alerts as a person on GNOME sees them", .serialized, .timeLimit(.minutes(2)),
+    .requires(Built.unavailable))
 struct GNOMEShellTests {
     static let title = "Wake up"
 
