@@ -47,6 +47,14 @@ public final class GNOMEShellServer: Sendable {
         return missing.isEmpty ? nil : SandboxError.missing(missing).description
     }
 
+    /// Why the shell has no lock screen here, or `nil`: besides GDM (the stand-in answers for it),
+    /// GNOME Shell 43 wants systemd's seat folder, `/run/systemd/seats`, which a machine booted
+    /// without systemd (a container) lacks (`js/misc/loginManager.js`, `haveSystemd()`).
+    public static var lockScreenUnavailable: String? {
+        FileManager.default.fileExists(atPath: "/run/systemd/seats")
+            ? nil : "GNOME Shell offers no lock screen without /run/systemd/seats (a machine booted with systemd has it)"
+    }
+
     /// The sandbox the shell runs in.
     public let sandbox: DesktopSandbox
     /// The shell's process.

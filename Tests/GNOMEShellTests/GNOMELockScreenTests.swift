@@ -1,6 +1,7 @@
 import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 extension GNOMEShellTests {
@@ -13,7 +14,8 @@ extension GNOMEShellTests {
                 """, as: GNOMEShellServer.LockScreen.self, detail: GNOMEShellServer.lockScreenScript)
     }
 
-    @Test("Locked, with do-not-disturb on: the alarm lights the lock screen, which lists Reveille (no buttons there); unlocked, its banner has Stop, which stops it")
+    @Test("Locked, with do-not-disturb on: the alarm lights the lock screen, which lists Reveille (no buttons there); unlocked, its banner has Stop, which stops it",
+          .requires(GNOMEShellServer.lockScreenUnavailable))
     func lockScreen() async throws {
         let desktop = try await GNOMEDesktop.start(banners: false)
         defer { desktop.stop() }
@@ -69,7 +71,8 @@ extension GNOMEShellTests {
         #expect(try await desktop.banners() == false, "do-not-disturb is on again")
     }
 
-    @Test("An alarm ringing when the screen locks is listed on the lock screen, which lights up; unlocked, its banner is back, and Snooze snoozes it")
+    @Test("An alarm ringing when the screen locks is listed on the lock screen, which lights up; unlocked, its banner is back, and Snooze snoozes it",
+          .requires(GNOMEShellServer.lockScreenUnavailable))
     func ringingWhenLocked() async throws {
         let desktop = try await GNOMEDesktop.start()
         defer { desktop.stop() }
@@ -101,7 +104,8 @@ extension GNOMEShellTests {
 }
 
 extension GNOMEShellTests {
-    @Test("Do-not-disturb on, an alarm ringing when the screen locks: banners are lifted, the lock screen lights up and lists it")
+    @Test("Do-not-disturb on, an alarm ringing when the screen locks: banners are lifted, the lock screen lights up and lists it",
+          .requires(GNOMEShellServer.lockScreenUnavailable))
     func ringingWhenLockedDoNotDisturb() async throws {
         let desktop = try await GNOMEDesktop.start(banners: false)
         defer { desktop.stop() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 extension GNOMEShellTests {
@@ -18,7 +19,8 @@ extension GNOMEShellTests {
         return lines
     }
 
-    @Test("reveille status names GNOME Shell and says alarms get through its do-not-disturb as critical banners, and how when locked")
+    @Test("reveille status names GNOME Shell and says alarms get through its do-not-disturb as critical banners, and how when locked",
+          .requires(GNOMEShellServer.lockScreenUnavailable))
     func status() async throws {
         let desktop = try await GNOMEDesktop.start(banners: false)
         defer { desktop.stop() }
