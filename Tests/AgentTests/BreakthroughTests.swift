@@ -32,14 +32,22 @@ struct BreakthroughTests {
         #expect(machine.alertEnded(a) == [] && machine.alertEnded(b) == [])
     }
 
-    @Test("GNOME's screen locks during the ring: lifted then; turned on by the person during a ring: not")
+    @Test("GNOME's screen locks during the ring: lifted then and the alerts posted again; turned on by the person during a ring: not")
     func liftOnLock() {
         var machine = Breakthrough()
         let unlocked = Breakthrough.Conditions(isOn: true, criticalShown: true, canLift: true, value: .flag(false))
         #expect(machine.alertStarted(a, breaksThrough: true, unlocked) == [.post(a)])
         var locked = unlocked
         locked.criticalShown = false
-        #expect(machine.observed(locked) == [.lift])
+        #expect(machine.observed(locked) == [.lift, .post(a)], "lifted, then posted again for the lock screen")
+        #expect(machine.observed(unlocked) == [], "unlocked: nothing posted again")
+
+        var banners = Breakthrough()
+        let shown = Breakthrough.Conditions(isOn: false, criticalShown: true, canLift: true, value: .flag(true))
+        #expect(banners.alertStarted(a, breaksThrough: true, shown) == [.post(a)])
+        var lockedShown = shown
+        lockedShown.criticalShown = false
+        #expect(banners.observed(lockedShown) == [.post(a)], "do-not-disturb off: posted again for the lock screen, nothing lifted")
 
         var other = Breakthrough()
         let off = Breakthrough.Conditions(isOn: false, criticalShown: false, canLift: true, value: .flag(false))

@@ -10,6 +10,8 @@ import Foundation
 ///   the alerts ringing, and put back (`.restore`) when the last of them ends.
 /// - An alert without `breakthrough` is held back (`.hold`) while do-not-disturb is on and shown
 ///   (`.release`) when it ends.
+/// - Where critical notifications stop showing while alerts ring (GNOME's screen locks), the
+///   alerts are posted again (`.post`), after any lift, so the desktop shows them as new.
 /// - The person wins: once the setting is seen holding anything but the value Reveille set, it is
 ///   theirs (`.forget`: the journal goes, nothing is restored, nothing is lifted again until every
 ///   alert has ended).
@@ -130,6 +132,14 @@ public struct Breakthrough: Sendable, Hashable {
             if !breaking.isEmpty, before.isOn, now.needsLift { actions.append(.lift) }
         case .takenOver:
             break
+        }
+        // Critical notifications stopped showing while alerts ring (GNOME's screen locked): post
+        // them again, in place, after any lift. GNOME Shell lists on its lock screen only
+        // notifications not yet seen, and lights it up for a new one only while banners are on:
+        // posted again, an alert whose banner was seen before the lock counts as new, so it is
+        // listed there, and its banner with Stop and Snooze comes back after unlocking.
+        if before.criticalShown, !now.criticalShown, !breaking.isEmpty {
+            actions += breaking.sorted { $0.uuidString < $1.uuidString }.map { .post($0) }
         }
         if !now.isOn, !isLiftedNow {
             // The person's do-not-disturb ended: show what waited.

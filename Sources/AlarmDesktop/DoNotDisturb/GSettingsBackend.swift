@@ -5,9 +5,10 @@ import DBus
 /// (`org.cinnamon.desktop.notifications display-notifications`, false is do-not-disturb) and MATE
 /// (`org.mate.NotificationDaemon do-not-disturb`, true is do-not-disturb).
 ///
-/// GNOME shows critical notifications during do-not-disturb, but not on a locked screen: the lock
-/// is read from `org.gnome.ScreenSaver` (`GetActive`, watched through `ActiveChanged`) when a
-/// connection is given. Cinnamon drops notifications during do-not-disturb and MATE closes them,
+/// GNOME shows critical notifications during do-not-disturb, but a locked screen shows no banners
+/// and lights up for a new notification only while banners are on (GNOME Shell 43's lock screen,
+/// checked with the real shell): the lock is read from `org.gnome.ScreenSaver` (`GetActive`,
+/// watched through `ActiveChanged`) when a connection is given. Cinnamon drops notifications during do-not-disturb and MATE closes them,
 /// critical ones too.
 public final class GSettingsBackend: DoNotDisturbBackend {
     /// Where one desktop keeps its do-not-disturb.
@@ -64,7 +65,7 @@ public final class GSettingsBackend: DoNotDisturbBackend {
             let locked = await screenLock?.isLocked() ?? false
             return DoNotDisturbReading(
                 value: .flag(value), isOn: isOn, criticalShown: !locked,
-                detail: locked ? "the screen is locked: GNOME shows no banners there while do-not-disturb is on" : nil)
+                detail: locked ? "the screen is locked: GNOME shows no banners there and, while do-not-disturb is on, does not light it up for an alarm" : nil)
         default:
             return DoNotDisturbReading(value: .flag(value), isOn: isOn, criticalShown: false)
         }

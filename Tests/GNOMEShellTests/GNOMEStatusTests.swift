@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import TestRequirements
+import TestSupport
+
+extension GNOMEShellTests {
+    /// `reveille status` until its `dnd` line starts with `prefix` (the agent reads the setting
+    /// and the lock as they change; `status` has no way to wait for that), up to 30 s.
+    static func status(_ desktop: GNOMEDesktop, dndStartingWith prefix: String) async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var lines: [String] = []
+        while ContinuousClock.now < deadline {
+            let result = try await desktop.reveille("status")
+            lines = result.output.split(separator: "\n").map(String.init)
+            if lines.contains(where: { $0.hasPrefix("dnd      " + prefix) }) { return lines }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("reveille status never showed dnd \(prefix.debugDescription):\n\(lines.joined(separator: "\n"))")
+        return lines
+    }
+
+    @Test("reveille status names GNOME Shell and says alarms get through its do-not-disturb as critical banners, and how when locked",
+          .requires(GNOMEShellServer.lockScreenUnavailable))
+    func status() async throws {
+        let desktop = try await GNOMEDesktop.start(banners: false)
+        defer { desktop.stop() }
+        let version = try desktop.shell.eval("imports.misc.config.PACKAGE_VERSION", as: String.self)
+
+        let unlocked = try await Self.status(desktop, dndStartingWith: "on")
+        #expect(unlocked.contains("notices  gnome-shell \(version)"), "\(unlocked)")
+        #expect(unlocked.contains(
+            "dnd      on (org.gnome.desktop.notifications show-banners): alarms get through as critical notifications, "
+                + "which GNOME shows during do-not-disturb; alarms without breakthrough wait and ring quietly"), "\(unlocked)")
+
+        try await desktop.shell.lock()
+        let locked = try await Self.status(desktop, dndStartingWith: "on (org.gnome.desktop.notifications show-banners): alarms lift it")
+        #expect(locked.contains(
+            "dnd      on (org.gnome.desktop.notifications show-banners): alarms lift it while they ring and put it back after "
+                + "(the screen is locked: GNOME shows no banners there and, while do-not-disturb is on, does not light it up for an alarm); "
+                + "alarms without breakthrough wait and ring quietly"), "\(locked)")
+    }
+}
