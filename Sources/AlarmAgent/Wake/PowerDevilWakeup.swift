@@ -71,7 +71,7 @@ final class PowerDevilWakeup: WakeRoute {
             case DBusError.serviceUnknown, "org.freedesktop.DBus.Error.NameHasNoOwner":
                 throw .unavailable("KDE's PowerDevil is not running (no \(Self.busName) on the session bus)")
             case DBusError.unknownMethod, DBusError.unknownObject, DBusError.unknownInterface:
-                throw .refused("this PowerDevil cannot schedule wake-ups (no scheduleWakeup: Plasma 5.20 and later have it)")
+                throw .refused("this PowerDevil cannot schedule wake-ups (it has no scheduleWakeup)")
             case "org.kde.PowerDevil.Core.Wakeup.InvalidTime":
                 throw .unavailable("KDE's PowerDevil did not schedule the wake-up: \(seconds) has passed")
             case "org.kde.PowerDevil.Core.Wakeup.Unsupported":

@@ -46,9 +46,15 @@ final class UserManagerWakeTimer: WakeRoute {
         let calendar = Self.calendarSpecification(instant)
         let result: String
         do {
-            result = try await runJob(
-                "StartTransientUnit",
-                [.string(Self.timerUnit), .string("replace"), Self.timerProperties(calendar: calendar), Self.auxiliaryUnits])
+            result = try await startTimer(calendar: calendar)
+        } catch let error as DBusError where error.name == "org.freedesktop.systemd1.UnitExists" {
+            // The service the last timer triggered may still be loaded for a moment: once more.
+            await removeTimer(service: true)
+            do {
+                result = try await startTimer(calendar: calendar)
+            } catch {
+                throw Self.routeError(error, doing: "making \(Self.timerUnit)")
+            }
         } catch {
             throw Self.routeError(error, doing: "making \(Self.timerUnit)")
         }
@@ -134,18 +140,28 @@ final class UserManagerWakeTimer: WakeRoute {
         subscribed.withLock { $0 = true }
     }
 
-    /// Stops the timer if it is there and clears a failed one, so the name is free again.
-    private func removeTimer() async {
-        do {
-            let result = try await runJob("StopUnit", [.string(Self.timerUnit), .string("replace")])
-            logger.debug("Stopped the wake timer", metadata: ["unit": "\(Self.timerUnit)", "job": "\(result)"])
-        } catch let error as DBusError where error.name == "org.freedesktop.systemd1.NoSuchUnit" {
-        } catch {
-            logger.notice("Could not stop the wake timer", metadata: ["unit": "\(Self.timerUnit)", "error": "\(error)"])
+    /// `StartTransientUnit` of the timer and its service; the start job's result.
+    private func startTimer(calendar: String) async throws -> String {
+        try await runJob(
+            "StartTransientUnit",
+            [.string(Self.timerUnit), .string("replace"), Self.timerProperties(calendar: calendar), Self.auxiliaryUnits])
+    }
+
+    /// Stops the timer (and its service, with `service`) if it is there and clears a failed one,
+    /// so the names are free again.
+    private func removeTimer(service: Bool = false) async {
+        for unit in service ? [Self.timerUnit, Self.serviceUnit] : [Self.timerUnit] {
+            do {
+                let result = try await runJob("StopUnit", [.string(unit), .string("replace")])
+                logger.debug("Stopped a wake unit", metadata: ["unit": "\(unit)", "job": "\(result)"])
+            } catch let error as DBusError where error.name == "org.freedesktop.systemd1.NoSuchUnit" {
+            } catch {
+                logger.notice("Could not stop a wake unit", metadata: ["unit": "\(unit)", "error": "\(error)"])
+            }
+            _ = try? await connection.call(
+                destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "ResetFailedUnit",
+                arguments: [.string(unit)], timeout: .seconds(10))
         }
-        _ = try? await connection.call(
-            destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "ResetFailedUnit",
-            arguments: [.string(Self.timerUnit)], timeout: .seconds(10))
     }
 
     /// Calls a manager method that queues a job and returns the job's result from `JobRemoved`
@@ -212,7 +228,7 @@ final class UserManagerWakeTimer: WakeRoute {
         switch error.name {
         case DBusError.serviceUnknown, "org.freedesktop.DBus.Error.NameHasNoOwner":
             return .unavailable("the session bus has no systemd user manager (\(busName))")
-        case DBusError.accessDenied, "org.freedesktop.systemd1.UnitExists", DBusError.invalidArgs:
+        case DBusError.accessDenied, DBusError.invalidArgs:
             return .refused("the systemd user manager refused \(what): \(error)")
         default:
             return .unavailable("the systemd user manager failed \(what): \(error)")
