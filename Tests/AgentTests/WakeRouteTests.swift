@@ -94,7 +94,7 @@ struct WakeRouteTests {
     }
 
     static func started(_ instant: Date) -> String {
-        "started reveille-wake.timer OnCalendar=\(calendar(instant)) WakeSystem=true AccuracySec=1 RemainAfterElapse=false aux=reveille-wake.service:/bin/true"
+        "started reveille-wake.timer OnCalendar=\(calendar(instant)) WakeSystem=true AccuracyUSec=1 RemainAfterElapse=false aux=reveille-wake.service:/bin/true"
     }
 
     /// `reveille status --json`'s wake fields, once it is no longer checking.

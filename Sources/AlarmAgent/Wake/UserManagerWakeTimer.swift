@@ -103,7 +103,7 @@ final class UserManagerWakeTimer: WakeRoute {
             ("Description", .string("Wakes the machine for Reveille's next alarm")),
             ("TimersCalendar", .array(elementSignature: "(ss)", [.structure([.string("OnCalendar"), .string(calendar)])])),
             ("WakeSystem", .boolean(true)),
-            ("AccuracySec", .uint64(1)),
+            ("AccuracyUSec", .uint64(1)),
             ("RemainAfterElapse", .boolean(false)),
         ])
     }
@@ -228,7 +228,7 @@ final class UserManagerWakeTimer: WakeRoute {
         switch error.name {
         case DBusError.serviceUnknown, "org.freedesktop.DBus.Error.NameHasNoOwner":
             return .unavailable("the session bus has no systemd user manager (\(busName))")
-        case DBusError.accessDenied, DBusError.invalidArgs:
+        case DBusError.accessDenied, DBusError.invalidArgs, DBusError.propertyReadOnly:
             return .refused("the systemd user manager refused \(what): \(error)")
         default:
             return .unavailable("the systemd user manager failed \(what): \(error)")

@@ -11,7 +11,7 @@ Owns org.freedesktop.systemd1 and/or org.kde.Solid.PowerManagement on BUS_ADDRES
     StartTransientUnit(s name, s mode, a(sv) properties, a(sa(sv)) aux) -> o job
         refuses a name already loaded (UnitExists), as systemd does; a .timer needs its calendar
         (TimersCalendar) and the service it triggers among aux. Prints
-        "started NAME OnCalendar=... WakeSystem=... AccuracySec=... RemainAfterElapse=... aux=NAME:EXEC".
+        "started NAME OnCalendar=... WakeSystem=... AccuracyUSec=... RemainAfterElapse=... aux=NAME:EXEC".
         Then emits JobRemoved(u id, o job, s unit, s result): "done", and the timer is active
         (waiting); with REFUSE_WAKE_SYSTEM set and WakeSystem true, "failed", and the timer stays
         loaded as failed with Result "resources" (systemd 252's user manager, without
@@ -47,6 +47,9 @@ SYSTEMD = "org.freedesktop.systemd1"
 MANAGER = SYSTEMD + ".Manager"
 PROPERTIES = "org.freedesktop.DBus.Properties"
 POWERDEVIL = "org.kde.Solid.PowerManagement"
+TIMER_PROPERTIES = {"Description", "TimersCalendar", "TimersMonotonic", "WakeSystem", "AccuracyUSec", "RandomizedDelayUSec",
+                    "RemainAfterElapse", "Persistent", "Unit", "CollectMode", "OnClockChange", "OnTimezoneChange"}
+SERVICE_PROPERTIES = {"Description", "ExecStart", "CollectMode", "Type", "RemainAfterExit"}
 
 
 def fail(name, message):
@@ -89,17 +92,23 @@ class Manager(dbus.service.Object):
         if name in self.units:
             raise fail(SYSTEMD + ".UnitExists", "Unit %s was already loaded or has a fragment file." % name)
         props = {str(key): value for key, value in properties}
+        auxiliary = {str(n): {str(k): v for k, v in p} for n, p in aux}
+        # Properties systemd does not know are refused, as systemd refuses them.
+        for unit, given in [(name, props)] + list(auxiliary.items()):
+            known = TIMER_PROPERTIES if unit.endswith(".timer") else SERVICE_PROPERTIES
+            for key in given:
+                if key not in known:
+                    raise fail("org.freedesktop.DBus.Error.PropertyReadOnly", "Cannot set property %s, or unknown property." % key)
         calendars = [str(spec) for kind, spec in props.get("TimersCalendar", []) if kind == "OnCalendar"]
         if name.endswith(".timer") and not calendars:
             raise fail("org.freedesktop.DBus.Error.InvalidArgs", "Timer %s has no trigger" % name)
         service = name[:-len(".timer")] + ".service"
-        auxiliary = {str(n): {str(k): v for k, v in p} for n, p in aux}
         if name.endswith(".timer") and service not in auxiliary:
             raise fail(SYSTEMD + ".NoSuchUnit", "Unit %s not found." % service)
         execs = [str(path) for path, argv, ignore in auxiliary.get(service, {}).get("ExecStart", [])]
         wake = bool(props.get("WakeSystem", False))
-        print("started %s OnCalendar=%s WakeSystem=%s AccuracySec=%s RemainAfterElapse=%s aux=%s:%s" % (
-            name, ",".join(calendars), str(wake).lower(), int(props.get("AccuracySec", 60000000)),
+        print("started %s OnCalendar=%s WakeSystem=%s AccuracyUSec=%s RemainAfterElapse=%s aux=%s:%s" % (
+            name, ",".join(calendars), str(wake).lower(), int(props.get("AccuracyUSec", 60000000)),
             str(bool(props.get("RemainAfterElapse", True))).lower(), service, ",".join(execs)), flush=True)
         if wake and os.environ.get("REFUSE_WAKE_SYSTEM"):
             self.units[name] = dict(active="failed", sub="failed", result="resources", next=0)
