@@ -29,16 +29,21 @@ public struct AgentConfiguration: Sendable {
     /// The file naming the system time zone, watched for changes: `/etc/localtime`.
     public var localTimePath: String
     /// Whether alarms wake the machine from suspend where they can (the agent holds
-    /// `CAP_WAKE_ALARM`): `false` keeps to timers that wait for the machine to wake.
+    /// `CAP_WAKE_ALARM`, or the systemd user manager or KDE's PowerDevil wakes it): `false` keeps
+    /// to timers that wait for the machine to wake.
     public var wakeFromSuspend: Bool
+    /// Where the kernel lists real-time clocks (`/sys/class/rtc`): one with a `wakealarm` can
+    /// wake the machine.
+    public var rtcClassDirectory: String
 
     /// Creates a configuration.
     public init(
         storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String,
         desktop: DesktopOptions?, systemBusAddress: String? = nil, localTimePath: String = SystemClock.defaultLocalTimePath,
-        wakeFromSuspend: Bool = true
+        wakeFromSuspend: Bool = true, rtcClassDirectory: String = "/sys/class/rtc"
     ) {
         self.wakeFromSuspend = wakeFromSuspend
+        self.rtcClassDirectory = rtcClassDirectory
         self.storeDirectory = storeDirectory
         self.policy = policy
         self.busAddress = busAddress
@@ -172,15 +177,26 @@ public final class AlarmAgent: Sendable {
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
             observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)])
-        engine = AlarmEngine(store: store, clock: clock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
+        // Without wake timers of its own, the agent has the machine woken another way.
+        let router = configuration.wakeFromSuspend && !clock.wakeTimers
+            ? WakeRouter(
+                routes: [
+                    UserManagerWakeTimer(connection: connection, logger: logger),
+                    try PowerDevilWakeup(connection: connection, serviceName: AlarmService.busName, logger: logger),
+                ],
+                logger: logger)
+            : nil
+        let engineClock: any AlarmClock = router.map { WakingClock(base: clock, router: $0) } ?? clock
+        engine = AlarmEngine(store: store, clock: engineClock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
         wakeSources = WakeSources(
-            engine: engine, clock: clock, systemBusAddress: configuration.systemBusAddress,
-            wakeFromSuspend: configuration.wakeFromSuspend, graceWindow: configuration.policy.graceWindow, logger: logger)
+            engine: engine, clock: clock, router: router, systemBusAddress: configuration.systemBusAddress,
+            wakeFromSuspend: configuration.wakeFromSuspend, graceWindow: configuration.policy.graceWindow,
+            rtcClassDirectory: configuration.rtcClassDirectory, logger: logger)
         sleepInhibitor.setSystemBus { [wakeSources] in wakeSources.systemBus }
         service = AlarmService(
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
@@ -242,6 +258,8 @@ public final class AlarmAgent: Sendable {
         wakeSources.stop()
         checkpointer.stop()
         await engine.shutdown()
+        // The wake-up armed through the user manager or PowerDevil is taken back.
+        await wakeSources.router?.stop()
         await desktop?.shutDown()
         connection.close()
         store.close()

@@ -3,7 +3,8 @@ import ArgumentParser
 import Foundation
 
 /// `reveille status`: whether the agent runs, its version, store and alarm count, whether alarms
-/// can wake the machine from suspend, and which events make the agent check its deadlines again.
+/// can wake the machine from suspend (and through which route), and which events make the agent
+/// check its deadlines again.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
@@ -12,7 +13,7 @@ struct StatusCommand: AsyncParsableCommand {
             Also tells whether the agent starts at your next login and how (the systemd user \
             unit, the autostart entry, or only D-Bus activation), and what to run when it will not; \
             which notification server shows alerts and whether sound can play, whether \
-            do-not-disturb is on and how an alarm gets through it right now, whether alarms can wake the machine from suspend here (and if not, why), and \
+            do-not-disturb is on and how an alarm gets through it right now, whether alarms can wake the machine from suspend here and through which route (the agent's wake clocks, the systemd user manager's WakeSystem timer, or KDE's PowerDevil), or every reason none works, and \
             which events make the agent check its deadlines again: clock sets, time-zone changes and \
             resume from suspend. Does not start the agent.
 

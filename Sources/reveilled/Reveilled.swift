@@ -67,6 +67,11 @@ struct Reveilled: AsyncParsableCommand {
     @Flag(name: .customLong("no-wake"), help: "Never wake the machine from suspend for an alarm, even where the agent may (CAP_WAKE_ALARM).")
     var noWake = false
 
+    @Option(
+        name: .customLong("rtc-class"),
+        help: ArgumentHelp("Where the kernel lists real-time clocks (for tests).", valueName: "folder", visibility: .hidden))
+    var rtcClass: String = "/sys/class/rtc"
+
     @Flag(name: .customLong("ignore-dnd"), help: "Do not look at the desktop's do-not-disturb: never lift it, never hold alerts back.")
     var ignoreDoNotDisturb = false
 
@@ -147,7 +152,8 @@ struct Reveilled: AsyncParsableCommand {
             desktop: desktop,
             systemBusAddress: systemBus,
             localTimePath: localTime,
-            wakeFromSuspend: !noWake)
+            wakeFromSuspend: !noWake,
+            rtcClassDirectory: rtcClass)
         let agent: AlarmAgent
         do {
             agent = try await AlarmAgent(configuration: configuration, logger: logger)

@@ -112,6 +112,48 @@ struct WakeUnitTests {
         #expect(declined.explanation.hasPrefix("no: the agent was started with --no-wake; "))
     }
 
+    @Test("Without wake timers, status names the route that wakes the machine, or gives every route's reason")
+    func wakeRoutes() throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        let rtc = folder.path("rtc")
+        try FileManager.default.createDirectory(atPath: folder.path("rtc/rtc0"), withIntermediateDirectories: true)
+        try "".write(toFile: folder.path("rtc/rtc0/wakealarm"), atomically: false, encoding: .utf8)
+        let refused = "the systemd user manager (systemd 252) could not arm a WakeSystem timer"
+        let throughPowerDevil = WakeCapability.assess(
+            rtcClassDirectory: rtc, wakeTimers: false, declined: false, executable: "/usr/bin/reveilled", graceWindow: 600,
+            routes: .init(inUse: "KDE's PowerDevil wakes the machine (scheduleWakeup)", failures: [refused], checking: false))
+        #expect(throughPowerDevil.canWake)
+        #expect(
+            throughPowerDevil.explanation
+                == "yes: KDE's PowerDevil wakes the machine (scheduleWakeup) for the next alarm, through \(rtc)/rtc0; the agent may not set wake timers itself (no CAP_WAKE_ALARM); \(refused)")
+
+        let none = WakeCapability.assess(
+            rtcClassDirectory: rtc, wakeTimers: false, declined: false, executable: "/usr/bin/reveilled", graceWindow: 600,
+            routes: .init(inUse: nil, failures: [refused, "KDE's PowerDevil is not running"], checking: false))
+        #expect(!none.canWake)
+        #expect(
+            none.explanation
+                == "no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /usr/bin/reveilled), and \(refused), and KDE's PowerDevil is not running; alarms missed while asleep ring on resume if no more than 10m late")
+
+        let checking = WakeCapability.assess(
+            rtcClassDirectory: rtc, wakeTimers: false, declined: false, graceWindow: 600, routes: .init(inUse: nil, failures: [], checking: true))
+        #expect(!checking.canWake)
+        #expect(checking.explanation.contains("and the systemd user manager and KDE's PowerDevil are still being asked"), "\(checking.explanation)")
+
+        // Wake timers of its own come first: the routes do not matter then.
+        let own = WakeCapability.assess(
+            rtcClassDirectory: rtc, wakeTimers: true, declined: false, graceWindow: 600, routes: .init(inUse: nil, failures: [refused], checking: false))
+        #expect(own.explanation == "yes: alarms are wake timers (CLOCK_REALTIME_ALARM), and \(rtc)/rtc0 wakes the machine for them")
+    }
+
+    @Test("The user manager's timer is written as an absolute UTC calendar time, with microseconds when it has any")
+    func calendarSpecification() {
+        #expect(UserManagerWakeTimer.calendarSpecification(Date(timeIntervalSince1970: 1_795_000_000)) == "2026-11-18 11:06:40 UTC")
+        #expect(UserManagerWakeTimer.calendarSpecification(Date(timeIntervalSince1970: 1_795_000_000.25)) == "2026-11-18 11:06:40.250000 UTC")
+        #expect(UserManagerWakeTimer.calendarSpecification(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29 00:00:00 UTC")
+    }
+
     /// Counts a stream's elements and notes its end, for waiting on them.
     final class Recorder: Sendable {
         private let state = Mutex<(count: Int, ended: Bool)>((0, false))

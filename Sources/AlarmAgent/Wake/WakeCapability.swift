@@ -1,13 +1,15 @@
 import AlarmCore
 import Foundation
 
-/// Whether alarms can wake this machine from suspend, and why not: what `reveille status` tells.
+/// Whether alarms can wake this machine from suspend, how, and why not: what `reveille status` tells.
 ///
-/// A suspended machine is woken for an alarm when the agent's timers are the kernel's wake timers
-/// (`CLOCK_REALTIME_ALARM`, `CLOCK_BOOTTIME_ALARM`, which need `CAP_WAKE_ALARM`) and the machine
-/// has a real-time clock that can wake it (one under `/sys/class/rtc` with a `wakealarm`): the
-/// kernel programs it for the earliest wake timer as the machine suspends. Otherwise an alert that
-/// came due while the machine slept rings on resume when it is no later than the grace window.
+/// A suspended machine is woken through a real-time clock that can wake it (one under
+/// `/sys/class/rtc` with a `wakealarm`): the kernel programs it for the earliest wake timer as the
+/// machine suspends. The first route that works sets that timer: the agent's own timers, when they
+/// are the kernel's wake timers (`CLOCK_REALTIME_ALARM`, `CLOCK_BOOTTIME_ALARM`, which need
+/// `CAP_WAKE_ALARM`); otherwise the systemd user manager's `WakeSystem` timer or KDE's PowerDevil
+/// (`WakeRouter`). With none, an alert that came due while the machine slept rings on resume when
+/// it is no later than the grace window.
 struct WakeCapability: Sendable, Hashable {
     /// Whether an alarm wakes the machine from suspend.
     var canWake: Bool
@@ -32,13 +34,18 @@ struct WakeCapability: Sendable, Hashable {
         case noCapability(executable: String)
         /// The agent was started with `--no-wake`.
         case declined
+        /// A route besides the agent's own timers did not work: why.
+        case routeFailed(String)
+        /// The other routes are still being tried.
+        case checking
     }
 
-    /// Looks at the real-time clocks in `rtcClassDirectory` and at the agent's timers: whether they
-    /// are wake timers (`wakeTimers`), and whether the person turned waking off (`declined`).
+    /// Looks at the real-time clocks in `rtcClassDirectory`, at the agent's timers: whether they
+    /// are wake timers (`wakeTimers`), at whether the person turned waking off (`declined`), and,
+    /// without wake timers, at what the other routes did (`routes`).
     static func assess(
         rtcClassDirectory: String = defaultRTCClassDirectory, wakeTimers: Bool, declined: Bool,
-        executable: String = runningExecutable, graceWindow: TimeInterval
+        executable: String = runningExecutable, graceWindow: TimeInterval, routes: WakeRouter.Report? = nil
     ) -> WakeCapability {
         var obstacles: [Obstacle] = []
         let clocks = ((try? FileManager.default.contentsOfDirectory(atPath: rtcClassDirectory)) ?? [])
@@ -49,16 +56,29 @@ struct WakeCapability: Sendable, Hashable {
         } else if waking == nil {
             obstacles.append(.clockCannotWake(clock: "\(rtcClassDirectory)/\(clocks[0])"))
         }
+        let clock = "\(rtcClassDirectory)/\(waking ?? "rtc0")"
+        var routeInUse: String?
         if declined {
             obstacles.append(.declined)
         } else if !wakeTimers {
-            obstacles.append(.noCapability(executable: executable))
+            if let inUse = routes?.inUse {
+                routeInUse = inUse
+            } else {
+                obstacles.append(.noCapability(executable: executable))
+                obstacles += (routes?.failures ?? []).map { .routeFailed($0) }
+                if routes?.checking == true { obstacles.append(.checking) }
+            }
         }
         guard let first = obstacles.first else {
-            let clock = "\(rtcClassDirectory)/\(waking ?? "rtc0")"
+            guard let routeInUse else {
+                return WakeCapability(
+                    canWake: true,
+                    explanation: "yes: alarms are wake timers (CLOCK_REALTIME_ALARM), and \(clock) wakes the machine for them")
+            }
+            let others = (routes?.failures ?? []).map { "; " + $0 }.joined()
             return WakeCapability(
                 canWake: true,
-                explanation: "yes: alarms are wake timers (CLOCK_REALTIME_ALARM), and \(clock) wakes the machine for them")
+                explanation: "yes: \(routeInUse) for the next alarm, through \(clock); the agent may not set wake timers itself (no CAP_WAKE_ALARM)\(others)")
         }
         var reasons = [first.sentence]
         reasons += obstacles.dropFirst().map { "and " + $0.sentence }
@@ -81,6 +101,10 @@ extension WakeCapability.Obstacle {
             "the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep \(executable))"
         case .declined:
             "the agent was started with --no-wake"
+        case .routeFailed(let reason):
+            reason
+        case .checking:
+            "the systemd user manager and KDE's PowerDevil are still being asked"
         }
     }
 }

@@ -13,8 +13,18 @@ import Synchronization
 /// `TFD_TIMER_CANCEL_ON_SET`. Each source is optional: without a system bus the `localtime` file is
 /// still watched, and when the system bus goes away the agent serves on.
 final class WakeSources: Sendable {
-    /// Whether alarms can wake this machine from suspend.
-    let capability: WakeCapability
+    /// Whether alarms can wake this machine from suspend, and how.
+    var capability: WakeCapability {
+        WakeCapability.assess(
+            rtcClassDirectory: rtcClassDirectory, wakeTimers: clock.wakeTimers, declined: !wakeFromSuspend,
+            graceWindow: graceWindow, routes: router?.report)
+    }
+
+    /// The other routes of waking the machine, when the agent's timers are not wake timers.
+    let router: WakeRouter?
+    private let rtcClassDirectory: String
+    private let wakeFromSuspend: Bool
+    private let graceWindow: TimeInterval
 
     private let engine: AlarmEngine
     private let clock: SystemClock
@@ -62,16 +72,20 @@ final class WakeSources: Sendable {
         }
     }
 
-    /// Creates the wake sources; `start()` starts watching.
+    /// Creates the wake sources; `start()` starts watching. `router` wakes the machine where the
+    /// clock's timers do not; the real-time clocks are looked for in `rtcClassDirectory`.
     init(
-        engine: AlarmEngine, clock: SystemClock, systemBusAddress: String?, wakeFromSuspend: Bool, graceWindow: TimeInterval,
-        logger: Logger
+        engine: AlarmEngine, clock: SystemClock, router: WakeRouter?, systemBusAddress: String?, wakeFromSuspend: Bool,
+        graceWindow: TimeInterval, rtcClassDirectory: String = WakeCapability.defaultRTCClassDirectory, logger: Logger
     ) {
         self.engine = engine
         self.clock = clock
+        self.router = router
         self.systemBusAddress = systemBusAddress
+        self.wakeFromSuspend = wakeFromSuspend
+        self.graceWindow = graceWindow
+        self.rtcClassDirectory = rtcClassDirectory
         self.logger = logger
-        capability = WakeCapability.assess(wakeTimers: clock.wakeTimers, declined: !wakeFromSuspend, graceWindow: graceWindow)
     }
 
     /// Watches the `localtime` file at once, and connects to the system bus in the background.
@@ -262,6 +276,7 @@ final class WakeSources: Sendable {
                 logger.debug("The machine is going to sleep")
             case .resumed:
                 await engine.resumedFromSuspend()
+                router?.recheck()
                 logger.debug("Resumed from suspend: every deadline was checked again")
             case .timeZoneChanged(let zone):
                 await timeZoneMayHaveChanged(source: "timedate1" + (zone.map { " (\($0))" } ?? ""))
@@ -285,6 +300,7 @@ final class WakeSources: Sendable {
         let zone = clock.refreshTimeZone()
         watchZoneRules(of: zone)
         await engine.timeZoneChanged()
+        router?.recheck()
         if zone.identifier != before.identifier {
             logger.info(
                 "The time zone changed: clock-time alarms follow it",

@@ -1,0 +1,71 @@
+import AlarmCore
+import Foundation
+import Synchronization
+
+/// The system clock, telling a `WakeRouter` the instant of each wake-up the engine waits for, so
+/// that the machine is woken for it where the agent's own timers cannot wake it.
+///
+/// The engine keeps one wait at a time and cancels it when its earliest deadline changes; a
+/// cancelled wait may still be starting while its successor runs. So the waits under way are
+/// kept (newest last), a cancelled one is dropped, and the router is told the newest's instant.
+/// A wait that ends because its deadline came leaves the wake-up where it is: the engine waits
+/// again at once for its next deadline.
+final class WakingClock: AlarmClock {
+    private let base: SystemClock
+    private let router: WakeRouter
+    private let waits = Mutex<(next: Int, live: [(id: Int, instant: Date?)])>((0, []))
+
+    /// The system clock `base`, reporting its waits to `router`.
+    init(base: SystemClock, router: WakeRouter) {
+        self.base = base
+        self.router = router
+    }
+
+    func read() -> ClockReading { base.read() }
+
+    func wait(for wakeUp: WakeUp) async throws -> WakeReason {
+        let instant = Self.instant(of: wakeUp, from: base.read())
+        let id = waits.withLock { waits in
+            defer { waits.next += 1 }
+            waits.live.append((waits.next, instant))
+            return waits.next
+        }
+        router.request(instant)
+        // Checked after the wait was listed: a cancellation from before is seen here, one from
+        // after runs the handler below.
+        guard !Task.isCancelled else {
+            withdraw(id)
+            throw CancellationError()
+        }
+        return try await withTaskCancellationHandler {
+            defer { waits.withLock { $0.live.removeAll { $0.id == id } } }
+            return try await base.wait(for: wakeUp)
+        } onCancel: {
+            withdraw(id)
+        }
+    }
+
+    /// Drops a cancelled wait; when it was the newest, the router is told the instant of the one
+    /// now newest.
+    private func withdraw(_ id: Int) {
+        let newest = waits.withLock { waits -> Date?? in
+            let wasNewest = waits.live.last?.id == id
+            waits.live.removeAll { $0.id == id }
+            guard wasNewest, let last = waits.live.last else { return .none }
+            return .some(last.instant)
+        }
+        if case .some(let instant) = newest { router.request(instant) }
+    }
+
+    /// The wall-clock instant of a wake-up: its wall deadline or its elapsed one, whichever comes
+    /// first; nil when it has neither.
+    static func instant(of wakeUp: WakeUp, from reading: ClockReading) -> Date? {
+        let elapsed = wakeUp.elapsed.map { $0.wallInstant(from: reading) }
+        switch (wakeUp.wall, elapsed) {
+        case (let wall?, let elapsed?): return min(wall, elapsed)
+        case (let wall?, nil): return wall
+        case (nil, let elapsed?): return elapsed
+        case (nil, nil): return nil
+        }
+    }
+}
