@@ -52,9 +52,11 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// The next element of a stream, failing after `timeout`; nil when the stream finished.
+/// The next element of a stream, failing after `timeout` (a minute by default: a test process that
+/// starts hundreds of tests at once can hold a handler back for half a minute); nil when the stream
+/// finished.
 func next<T: Sendable>(
-    _ stream: AsyncStream<T>, _ what: String = "a stream element", timeout: Duration = .seconds(10)
+    _ stream: AsyncStream<T>, _ what: String = "a stream element", timeout: Duration = .seconds(60)
 ) async throws -> T? {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask {
