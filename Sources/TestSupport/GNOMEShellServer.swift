@@ -188,12 +188,7 @@ public final class GNOMEShellServer: Sendable {
 
     /// Runs `code` in the shell and decodes its JSON value as `T`.
     public func eval<T: Decodable>(_ code: String, as type: T.Type) throws -> T {
-        let text = try eval(code)
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
-        } catch {
-            throw SandboxError.failed("the shell answered \(text.debugDescription) to \(code.debugDescription): \(error)")
-        }
+        try eval(text: try eval(code), code: code)
     }
 
     /// Runs `code` in the shell until its value is not `null` (nor `undefined`), and decodes it as
@@ -215,6 +210,7 @@ public final class GNOMEShellServer: Sendable {
         }
     }
 
+    /// Decodes the shell's answer `text` to `code` as `T`.
     private func eval<T: Decodable>(text: String, code: String) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(text.utf8))
