@@ -131,6 +131,7 @@ let package = Package(
             dependencies: [
                 "AlarmCore",
                 "TestSupport",
+                "TestRequirements",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

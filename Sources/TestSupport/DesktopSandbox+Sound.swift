@@ -11,6 +11,26 @@ extension DesktopSandbox {
         }
     }
 
+    /// Waits until `player` (the agent's process id) plays nothing, judged from the players
+    /// themselves (see `waitForPlayers(of:count:)`); returns the capture's size then.
+    @discardableResult
+    public func waitForSilence(of player: pid_t, timeout: Duration = .seconds(30)) async throws -> Int {
+        try await waitForPlayers(of: player, count: 0, timeout: timeout)
+    }
+
+    /// Waits until `player` (the agent's process id) has exactly `count` sound players: threads
+    /// named `reveille-sound` (a player's thread ends once it has closed its device). Closing a
+    /// paced device waits for its `pv` to write out what it holds (`pclose`), so what a stopped
+    /// player played is all in the capture then; returns the capture's size.
+    @discardableResult
+    public func waitForPlayers(of player: pid_t, count: Int, timeout: Duration = .seconds(30)) async throws -> Int {
+        try await Poll.until("process \(player) to have \(count) sound players", timeout: timeout, detail: {
+            "threads: \(ProcessTable.threadNames(of: player))"
+        }) {
+            ProcessTable.threadNames(of: player).count { $0 == "reveille-sound" } == count ? capturedByteCount : nil
+        }
+    }
+
     /// Waits until the capture stops growing: the same size for `quiet` (longer than the pacing
     /// pipe takes to drain a write), and returns that size. Sound that goes on playing never settles.
     @discardableResult

@@ -58,6 +58,12 @@ public final class DesktopSandbox: Sendable {
     let dunstFiles: DunstServer.Files
     let pickLock = Mutex(())
     private let state: Mutex<State>
+    /// Entered at the start; left once `stop()`'s teardown has ended everything.
+    private let stopping: DispatchGroup = {
+        let group = DispatchGroup()
+        group.enter()
+        return group
+    }()
 
     private struct State {
         var dunst: DunstServer?
@@ -85,12 +91,13 @@ public final class DesktopSandbox: Sendable {
         startsNotificationServer: Bool = true, serviceDirectories: [URL] = [], pacedBytesPerSecond: Int? = nil,
         dunstConfiguration: String = ""
     ) throws {
-        let started = ContinuousClock.now
         var needed = Self.corePrograms
         if startsNotificationServer { needed += Self.notificationPrograms }
         if pacedBytesPerSecond != nil { needed += ["pv"] }
         let missing = needed.filter { Executables.find($0) == nil }
         guard missing.isEmpty else { throw SandboxError.missing(missing) }
+        SandboxSlots.take()
+        let started = ContinuousClock.now
 
         let root = Fixtures.temporaryDirectory("reveille-desktop")
         let home = root.appendingPathComponent("home")
@@ -159,6 +166,7 @@ public final class DesktopSandbox: Sendable {
             startedXvfb?.stop()
             startedBus?.stop()
             try? FileManager.default.removeItem(at: root)
+            SandboxSlots.give()
             throw error
         }
         // From here on `stop()` cleans up after a failure.
@@ -353,15 +361,37 @@ public final class DesktopSandbox: Sendable {
     /// environment carries the sandbox marker, or whose command line, working folder or open files
     /// lie in the sandbox's folder (a `pv` that ALSA started for a player, a service the bus
     /// activated). Empty after `stop()`, unless something escaped it.
-    public func leftoverProcesses() -> [pid_t] {
-        ProcessTable.processes(marker: Self.markerVariable, value: root.path, folder: root.path)
+    public func leftoverProcesses() -> [pid_t] { Self.leftoverProcesses(in: root) }
+
+    /// The live processes that belong to the sandbox whose folder is `root`.
+    static func leftoverProcesses(in root: URL) -> [pid_t] {
+        ProcessTable.processes(marker: markerVariable, value: root.path, folder: root.path)
     }
 
-    /// Ends everything and removes the folder: first SIGTERM to every spawned program's process
-    /// group, dunst and Xvfb at once, SIGKILL to what is left after 2 s, then the bus; then any
-    /// leftover process (see `leftoverProcesses()`) is killed. Safe to call more than once.
+    /// Starts ending everything, on a thread of its own (see `Teardown`), and returns at once:
+    /// an async test's `defer` never holds a cooperative thread while processes end. Safe to call
+    /// more than once; `stopAndWait()` waits for the end.
     public func stop() {
-        let parts = state.withLock { state -> (processes: [SandboxProcess], monitors: [NotifyMonitor])? in
+        guard let parts = takeParts() else { return }
+        Teardown.run { [stopping] in
+            parts.end()
+            stopping.leave()
+        }
+    }
+
+    /// Ends everything and removes the folder, and returns once that is done (see `Parts.end()`).
+    /// Blocks the calling thread: from an async context, call it through `offPool`.
+    public func stopAndWait() {
+        if let parts = takeParts() {
+            parts.end()
+            stopping.leave()
+        }
+        stopping.wait()
+    }
+
+    /// What `stop()` ends, taken once: `nil` when the sandbox is already stopping.
+    private func takeParts() -> Parts? {
+        state.withLock { state -> Parts? in
             guard !state.stopped else { return nil }
             state.stopped = true
             defer {
@@ -369,20 +399,42 @@ public final class DesktopSandbox: Sendable {
                 state.monitors = []
                 state.dunst = nil
             }
-            return (state.children + [state.dunst?.process].compactMap { $0 }, state.monitors)
+            return Parts(
+                processes: state.children + [state.dunst?.process].compactMap { $0 }, monitors: state.monitors,
+                xvfb: xvfb, bus: bus, root: root)
         }
-        guard let parts else { return }
-        for monitor in parts.monitors { monitor.stop() }
-        let processes = parts.processes + [xvfb.process]
-        for process in processes where process.isRunning { process.terminate() }
-        for process in parts.processes { process.stop() }
-        xvfb.stop()
-        bus.stop()
-        let leftovers = leftoverProcesses()
-        for pid in leftovers { _ = Glibc.kill(pid, SIGKILL) }
-        ProcessTable.waitUntilGone(leftovers, timeout: .seconds(2))
-        try? FileManager.default.removeItem(at: root)
     }
 
-    deinit { stop() }
+    /// Everything a sandbox started, to end without the sandbox itself (as its `deinit` must).
+    private struct Parts: Sendable {
+        let processes: [SandboxProcess]
+        let monitors: [NotifyMonitor]
+        let xvfb: XvfbDisplay
+        let bus: PrivateBus
+        let root: URL
+
+        /// SIGTERM to every spawned program's process group, dunst and Xvfb at once, SIGKILL to
+        /// what is left after 2 s, then the bus; then any leftover process (see
+        /// `leftoverProcesses()`) is killed, and the folder removed; the sandbox's place
+        /// (`SandboxSlots`) is given back.
+        func end() {
+            for monitor in monitors { monitor.stop() }
+            for process in processes + [xvfb.process] where process.isRunning { process.terminate() }
+            for process in processes { process.stop() }
+            xvfb.stop()
+            bus.stop()
+            let leftovers = DesktopSandbox.leftoverProcesses(in: root)
+            for pid in leftovers { _ = Glibc.kill(pid, SIGKILL) }
+            ProcessTable.waitUntilGone(leftovers, timeout: .seconds(2))
+            try? FileManager.default.removeItem(at: root)
+            SandboxSlots.give()
+        }
+    }
+
+    /// A sandbox dropped without `stop()` ends everything before it goes; one already stopping
+    /// is left to its teardown.
+    deinit {
+        guard let parts = takeParts() else { return }
+        parts.end()
+    }
 }

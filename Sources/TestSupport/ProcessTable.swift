@@ -28,6 +28,15 @@ public enum ProcessTable {
         allProcessIDs().filter { parent(of: $0) == pid }
     }
 
+    /// The names of a process's threads (`/proc/PID/task/*/comm`); empty when it is gone.
+    public static func threadNames(of pid: pid_t) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .newlines)
+        }
+    }
+
     /// The processor time a process has used (`utime + stime` of `/proc/PID/stat`, which counts
     /// its threads that have ended too), in clock ticks' resolution; zero when it is gone.
     public static func cpuTime(of pid: pid_t) -> Duration {

@@ -16,6 +16,8 @@ public final class VirtualClock: AlarmClock {
         var waiters: [Int: Waiter] = [:]
         var nextWaiterID = 0
         var settledWatchers: [CheckedContinuation<Void, Never>] = []
+        /// The error every wait throws, as timers that cannot be made, until told to stop.
+        var failure: (any Error)?
     }
 
     private struct Waiter {
@@ -36,11 +38,25 @@ public final class VirtualClock: AlarmClock {
     }
 
     /// Waits until the wake-up is due in virtual time.
+    ///
+    /// As the system clock does, it returns `.clockChanged` at once when the wall clock was set
+    /// since the wake-up's `basis`, and throws when told its timers cannot be made
+    /// (`failWaits(with:)`).
     public func wait(for wakeUp: WakeUp) async throws -> WakeReason {
-        let id = state.withLock { state -> Int in
+        try await wait(for: wakeUp, armed: {})
+    }
+
+    /// Waits as `wait(for:)` does, calling `armed` once the wait is set up.
+    public func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
+        let (id, failure, wasSet) = state.withLock { state -> (Int, (any Error)?, Bool) in
             state.nextWaiterID += 1
-            return state.nextWaiterID
+            let failure = state.failure
+            let reading = ClockReading(now: state.now, uptime: state.uptime, bootID: state.bootID, timeZone: state.timeZone)
+            return (state.nextWaiterID, failure, wakeUp.basis.map { reading.wallClockWasSet(since: $0) } ?? false)
         }
+        if let failure { throw failure }
+        if wasSet { return .clockChanged }
+        armed()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let resumeNow = state.withLock { state -> Bool in
@@ -64,6 +80,16 @@ public final class VirtualClock: AlarmClock {
 
     /// The current wall-clock instant.
     public var now: Date { state.withLock { $0.now } }
+
+    /// Makes every wait throw `error`, as timers that cannot be made, until `stopFailingWaits()`.
+    public func failWaits(with error: any Error) {
+        state.withLock { $0.failure = error }
+    }
+
+    /// Lets waits be set up again.
+    public func stopFailingWaits() {
+        state.withLock { $0.failure = nil }
+    }
 
     /// Moves both clocks forward by `seconds`, waking each waiter at its deadline in order.
     ///

@@ -78,6 +78,10 @@ struct StatusCommand: AsyncParsableCommand {
                     object["wakeFromSuspend"] = wake
                     lines.append("wake     " + wake)
                 }
+                if let timer = try? await client.property("WakeTimer").stringValue {
+                    object["wakeTimer"] = timer
+                    lines.append("timer    " + timer)
+                }
                 if let events = try? await client.property("WatchedEvents").arrayValue?.compactMap(\.stringValue),
                     let sources = try? await client.property("EventSources").stringValue
                 {

@@ -168,6 +168,14 @@ struct AgentFixture: Sendable {
         return restarted
     }
 
+    /// Waits until the agent plays nothing, judged from its players (see
+    /// `DesktopSandbox.waitForSilence(of:)`); returns the capture's size then.
+    @discardableResult
+    func waitForSilence() async throws -> Int {
+        guard let agent else { throw TestEnvironmentError.failed("no agent was started") }
+        return try await sandbox.waitForSilence(of: agent.pid)
+    }
+
     func stop() {
         sandbox.stop()
     }

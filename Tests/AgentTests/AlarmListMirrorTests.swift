@@ -4,10 +4,11 @@ import DBus
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 /// `AlarmListMirror`: a list, then the agent's signals on top of it, split by the reply's serial.
-@Suite("AlarmKit: the list a subscriber keeps")
+@Suite("AlarmKit: the list a subscriber keeps", .onItsOwnThread)
 struct AlarmListMirrorTests {
     static let agent = ":1.5"
 
@@ -161,7 +162,7 @@ struct AlarmListMirrorTests {
 }
 
 /// `AlarmListFeed`: what the reader of `updates()` is handed while changes stream in.
-@Suite("AlarmKit: lists while alarms change in quick succession")
+@Suite("AlarmKit: lists while alarms change in quick succession", .onItsOwnThread)
 struct AlarmListFeedTests {
     static func alarm(_ id: UUID) -> AlarmWire.RemoteAlarm { AlarmListMirrorTests.alarm(id) }
 

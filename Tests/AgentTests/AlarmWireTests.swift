@@ -3,10 +3,11 @@ import AlarmCore
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// `AlarmWire`: reading a configuration from its `a{sv}`, and the alarms a client is sent.
-@Suite("AlarmKit: the configuration and alarms on the wire")
+@Suite("AlarmKit: the configuration and alarms on the wire", .onItsOwnThread)
 struct AlarmWireTests {
     /// An `a{sv}` with the entries in the order given, repeats kept (`DBusValue.dictionary` cannot).
     static func entries(_ pairs: [(String, DBusValue)]) -> DBusValue {

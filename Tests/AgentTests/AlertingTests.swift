@@ -7,7 +7,7 @@ import TestSupport
 
 /// Alerts end to end: the real agent, dunst under Xvfb as the notification server, and ALSA's
 /// `default` captured to a file, paced to twice real time, as a person would see and hear them.
-@Suite("Agent: alerting on the desktop", .serialized, .requires(Built.unavailable))
+@Suite("Agent: alerting on the desktop", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct AlertingTests {
     /// Twice real time for 48 kHz stereo 16-bit sound.
     static let pace = 2 * 48_000 * 4
@@ -90,7 +90,7 @@ struct AlertingTests {
 
         // Repeat, picked in dunst's menu as a person does: silence, and the countdown.
         try await offPool { try sandbox.pickAction("repeat") }
-        let afterRepeat = try await sandbox.waitForSilence()
+        let afterRepeat = try await fixture.waitForSilence()
         let countdown = try await Self.list(fixture).first
         #expect(countdown?.state == "countdown")
         #expect(countdown?.countdown?.postAlert == 2)
@@ -103,7 +103,7 @@ struct AlertingTests {
 
         // Stop: silence, the timer is gone, the alert's notification is taken away.
         try await offPool { try sandbox.pickAction("stop") }
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
         try await Self.waitForState(nil, of: id, in: fixture)
         try await sandbox.waitForDisplayedCount(0)
         let history = try await fixture.reveille("history", "--json")
@@ -126,9 +126,8 @@ struct AlertingTests {
         }
 
         #expect(try await fixture.reveille("stop", first.uuidString).status == .exited(0))
-        // What the first stream had queued in its pacing pipe drains within a second.
-        try await Task.sleep(for: .seconds(1))
-        let mark = sandbox.capturedByteCount
+        // The first player has closed its device, and its pacing pipe is written out.
+        let mark = try await sandbox.waitForPlayers(of: try #require(fixture.agent).pid, count: 1)
         try await sandbox.waitForCapturedBytes(atLeast: mark + 200_000)
         let later = Set(sandbox.capturedSamples().dropFirst(mark / 2))
         #expect(later.contains(2_000), "the second alarm still sounds")
@@ -136,7 +135,7 @@ struct AlertingTests {
         try await Self.waitForState("alerting", of: second, in: fixture)
         #expect(try await offPool { try sandbox.displayedCount() } == 1)
         #expect(try await fixture.reveille("stop", second.uuidString).status == .exited(0))
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
     }
 
     @Test("dunst killed and started again mid-alert: the alert is posted again and never stops sounding")
@@ -158,7 +157,7 @@ struct AlertingTests {
         try await Self.waitForState("alerting", of: id, in: fixture)
         try await offPool { try sandbox.pickAction("stop") }
         try await Self.waitForState(nil, of: id, in: fixture)
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
     }
 
     @Test("A notification server that hangs does not hold the sound back: the alert rings at once")
@@ -177,7 +176,7 @@ struct AlertingTests {
         try await sandbox.waitForCapturedBytes(atLeast: 100_000, timeout: .seconds(10))
         kill(server, SIGCONT)
         #expect(try await fixture.reveille("stop", String(id.uuidString.prefix(8))).status == .exited(0))
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
     }
 
     @Test("No notification server: the sound rings, status says so, and reveille stop ends it")
@@ -192,7 +191,7 @@ struct AlertingTests {
         #expect(status.output.contains("notices  none"), "\(status)")
         #expect(status.output.contains("sound    available"), "\(status)")
         #expect(try await fixture.reveille("stop", String(id.uuidString.prefix(8))).status == .exited(0))
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
         let history = try await fixture.reveille("history", "--json")
         #expect(history.output.contains(#""outcome":"stopped""#))
     }
@@ -256,7 +255,7 @@ struct AlertingTests {
         #expect(samples.contains { abs(Int($0)) > 1_000 }, "the fallback sound is audible")
         #expect(fixture.agent?.standardError.contains("An alarm's sound is missing; ringing another") == true)
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
     }
 
     @Test("A FIFO as the sound never holds the agent: refused at once when scheduling, and an alarm whose file became one rings on time, with another sound")
@@ -322,7 +321,7 @@ struct AlertingTests {
         try await monitor.waitForNotify(matching: { Self.isAlert($0, "Laundry") })
         let missed = try await monitor.waitForNotify(matching: { $0.summary == "Missed: Laundry" })
         #expect(missed.body.contains("nobody answered"))
-        try await fixture.sandbox.waitForSilence()
+        try await fixture.waitForSilence()
         try await Self.waitForState(nil, of: id, in: fixture)
         let history = try await fixture.reveille("history", "--json")
         #expect(history.output.contains(#""outcome":"timedOut""#))
@@ -338,7 +337,7 @@ struct AlertingTests {
         try await Task.sleep(for: .milliseconds(1_200))  // past the window in which a close means "suppressed"
         try await offPool { try fixture.sandbox.closeAll() }
         try await Self.waitForState(nil, of: id, in: fixture)
-        try await fixture.sandbox.waitForSilence()
+        try await fixture.waitForSilence()
     }
 
     @Test("The countdown notification's Pause, Resume and Cancel act on the timer")
@@ -363,7 +362,7 @@ struct AlertingTests {
 }
 
 /// Many alerts at once.
-@Suite("Agent: two hundred alerts in the same second", .serialized, .requires(Built.unavailable))
+@Suite("Agent: two hundred alerts in the same second", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct ManyAlertsTests {
     @Test("200 alarms due in the same second: every notification is posted and every sound plays on its own")
     func twoHundredAtOnce() async throws {
@@ -424,8 +423,8 @@ struct ManyAlertsTests {
 
         // Stop the even ones: the odd ones go on sounding, the even ones fall silent.
         for (index, id) in ids.enumerated() where index % 2 == 0 { try await client.stop(id: id) }
-        // What the stopped streams had in their pacing pipes (64 KiB + 4 KiB each) drains.
-        try await Task.sleep(for: .seconds(Double(68 * 1_024) / Double(pace) + 1))
+        // The stopped players have closed their devices, and their pacing pipes are written out.
+        try await sandbox.waitForPlayers(of: try #require(fixture.agent).pid, count: count / 2, timeout: .seconds(60))
         listener.forget()
         try await waitUntil("the ringing half heard again", timeout: .seconds(60)) {
             listener.listen()

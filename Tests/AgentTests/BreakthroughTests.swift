@@ -1,9 +1,10 @@
 import AlarmDesktop
 import Foundation
 import Testing
+import TestRequirements
 
 /// `Breakthrough`, the pure decisions: events in, actions out.
-@Suite("Breakthrough: lifting and restoring do-not-disturb")
+@Suite("Breakthrough: lifting and restoring do-not-disturb", .onItsOwnThread)
 struct BreakthroughTests {
     static let paused = Breakthrough.Conditions(isOn: true, criticalShown: false, canLift: true, value: .flag(true))
     static let unpaused = Breakthrough.Conditions(isOn: false, criticalShown: false, canLift: true, value: .flag(false))

@@ -2,6 +2,7 @@
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 #endif
 
 /// How the agent tells apps apart: from /proc, never from what a caller says.
-@Suite("Agent: caller identity")
+@Suite("Agent: caller identity", .onItsOwnThread)
 struct CallerIdentityTests {
     /// A folder shaped like /proc with one process.
     func procRoot(pid: UInt32, flatpakInfo: String? = nil, cgroup: String? = nil, executable: String = "/usr/bin/example") throws -> URL {

@@ -13,7 +13,7 @@ import Glibc
 
 /// `kill -9` of the agent at any moment: nothing it acknowledged is lost, and what was ringing
 /// rings again when it is back.
-@Suite("Agent: kill -9 at any moment", .serialized, .requires(Built.unavailable))
+@Suite("Agent: kill -9 at any moment", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct CrashRecoveryTests {
     /// Kills the agent with SIGKILL, waits for it to be gone, and starts a new one.
     static func killAndRestart(_ fixture: AgentFixture, _ agent: SandboxProcess, arguments: [String]) async throws -> SandboxProcess {
@@ -108,6 +108,6 @@ struct CrashRecoveryTests {
         #expect(shown.output.contains(#""state":"alerting""#), "\(shown)")
         print("kill -9 to the alert posted again: \((again.receivedAt ?? killedAt) - killedAt)")
         try await offPool { try sandbox.pickAction("stop") }
-        try await sandbox.waitForSilence()
+        try await sandbox.waitForSilence(of: restarted.pid)
     }
 }

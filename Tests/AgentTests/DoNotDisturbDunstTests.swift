@@ -5,7 +5,7 @@ import TestSupport
 
 /// Do-not-disturb on dunst, the real program: paused dunst holds every notification back, so the
 /// agent un-pauses it for an alert and pauses it again after, never against the person.
-@Suite("Agent: breaking through dunst's do-not-disturb", .serialized, .requires(Built.unavailable))
+@Suite("Agent: breaking through dunst's do-not-disturb", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct DoNotDisturbDunstTests {
     /// A sandbox with dunst and the agent ringing at full volume from the first frame.
     static func start(_ arguments: [String] = []) async throws -> AgentFixture {
@@ -92,7 +92,7 @@ struct DoNotDisturbDunstTests {
 
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
         try await Self.waitForPaused(true, fixture)
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
         #expect(!FileManager.default.fileExists(atPath: Self.journal(fixture).path), "the journal is gone once restored")
 
         // How late the alert reached dunst (un-paused by then, so displayed at once) after its instant.
@@ -190,7 +190,7 @@ struct DoNotDisturbDunstTests {
         try await sandbox.waitForCapturedBytes(atLeast: mark + 400_000)
         #expect(Set(sandbox.capturedSamples().dropFirst(mark / 2)).contains(10_000), "it rings fully once shown")
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
         #expect(try await offPool { try sandbox.isPaused() } == false)
 
         // With do-not-disturb off, an alarm without breakthrough is an ordinary alarm.
@@ -200,6 +200,6 @@ struct DoNotDisturbDunstTests {
         try await sandbox.waitForCapturedBytes(atLeast: mark2 + 200_000)
         #expect(Set(sandbox.capturedSamples().dropFirst(mark2 / 2)).contains(10_000), "it rings at full volume")
         #expect(try await fixture.reveille("stop", plain.uuidString).status == .exited(0))
-        try await sandbox.waitForSilence()
+        try await fixture.waitForSilence()
     }
 }

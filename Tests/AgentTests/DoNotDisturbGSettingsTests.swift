@@ -8,7 +8,7 @@ import TestSupport
 /// hand. The notification servers are doubles (gnome-shell, cinnamon and mate-notification-daemon
 /// do not run here) answering `GetServerInformation` as the real ones do.
 @Suite(
-    "Agent: do-not-disturb in GSettings (GNOME, Cinnamon, MATE)", .serialized,
+    "Agent: do-not-disturb in GSettings (GNOME, Cinnamon, MATE)", .onItsOwnThread, .serialized,
     .requires(Built.unavailable ?? DesktopDoubles.gsettingsUnavailable))
 struct DoNotDisturbGSettingsTests {
     static let gnome = ("org.gnome.desktop.notifications", "show-banners")

@@ -8,7 +8,7 @@ import TestSupport
 /// notifications during do-not-disturb, so the agent reads and watches the setting and changes
 /// nothing.
 @Suite(
-    "Agent: XFCE's do-not-disturb (xfconfd, xfce4-notifyd)", .serialized,
+    "Agent: XFCE's do-not-disturb (xfconfd, xfce4-notifyd)", .onItsOwnThread, .serialized,
     .requires(Built.unavailable ?? XfcePrograms.unavailable))
 struct DoNotDisturbXfceTests {
     /// `xfconf-query` on the notifyd channel's do-not-disturb.

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The agent costs nothing while it waits: no thread of it wakes up until something is due.
 /// (A running timer is not waiting: its notification shows the time left, second by second.)
-@Suite("Agent: idle", .serialized, .requires(Built.unavailable))
+@Suite("Agent: idle", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct IdleTests {
     @Test("With alarms days ahead and a notification server up, no thread of the agent wakes up in 3 s")
     func noWakeUps() async throws {
@@ -20,9 +20,12 @@ struct IdleTests {
             _ = try await client.schedule(id: UUID(), definition: Fixtures.definition(.fixed(instant), title: "Later \(index)"))
         }
         client.connection.close()
-        // Let the calls' aftermath settle: replies, signals, and the store's checkpoint a second
-        // after the last change.
-        try await Task.sleep(for: .seconds(2.5))
+        // The calls' last aftermath is the store's checkpoint, a second after the last change:
+        // it empties the write-ahead log (`wal_checkpoint(TRUNCATE)`).
+        let log = fixture.sandbox.dataHome.appendingPathComponent("reveille/alarms.sqlite-wal").path
+        try await waitUntil("the store's checkpoint to empty \(log)") {
+            ((try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? nil) == 0 ? () : nil
+        }
         let before = ProcessStatistics(pid: agent.pid)
         try await Task.sleep(for: .seconds(3))
         let wakeUps = ProcessStatistics(pid: agent.pid).wakeUpsByThread(since: before).filter { $0.value != 0 }

@@ -6,7 +6,7 @@ import TestRequirements
 import TestSupport
 
 /// The agent's D-Bus API from an app: every method, property, object and named error.
-@Suite("Agent: D-Bus API", .serialized, .requires(Built.unavailable))
+@Suite("Agent: D-Bus API", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct ManagerAPITests {
     static let prefix = "io.github.reveille.Alarms1.Error."
 
@@ -325,7 +325,7 @@ enum AgentVersionForTests {
 }
 
 /// Updates go on across a restart of the agent.
-@Suite("Agent: updates across a restart", .serialized, .requires(Built.unavailable))
+@Suite("Agent: updates across a restart", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct UpdatesAcrossRestartTests {
     @Test("watch --json goes on printing changes after the agent is restarted")
     func watchSurvivesRestart() async throws {

@@ -1,11 +1,12 @@
 import AlarmDesktop
 import Foundation
 import Testing
+import TestRequirements
 
 /// Silent mode's decisions, on values: when the output counts as silent, what it is raised to,
 /// and that it is put back only while it holds what Reveille set. (No sound card here: the mixer
 /// itself is only read, and found missing, by the agent tests.)
-@Suite("Silent mode: reading and raising the output's mixer")
+@Suite("Silent mode: reading and raising the output's mixer", .onItsOwnThread)
 struct SilentModeTests {
     static func reading(_ unmuted: Bool, _ volume: Int) -> OutputMixer.Reading {
         OutputMixer.Reading(element: "Master", unmuted: unmuted, volume: volume, range: 0...65_536)

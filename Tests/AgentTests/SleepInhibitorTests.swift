@@ -2,12 +2,13 @@ import AlarmKit
 import Foundation
 import StressTesting
 import Testing
+import TestRequirements
 import TestSupport
 
 /// While an alarm rings the machine stays awake: the agent holds logind's inhibitor (on the
 /// system bus double, which hands out a pipe's end as logind hands out its descriptor) and
 /// releases it, by closing the descriptor, the moment the last alert ends.
-@Suite("Agent: the machine stays awake while an alarm rings", .serialized)
+@Suite("Agent: the machine stays awake while an alarm rings", .onItsOwnThread, .serialized)
 struct SleepInhibitorTests {
     /// Runs `body` with a sandbox, the system bus double (its doubles given `systemEnvironment`)
     /// and the agent serving on the one and watching the other.

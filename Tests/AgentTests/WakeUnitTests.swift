@@ -1,7 +1,9 @@
 @testable import AlarmAgent
+import AlarmCore
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -11,7 +13,7 @@ import Glibc
 /// The parts of the wake sources that need no agent: reading the zone from the `localtime` link,
 /// the inotify watch of it, and what `status` says about waking from suspend. Real files in a
 /// temporary folder, the real kernel.
-@Suite("Agent: time-zone file and wake capability")
+@Suite("Agent: time-zone file and wake capability", .onItsOwnThread)
 struct WakeUnitTests {
     /// A temporary folder, removed by `remove()`.
     struct Folder {
@@ -21,6 +23,32 @@ struct WakeUnitTests {
             try FileManager.default.createSymbolicLink(atPath: path(name), withDestinationPath: target)
         }
         func remove() { try? FileManager.default.removeItem(at: url) }
+    }
+
+    @Test(
+        "A wall-clock set between the engine's reading and the timers being armed is reported at once; without one the wait runs to its deadline",
+        .timeLimit(.minutes(1)))
+    func setBeforeArming() async throws {
+        let clock = SystemClock(wakeTimers: false)
+        let now = clock.read()
+        // The engine read the clock an hour ahead of what it says now: the clock was set back
+        // an hour after that reading, before any timer was armed to see it.
+        var stepped = now
+        stepped.now = now.now.addingTimeInterval(3_600)
+        let deadline = now.now.addingTimeInterval(30)
+        let started = ContinuousClock.now
+        let afterSet = try await clock.wait(for: WakeUp(wall: deadline, basis: stepped))
+        #expect(afterSet == .clockChanged)
+        #expect(ContinuousClock.now - started < .seconds(5), "reported at once, not at the deadline")
+
+        // Read just before arming, with no set between: the wait lasts until its deadline.
+        let fresh = clock.read()
+        let soon = fresh.now.addingTimeInterval(0.3)
+        let armed = Mutex(false)
+        let reason = try await clock.wait(for: WakeUp(wall: soon, basis: fresh)) { armed.withLock { $0 = true } }
+        #expect(reason == .deadline)
+        #expect(Date() >= soon)
+        #expect(armed.withLock { $0 }, "the clock says when its timers are set")
     }
 
     @Test("The zone is read from the link, through a chain of links, or from the timezone file beside a copy; TZ wins")

@@ -11,7 +11,7 @@ import Glibc
 /// `reveille watch`'s live view end to end: in a tmux pane against a real agent, driven with keys
 /// and read off the screen as a person would.
 @Suite(
-    "Agent: reveille watch", .serialized,
+    "Agent: reveille watch", .onItsOwnThread, .serialized,
     .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps installs it)")))
 struct WatchViewTests {
     @Test("A timer shows its title, a progress bar and its time left, ticking; ↑/↓ select; p pauses, r resumes")

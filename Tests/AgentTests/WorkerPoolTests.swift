@@ -2,6 +2,7 @@ import AlarmCore
 import Foundation
 import TestSupport
 import Testing
+import TestRequirements
 
 @testable import AlarmAgent
 
@@ -19,7 +20,7 @@ private struct Runs {
     var threads: Set<UInt> = []
 }
 
-@Suite("The agent's worker pool: threads and timer in place of libdispatch's workers", .timeLimit(.minutes(1)))
+@Suite("The agent's worker pool: threads and timer in place of libdispatch's workers", .onItsOwnThread, .timeLimit(.minutes(1)))
 struct WorkerPoolTests {
     @Test("items from many submitters run on the pool's named threads, each once, on no more threads than allowed", .timeLimit(.minutes(2)))
     func everyItemOnThePool() async {

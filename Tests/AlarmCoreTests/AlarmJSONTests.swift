@@ -1,10 +1,11 @@
 import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The JSON form of an alarm is a contract with scripts: these tests pin it byte for byte.
-@Suite("Alarm JSON")
+@Suite("Alarm JSON", .onItsOwnThread)
 struct AlarmJSONTests {
     let reading = ClockReading(
         now: Fixtures.instant("2026-11-21T10:00:00Z"), uptime: .seconds(1_000), bootID: "b", timeZone: Fixtures.zone("UTC"))

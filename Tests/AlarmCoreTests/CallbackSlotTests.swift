@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TestRequirements
 
 @testable import AlarmCore
 
@@ -11,7 +12,7 @@ func stackAddress() -> Int {
     return withUnsafeMutablePointer(to: &local) { Int(bitPattern: $0) }
 }
 
-@Suite("CallbackSlot: a handler set on one thread and called on others")
+@Suite("CallbackSlot: a handler set on one thread and called on others", .onItsOwnThread)
 struct CallbackSlotTests {
     @Test("calls nothing while empty, then the latest handler with its argument")
     func callsLatest() {

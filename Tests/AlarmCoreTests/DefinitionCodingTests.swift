@@ -1,10 +1,11 @@
 @testable import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 
 /// The store's binary definition form across its formats: rows written before `breakthrough`
 /// existed stay readable, and read as breaking through.
-@Suite("Store: definition formats")
+@Suite("Store: definition formats", .onItsOwnThread)
 struct DefinitionCodingTests {
     @Test("breakthrough off survives the round trip; on is the default")
     func breakthroughRoundTrip() throws {

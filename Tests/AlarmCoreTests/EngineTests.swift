@@ -2,10 +2,11 @@ import AlarmCore
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The engine with a virtual clock and the real store: alarms ring at their instants.
-@Suite("Engine")
+@Suite("Engine", .onItsOwnThread)
 struct EngineTests {
     /// The instants at which alerts were presented, in order.
     func alertInstants(_ harness: EngineHarness) -> [Date] {
@@ -277,7 +278,7 @@ struct EngineTests {
 }
 
 /// What happens to alerts whose instant passed while nothing ran.
-@Suite("Missed alerts")
+@Suite("Missed alerts", .onItsOwnThread)
 struct MissedAlertTests {
     @Test("An alert late by no more than the grace window rings at once on start")
     func withinGrace() async throws {
@@ -362,7 +363,7 @@ struct MissedAlertTests {
 }
 
 /// Clock sets, suspend and time-zone changes.
-@Suite("Clock changes")
+@Suite("Clock changes", .onItsOwnThread)
 struct ClockChangeTests {
     @Test("A clock-time alarm follows the time zone; a fixed one keeps its instant; a timer keeps its time")
     func timeZoneChange() async throws {
@@ -400,6 +401,35 @@ struct ClockChangeTests {
         #expect(await harness.state(of: timer) == .alerting)
     }
 
+    @Test(
+        "A wake-up whose timers cannot be made is tried again until it is armed, said meanwhile, and the alarm rings on time",
+        .timeLimit(.minutes(1)))
+    func wakeTimerRetried() async throws {
+        let harness = try await EngineHarness.start(now: Fixtures.instant("2026-06-01T12:00:00Z"))
+        defer { Task { await harness.removeStore() } }
+        struct OutOfDescriptors: Error, CustomStringConvertible {
+            var description: String { "timerfd_create: Too many open files" }
+        }
+        harness.clock.failWaits(with: OutOfDescriptors())
+        let timer = UUID()
+        try await harness.engine.schedule(id: timer, definition: Fixtures.timer(5), caller: .user)
+        // Three attempts take 50 + 100 ms of retry delays; the test's time limit bounds the wait.
+        var trouble = await harness.engine.wakeTimerTrouble
+        while (trouble?.attempts ?? 0) < 3 {
+            try await Task.sleep(for: .milliseconds(20))
+            trouble = await harness.engine.wakeTimerTrouble
+        }
+        #expect(trouble?.reason == "timerfd_create: Too many open files")
+
+        harness.clock.stopFailingWaits()
+        await harness.clock.settled()
+        #expect(await harness.engine.wakeTimerTrouble == nil, "armed again: the trouble is over")
+        await harness.clock.advance(by: 4.9)
+        #expect(await harness.state(of: timer) == .countdown)
+        await harness.clock.advance(by: 0.1)
+        #expect(await harness.state(of: timer) == .alerting)
+    }
+
     @Test("Setting the clock back leaves an instant where it was")
     func clockSetBack() async throws {
         let harness = try await EngineHarness.start(now: Fixtures.instant("2026-06-01T12:00:00Z"))
@@ -430,7 +460,7 @@ struct ClockChangeTests {
 }
 
 /// A whole day of alarms through the things that go wrong with time.
-@Suite("Engine: a day with DST, clock steps, a suspend and a time-zone change")
+@Suite("Engine: a day with DST, clock steps, a suspend and a time-zone change", .onItsOwnThread)
 struct DayOfTimeTests {
     @Test("No alert is missed and none rings early")
     func day() async throws {
@@ -483,7 +513,7 @@ final class StoreFault: Sendable {
     let on = Mutex(false)
 }
 
-@Suite("Engine: ending a ringing alert")
+@Suite("Engine: ending a ringing alert", .onItsOwnThread)
 struct EndingAlertTests {
     /// An engine over a store in `directory` whose writes fail while `failing` is set.
     static func start(

@@ -1,15 +1,16 @@
-import AlarmCore
+@testable import AlarmCore
 import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Group commit: `schedule` calls that come while a change is being written are stored together,
 /// in the next transaction, each checked as if they had come one after another. A real store; the
 /// store's fault hook holds the first transaction open so that the others queue up behind it.
 /// Serialized: each test holds a thread of the cooperative pool (the engine's, writing) meanwhile.
-@Suite("Engine: group commit", .serialized, .timeLimit(.minutes(2)))
+@Suite("Engine: group commit", .onItsOwnThread, .serialized, .timeLimit(.minutes(2)))
 struct GroupCommitTests {
     /// The statements of each transaction, counted by the store's fault hook; the first one is
     /// held until `release()`, and a transaction may be made to fail at a statement.
@@ -123,9 +124,8 @@ struct GroupCommitTests {
             for (id, caller) in others {
                 group.addTask { (id, await schedule(id, caller)) }
             }
-            // Give every call time to queue on the engine before the first write goes on; the
-            // assertions hold whichever transaction each lands in.
-            try? await Task.sleep(for: .milliseconds(300))
+            // Every call is queued on the engine's thread, behind the held write, before it goes on.
+            while engine.queuedJobCount < others.count { try? await Task.sleep(for: .milliseconds(1)) }
             transactions.release()
             var results: [UUID: [Result<AlarmRecord, any Error>]] = [:]
             for await (id, result) in group { results[id, default: []].append(result) }

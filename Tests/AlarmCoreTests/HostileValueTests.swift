@@ -1,12 +1,13 @@
 import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Values an app may send that no person would type: colours written with look-alike digits,
 /// NaN and infinite durations, instants at the ends of time. The model refuses them with a typed
 /// error naming the field, and never traps.
-@Suite("Model: hostile values")
+@Suite("Model: hostile values", .onItsOwnThread)
 struct HostileValueTests {
     @Test(
         "Color(hex:) reads only ASCII hex digits",

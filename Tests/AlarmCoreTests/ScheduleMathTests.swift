@@ -2,6 +2,7 @@ import AlarmCore
 import Foundation
 import PropertyBased
 import Testing
+import TestRequirements
 
 // MARK: - Reference arithmetic
 //
@@ -221,7 +222,7 @@ private enum Inputs {
 
 // MARK: - Tests
 
-@Suite("Schedule math")
+@Suite("Schedule math", .onItsOwnThread)
 struct ScheduleMathTests {
     func zone(_ id: String) throws -> TimeZone {
         try #require(TimeZone(identifier: id))

@@ -1,10 +1,11 @@
 import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// Every transition of AlarmKit's life cycle, valid and invalid, on the pure state machine.
-@Suite("State machine")
+@Suite("State machine", .onItsOwnThread)
 struct StateMachineTests {
     let machine = AlarmStateMachine(policy: AlarmPolicy(graceWindow: 600, ringTimeout: 600))
     let reading = ClockReading(

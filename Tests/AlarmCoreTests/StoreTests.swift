@@ -2,6 +2,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -217,7 +218,7 @@ extension AlarmStore {
 
 // MARK: - Round trips
 
-@Suite("Store: round trips")
+@Suite("Store: round trips", .onItsOwnThread)
 struct StoreRoundTripTests {
     @Test("A record of every phase and schedule kind is loaded back equal", arguments: Sample.roundTripCases)
     fileprivate func roundTrip(_ sample: RoundTripCase) async throws {
@@ -338,7 +339,7 @@ struct StoreRoundTripTests {
 
 // MARK: - Deletions and history
 
-@Suite("Store: deletions and history")
+@Suite("Store: deletions and history", .onItsOwnThread)
 struct StoreHistoryTests {
     @Test("A deletion removes only its alarm, and survives reopening")
     func deletion() async throws {
@@ -449,7 +450,7 @@ struct StoreHistoryTests {
 
 // MARK: - Files
 
-@Suite("Store: files and recovery")
+@Suite("Store: files and recovery", .onItsOwnThread)
 struct StoreFileTests {
     @Test("The folder is 0700 and the database, its -wal and -shm are 0600")
     func modes() async throws {
@@ -698,7 +699,7 @@ struct StoreFileTests {
 
 // MARK: - Crashes
 
-@Suite("Store: interrupted transactions")
+@Suite("Store: interrupted transactions", .onItsOwnThread)
 struct StoreCrashTests {
     @Test("Without a fault, the whole change lands (the control for the tests below)")
     func control() async throws {
@@ -782,7 +783,7 @@ struct StoreCrashTests {
 
 // MARK: - Deferred checkpoints
 
-@Suite("Store: deferred checkpoints")
+@Suite("Store: deferred checkpoints", .onItsOwnThread)
 struct StoreCheckpointTests {
     /// A scheduled alarm numbered `number`, a minute apart from the next.
     static func record(_ number: Int) -> AlarmRecord {
@@ -882,7 +883,7 @@ struct StoreCheckpointTests {
 
 // MARK: - Engine restarts
 
-@Suite("Store: engine restarts")
+@Suite("Store: engine restarts", .onItsOwnThread)
 struct StoreEngineRestartTests {
     static let start = Date(timeIntervalSince1970: 1_780_000_000)
 

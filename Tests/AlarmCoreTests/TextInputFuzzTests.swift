@@ -1,6 +1,7 @@
 import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The text parsers under seeded mutation: valid inputs with bytes inserted, deleted, replaced,
@@ -10,7 +11,7 @@ import TestSupport
 ///
 /// The seed is printed; `REVEILLE_FUZZ_SEED=<seed>` replays a run (a trap ends the test process,
 /// so the seed is printed before anything runs).
-@Suite("Text input: mutation fuzz")
+@Suite("Text input: mutation fuzz", .onItsOwnThread)
 struct TextInputFuzzTests {
     static let corpus: [String] = [
         "7:30", "07:30", "7:30pm", "7:30 p.m.", "12am", "23:59", "2026-12-01 07:30", "2026-12-01T07:30:00+01:00",

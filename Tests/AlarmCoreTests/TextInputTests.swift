@@ -2,6 +2,7 @@ import AlarmCore
 import Foundation
 import PropertyBased
 import Testing
+import TestRequirements
 import TestSupport
 
 // MARK: - Helpers
@@ -36,7 +37,7 @@ private func uuid(_ text: String) -> UUID {
 
 /// Groups every suite here, so that `swift test --filter "Text input"` selects them: the filter
 /// matches test identifiers (type and function names), not display names.
-@Suite enum `Text input` {}
+@Suite(.onItsOwnThread) enum `Text input` {}
 
 // MARK: - TIME
 

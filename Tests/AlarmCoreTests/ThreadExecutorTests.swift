@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestRequirements
 
 @testable import AlarmCore
 
@@ -18,7 +19,7 @@ private actor OnOwnThread {
     deinit { executor.finish() }
 }
 
-@Suite("ThreadExecutor: an actor on a thread of its own")
+@Suite("ThreadExecutor: an actor on a thread of its own", .onItsOwnThread)
 struct ThreadExecutorTests {
     @Test("calls from many tasks all run on the executor's thread, each once, and one caller's in order")
     func ownThreadInOrder() async {

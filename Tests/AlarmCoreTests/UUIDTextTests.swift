@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 @testable import AlarmCore
 
-@Suite("UUID text: ids read and written without libuuid")
+@Suite("UUID text: ids read and written without libuuid", .onItsOwnThread)
 struct UUIDTextTests {
     @Test("reads and writes what Foundation does, for random ids in either case")
     func sameAsFoundation() {

@@ -1,6 +1,7 @@
 import AlarmCore
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The system database's version (`# version 2025b` atop `tzdata.zi`), or `nil`.
@@ -31,7 +32,7 @@ private func seconds(_ text: String) throws -> Int64 {
     return Int64(try #require(formatter.date(from: text)).timeIntervalSince1970)
 }
 
-@Suite("Time-zone rules from the system's database")
+@Suite("Time-zone rules from the system's database", .onItsOwnThread)
 struct ZoneRulesTests {
     @Test(
         "Every zone of the system database gives the offsets and changes of Foundation's copy of the same tzdata, 2000 to 2060",

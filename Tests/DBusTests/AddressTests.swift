@@ -1,8 +1,9 @@
 import DBus
 import Testing
+import TestRequirements
 
 /// D-Bus server addresses, parsed by libdbus.
-@Suite("DBus: addresses")
+@Suite("DBus: addresses", .onItsOwnThread)
 struct AddressTests {
     @Test("Entries in order, values unescaped; only unix:path= entries have a socket file")
     func entries() throws {

@@ -1,6 +1,7 @@
 import DBus
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 // Exported objects as other connections see them: method errors, Properties, Introspectable and
@@ -26,7 +27,7 @@ private func propertyInterface(name: Shared<String>) -> DBusInterface {
         ])
 }
 
-@Suite("exported objects")
+@Suite("exported objects", .onItsOwnThread)
 struct ExportedObjectTests {
     @Test("handler errors: a named DBusError, a Swift error, a reply of the wrong type")
     func handlerErrors() async throws {

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Glibc
 // one the other can use, each side's copies are its own, and nothing stays open once the messages
 // and values holding them are gone.
 
-@Suite("D-Bus: Unix file descriptors")
+@Suite("D-Bus: Unix file descriptors", .onItsOwnThread)
 struct FileDescriptorTests {
     static let path = "/test/fd"
     static let interfaceName = "test.Descriptors"

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
@@ -49,7 +50,7 @@ private func timedHangingCall(
     }
 }
 
-@Suite("the connection loop")
+@Suite("the connection loop", .onItsOwnThread)
 struct MainLoopTests {
     @Test("an idle connection does not wake up")
     func idleHasNoWakeUps() async throws {

@@ -1,10 +1,11 @@
 import DBus
 import Testing
+import TestRequirements
 import TestSupport
 
 // Signals (broadcast, unicast, local filtering, well-known senders) and bus names.
 
-@Suite("signals and bus names")
+@Suite("signals and bus names", .onItsOwnThread)
 struct SignalAndNameTests {
     @Test("a unicast signal reaches only its destination")
     func unicast() async throws {

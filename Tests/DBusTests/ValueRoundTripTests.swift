@@ -1,11 +1,12 @@
 import DBus
 import Testing
+import TestRequirements
 import TestSupport
 
 // Values of every type go out through libdbus, across a real dbus-daemon, into an exported
 // object that echoes them, and back: what comes back must equal what was sent.
 
-@Suite("D-Bus values round-trip through a real bus")
+@Suite("D-Bus values round-trip through a real bus", .onItsOwnThread)
 struct ValueRoundTripTests {
     @Test("every basic type, at its extremes")
     func basics() async throws {
@@ -174,7 +175,7 @@ struct ValueRoundTripTests {
     }
 }
 
-@Suite("building messages")
+@Suite("building messages", .onItsOwnThread)
 struct MessageBuildingTests {
     @Test("invalid names, paths and values are refused with InvalidArgs, not sent")
     func invalidInput() {

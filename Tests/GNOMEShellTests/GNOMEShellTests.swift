@@ -12,7 +12,7 @@ import TestSupport
 /// The suite fails, not skips, where GNOME Shell is not installed (`.requires`;
 /// `scripts/install-deps` installs it). Its tests run one at a time: each shell draws with the CPU (llvmpipe).
 @Suite(
-    "GNOME Shell: alerts as a person on GNOME sees them", .serialized, .timeLimit(.minutes(2)),
+    "GNOME Shell: alerts as a person on GNOME sees them", .onItsOwnThread, .serialized, .timeLimit(.minutes(2)),
     .requires(Built.unavailable))
 struct GNOMEShellTests {
     static let title = "Wake up"

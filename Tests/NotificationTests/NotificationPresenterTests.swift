@@ -9,7 +9,7 @@ import TestSupport
 
 /// The presenter against the real dunst on a private bus, through `reveille-notify-probe`.
 @Suite(
-    "NotificationPresenter with dunst", .serialized,
+    "NotificationPresenter with dunst", .onItsOwnThread, .serialized,
     .requires(sandboxMissing))
 struct NotificationPresenterTests {
     func closeCalls(_ monitor: NotifyMonitor, id: UInt32) -> [BusMessage] {
@@ -306,7 +306,7 @@ struct NotificationPresenterTests {
 }
 
 /// The notification's content, without a server.
-@Suite("Notification content")
+@Suite("Notification content", .onItsOwnThread)
 struct NotificationContentTests {
     func record(_ presentation: AlarmPresentation, timer: Bool = false) -> AlarmRecord {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

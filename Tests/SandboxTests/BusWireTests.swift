@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestRequirements
 @testable import TestSupport
 
 /// The sandbox's own D-Bus wire format reader and writer.
-@Suite("D-Bus wire format")
+@Suite("D-Bus wire format", .onItsOwnThread)
 struct BusWireTests {
     @Test("A message with nested types survives writing and reading")
     func roundTrip() throws {

@@ -10,7 +10,7 @@ let sandboxMissing = DesktopSandbox.availability(also: ["notify-send", "aplay"])
 func stopAndExpectNothingLeft(_ sandbox: DesktopSandbox, sourceLocation: SourceLocation = #_sourceLocation) {
     let pids = sandbox.processIDs
     let started = ContinuousClock.now
-    sandbox.stop()
+    sandbox.stopAndWait()
     let took = ContinuousClock.now - started
     print("sandbox started in \(sandbox.startupDuration), stopped in \(took)")
     let running = pids.filter(ProcessTable.isRunning)

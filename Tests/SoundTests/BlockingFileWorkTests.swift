@@ -1,11 +1,12 @@
 import AlarmDesktop
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// File work that may block for good runs on threads of its own, and its caller waits no longer
 /// than its limit.
-@Suite("Sound: blocking file work")
+@Suite("Sound: blocking file work", .onItsOwnThread)
 struct BlockingFileWorkTests {
     @Test("A piece that finishes gives its result; one that blocks is given up at its limit, and its thread goes when unblocked", .timeLimit(.minutes(1)))
     func limit() async throws {

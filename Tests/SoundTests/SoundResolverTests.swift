@@ -2,6 +2,7 @@ import AlarmCore
 import AlarmDesktop
 import Foundation
 import Testing
+import TestRequirements
 import TestSupport
 
 /// A temporary XDG data tree with sound themes, and a folder of Reveille's own sounds.
@@ -46,7 +47,7 @@ struct ThemeTree {
 let repositorySounds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("sounds")
 
-@Suite("Sound resolution")
+@Suite("Sound resolution", .onItsOwnThread)
 struct SoundResolverTests {
     @Test("The current theme wins, then the themes it inherits, then freedesktop")
     func themeInheritance() throws {
@@ -138,7 +139,7 @@ struct SoundResolverTests {
     }
 }
 
-@Suite("Sound decoding")
+@Suite("Sound decoding", .onItsOwnThread)
 struct SoundDecodingTests {
     @Test("Reveille's own sound decodes: 48 kHz stereo, about 2 s, starting and ending quiet")
     func ownSound() throws {

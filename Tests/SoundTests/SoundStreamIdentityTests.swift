@@ -1,10 +1,11 @@
 @testable import AlarmDesktop
 import Testing
+import TestRequirements
 
 /// What an alarm's stream tells PipeWire about itself, as pipewire-alsa reads it from
 /// `PIPEWIRE_ALSA`. (That PipeWire shows it is checked against the real server by the agent's
 /// PipeWire suite.)
-@Suite("Sound: the stream's identity for the sound server")
+@Suite("Sound: the stream's identity for the sound server", .onItsOwnThread)
 struct SoundStreamIdentityTests {
     @Test("Every property is a quoted SPA-JSON string; quotes and backslashes escaped, control characters made spaces")
     func properties() {

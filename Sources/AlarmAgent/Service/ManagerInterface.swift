@@ -145,6 +145,10 @@ extension AlarmService {
                 DBusProperty(name: "WakeFromSuspend", signature: "s", access: .read) { _ in
                     .string(try required(service).status.wakeSources?.capability.explanation ?? "")
                 },
+                DBusProperty(name: "WakeTimer", signature: "s", access: .read) { _ in
+                    let trouble = await try required(service).engine.wakeTimerTrouble
+                    return .string(trouble?.sentence(at: Date()) ?? "armed")
+                },
                 DBusProperty(name: "WatchedEvents", signature: "as", access: .read) { _ in
                     .strings(try required(service).status.wakeSources?.watchedEvents ?? ["clock-set"])
                 },

@@ -92,6 +92,17 @@ public final class SystemClock: AlarmClock {
 
     /// Waits on kernel timers until the wake-up is due or the wall clock is set.
     public func wait(for wakeUp: WakeUp) async throws -> WakeReason {
+        try await wait(for: wakeUp, armed: {})
+    }
+
+    /// Waits on kernel timers until the wake-up is due or the wall clock is set, calling `armed`
+    /// once the timers are set.
+    ///
+    /// Throws `TimerFD`'s error when a timer cannot be made or set (out of file descriptors, say).
+    /// Returns `.clockChanged` at once when the wall clock was set since the wake-up's `basis`:
+    /// a set between the engine's reading and the timers being armed, which the timers cannot
+    /// report, is found by reading the clocks once the wall timer is armed.
+    public func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
         let wall = try TimerFD(clock: wallClock)
         // With no wall deadline, a timer far ahead still reports clock sets.
         let wallSeconds = wakeUp.wall?.timeIntervalSince1970 ?? 1e11
@@ -107,6 +118,9 @@ public final class SystemClock: AlarmClock {
             try boot.arm(atSeconds: seconds, nanoseconds: attoseconds / 1_000_000_000, cancelOnSet: false)
             timers.append(boot)
         }
+        // Sets from here on cancel the wall timer; one since the basis was read is found now.
+        if let basis = wakeUp.basis, read().wallClockWasSet(since: basis) { return .clockChanged }
+        armed()
         let waiter = TimerWaiter(timers: timers)
         return try await withTaskCancellationHandler {
             try await waiter.wait()

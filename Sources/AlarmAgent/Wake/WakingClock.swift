@@ -24,6 +24,10 @@ final class WakingClock: AlarmClock {
     func read() -> ClockReading { base.read() }
 
     func wait(for wakeUp: WakeUp) async throws -> WakeReason {
+        try await wait(for: wakeUp, armed: {})
+    }
+
+    func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
         let instant = Self.instant(of: wakeUp, from: base.read())
         let id = waits.withLock { waits in
             defer { waits.next += 1 }
@@ -39,7 +43,7 @@ final class WakingClock: AlarmClock {
         }
         return try await withTaskCancellationHandler {
             defer { waits.withLock { $0.live.removeAll { $0.id == id } } }
-            return try await base.wait(for: wakeUp)
+            return try await base.wait(for: wakeUp, armed: armed)
         } onCancel: {
             withdraw(id)
         }

@@ -16,6 +16,21 @@ public protocol AlarmClock: Sendable {
     /// `CancellationError` when the calling task is cancelled. With no deadline at all it waits
     /// until cancelled or the clock changes.
     func wait(for wakeUp: WakeUp) async throws -> WakeReason
+
+    /// Waits as `wait(for:)` does, calling `armed` once the wait's timers are set (a clock whose
+    /// timers can fail to be made, such as the system's, calls it only when they were).
+    ///
+    /// The default calls `armed` at once, then `wait(for:)`.
+    func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason
+}
+
+extension AlarmClock {
+    /// Calls `armed` at once, then waits with `wait(for:)`: for clocks whose waits cannot fail
+    /// to be set up.
+    public func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
+        armed()
+        return try await wait(for: wakeUp)
+    }
 }
 
 /// Both clocks and the time zone, read at one moment.
@@ -84,11 +99,40 @@ public struct WakeUp: Hashable, Sendable {
     public var wall: Date?
     /// The earliest elapsed deadline, for countdowns and ring time-outs.
     public var elapsed: ElapsedDeadline?
+    /// The clock reading the deadlines were worked out from, or `nil`.
+    ///
+    /// A wall clock set after this reading and before the wait's timers were armed is a set no
+    /// timer can report (`TFD_TIMER_CANCEL_ON_SET` reports only sets after arming): a clock
+    /// returns `.clockChanged` at once when it finds the wall clock moved against the boot clock
+    /// since `basis` (`ClockReading.wallClockWasSet(since:)`).
+    public var basis: ClockReading?
 
     /// Creates a wake-up; with both `nil` it never fires by itself.
-    public init(wall: Date? = nil, elapsed: ElapsedDeadline? = nil) {
+    public init(wall: Date? = nil, elapsed: ElapsedDeadline? = nil, basis: ClockReading? = nil) {
         self.wall = wall
         self.elapsed = elapsed
+        self.basis = basis
+    }
+
+    /// Whether both wake-ups ask for the same deadlines, whatever readings they came from.
+    public func hasSameDeadlines(as other: WakeUp) -> Bool {
+        wall == other.wall && elapsed == other.elapsed
+    }
+}
+
+extension ClockReading {
+    /// How far the wall clock may drift from the boot clock without being set: 50 ms, and 1 ms
+    /// for each second between the readings (NTP slews by at most 0.5 ms a second).
+    static func slewAllowance(over seconds: TimeInterval) -> TimeInterval { 0.05 + 0.001 * abs(seconds) }
+
+    /// Whether the wall clock was set between `earlier` and this reading: it moved against the
+    /// boot clock (which counts through suspend, as the wall clock does) by more than slewing
+    /// allows. Readings from different boots always count as set.
+    public func wallClockWasSet(since earlier: ClockReading) -> Bool {
+        guard bootID == earlier.bootID else { return true }
+        let booted = (uptime - earlier.uptime).timeInterval
+        let walked = now.timeIntervalSince(earlier.now)
+        return abs(walked - booted) > Self.slewAllowance(over: booted)
     }
 }
 

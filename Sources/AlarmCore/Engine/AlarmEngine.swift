@@ -48,6 +48,10 @@ public actor AlarmEngine {
     private var wakeTask: Task<Void, Never>?
     private var armedWakeUp: WakeUp?
     private var wakeGeneration = 0
+    /// The engine's latest clock reading: what its deadlines were worked out from.
+    private var latestReading: ClockReading?
+    /// Why the wake-up could not be armed, while it cannot; `nil` once it is.
+    public private(set) var wakeTimerTrouble: WakeTimerTrouble?
     private var started = false
     private var pendingSchedules: [PendingSchedule] = []
     private var scheduleCommitQueued = false
@@ -56,6 +60,10 @@ public actor AlarmEngine {
     /// must not hold one of the few threads of Swift's cooperative pool, where every call's
     /// decoding and replies run.
     private let executor = ThreadExecutor(name: "reveille-engine")
+
+    /// How many jobs (calls, wake-ups) wait for the engine's thread: tests that queue calls behind
+    /// a held write wait for them to be queued.
+    nonisolated var queuedJobCount: Int { executor.queuedJobCount }
 
     /// Runs the engine on a thread of its own.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -95,7 +103,7 @@ public actor AlarmEngine {
     public func start() throws {
         guard !started else { return }
         started = true
-        let reading = clock.read()
+        let reading = readClock()
         var loaded: [AlarmRecord] = []
         var rebased = AlarmStore.Changes()
         for var record in try store.loadAlarms() {
@@ -167,7 +175,7 @@ public actor AlarmEngine {
         let batch = pendingSchedules
         pendingSchedules = []
         guard !batch.isEmpty else { return }
-        let reading = clock.read()
+        let reading = readClock()
         var transitions: [(UUID, AlarmStateMachine.Transition)] = []
         var accepted: [(PendingSchedule, AlarmRecord)] = []
         // The alarms and counts as the calls before in this batch leave them.
@@ -232,7 +240,7 @@ public actor AlarmEngine {
     /// restart within the grace window: the safe side.
     private func request(_ event: AlarmStateMachine.Event, id: UUID, caller: AlarmCaller) throws {
         guard let record = records[id], caller.mayAccess(record) else { throw AlarmRequestError.alarmNotFound(id) }
-        let reading = clock.read()
+        let reading = readClock()
         let notStored = try commit(
             [(id, try machine.handle(event, to: record, at: reading))], mustStore: true,
             endingAlert: record.state == .alerting)
@@ -247,7 +255,7 @@ public actor AlarmEngine {
     /// Does nothing and returns false when an alarm or countdown is due within `margin`, so that
     /// no alert waits behind the checkpoint; the caller tries again later.
     public func checkpointStore(unlessDueWithin margin: Duration = .milliseconds(250)) throws -> Bool {
-        let reading = clock.read()
+        let reading = readClock()
         if let wall = wallDeadlines.earliest()?.value, wall.timeIntervalSince(reading.now) < margin.timeInterval {
             return false
         }
@@ -323,7 +331,7 @@ public actor AlarmEngine {
     public func timeZoneChanged() { reevaluate(.timeZoneChanged) }
 
     private func reevaluate(_ event: AlarmStateMachine.Event) {
-        let reading = clock.read()
+        let reading = readClock()
         var transitions: [(UUID, AlarmStateMachine.Transition)] = []
         for record in records.values {
             if let transition = try? machine.handle(event, to: record, at: reading) {
@@ -353,7 +361,7 @@ public actor AlarmEngine {
                 transitions.append((id, transition))
             }
             _ = try? commit(transitions, mustStore: false)
-            reading = clock.read()
+            reading = readClock()
         }
     }
 
@@ -373,22 +381,70 @@ public actor AlarmEngine {
         return due
     }
 
+    /// Reads the clock, keeping the reading as the basis of the next wake-up.
+    private func readClock() -> ClockReading {
+        let reading = clock.read()
+        latestReading = reading
+        return reading
+    }
+
+    /// Arms the wake-up for the earliest deadlines, unless the one armed asks for the same.
+    ///
+    /// A wait whose timers cannot be made (out of file descriptors, say) is tried again, after
+    /// `WakeTimerTrouble.retryDelay(attempt:)`, until it is armed or replaced: a deadline is never
+    /// left unarmed. The trouble is logged and kept in `wakeTimerTrouble` until a wait is armed.
     private func rearm() {
         let wakeUp = WakeUp(
             wall: wallDeadlines.earliest()?.value,
             elapsed: elapsedDeadlines.earliest().map { entry in
                 records[entry.key].flatMap(\.elapsedDeadline)
-            } ?? nil)
-        if wakeUp == armedWakeUp, wakeTask != nil { return }
+            } ?? nil,
+            basis: latestReading)
+        if let armedWakeUp, wakeUp.hasSameDeadlines(as: armedWakeUp), wakeTask != nil { return }
         wakeTask?.cancel()
         armedWakeUp = wakeUp
         wakeGeneration += 1
         let generation = wakeGeneration
         let clock = self.clock
-        wakeTask = Task { [weak self] in
-            guard let reason = try? await clock.wait(for: wakeUp) else { return }
-            await self?.woke(reason, generation: generation)
+        let engine = WeakEngine(self)
+        wakeTask = Task {
+            for attempt in 1... {
+                do {
+                    let reason = try await clock.wait(for: wakeUp) {
+                        Task { await engine.engine?.wakeArmed(generation: generation) }
+                    }
+                    await engine.engine?.woke(reason, generation: generation)
+                    return
+                } catch {
+                    if error is CancellationError || Task.isCancelled { return }
+                    guard await engine.engine?.wakeFailed(error, attempt: attempt, generation: generation) == true else { return }
+                    do { try await Task.sleep(for: WakeTimerTrouble.retryDelay(attempt: attempt)) } catch { return }
+                }
+            }
         }
+    }
+
+    /// Notes that the current wake-up's timers are set; logs the end of any trouble.
+    private func wakeArmed(generation: Int) {
+        guard generation == wakeGeneration, let trouble = wakeTimerTrouble else { return }
+        wakeTimerTrouble = nil
+        logger.notice(
+            "The wake-up timer is armed again", metadata: ["attempts": "\(trouble.attempts)", "since": "\(trouble.since)"])
+    }
+
+    /// Notes a wake-up whose timers could not be set; false when it was replaced meanwhile (the
+    /// new one is tried instead).
+    private func wakeFailed(_ error: any Error, attempt: Int, generation: Int) -> Bool {
+        guard generation == wakeGeneration else { return false }
+        let reason = "\(error)"
+        if wakeTimerTrouble == nil {
+            logger.error(
+                "The wake-up timer could not be armed; trying again until it is",
+                metadata: ["error": "\(reason)"])
+        }
+        wakeTimerTrouble = WakeTimerTrouble(
+            reason: reason, since: wakeTimerTrouble?.since ?? Date(), attempts: (wakeTimerTrouble?.attempts ?? 0) + 1)
+        return true
     }
 
     private func woke(_ reason: WakeReason, generation: Int) {
@@ -399,7 +455,7 @@ public actor AlarmEngine {
         case .clockChanged:
             reevaluate(.clockChanged)
         case .deadline:
-            settleDueDeadlines(at: clock.read())
+            settleDueDeadlines(at: readClock())
             changed()
         }
     }
@@ -556,4 +612,12 @@ extension AlarmRecord {
             return false
         }
     }
+}
+
+/// A reference to the engine that does not keep it alive (a wake-up's task holds one while it
+/// waits).
+private final class WeakEngine: Sendable {
+    weak let engine: AlarmEngine?
+
+    init(_ engine: AlarmEngine) { self.engine = engine }
 }

@@ -25,6 +25,13 @@ final class ThreadExecutor: SerialExecutor, @unchecked Sendable {  // safe: `job
         condition.unlock()
     }
 
+    /// How many jobs wait for the thread (for tests that need calls queued before going on).
+    var queuedJobCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
+    }
+
     /// Lets the thread end once it has run what is queued.
     func finish() {
         condition.lock()
