@@ -121,7 +121,7 @@ let package = Package(
         ),
         // Test traits the test targets share: `.requires(…)`, which fails a test where what it needs is
         // missing, instead of skipping it.
-        .target(name: "TestRequirements", path: "Tests/TestRequirements"),
+        .target(name: "TestRequirements", dependencies: ["AlarmCore"], path: "Tests/TestRequirements"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
         .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "TestSupport", "TestRequirements"]),

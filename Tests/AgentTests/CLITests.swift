@@ -157,6 +157,7 @@ struct CLITests {
         #expect(URL(fileURLWithPath: executable).lastPathComponent == "reveilled")
         let running = try await fixture.reveille("status")
         #expect(running.output.contains("agent    running"), "\(running)")
+        #expect(running.output.contains("\ntimer    armed\n"), "the agent's own wake-up timer is armed: \(running)")
         #expect(running.output.contains("alarms   1"))
         kill(pid, SIGTERM)
     }

@@ -42,67 +42,6 @@ struct ResilienceTests {
         try await AlertingTests.waitForState(nil, of: id, in: fixture)
     }
 
-    @Test(
-        "Out of file descriptors, the agent cannot make its timer: status says so, it tries again, and the alarm rings once it can",
-        .timeLimit(.minutes(2)))
-    func outOfDescriptors() async throws {
-        let fixture = try await AgentFixture.start()
-        defer { fixture.stop() }
-        let agent = try #require(fixture.agent)
-        #expect(try await Self.wakeTimer(fixture) == "armed")
-
-        // The lowest free descriptor number becomes the limit: every new descriptor fails (EMFILE).
-        let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.pid)/fd").compactMap { Int($0) })
-        let lowestFree = (0...).first { !open.contains($0) }!
-        try await Self.limitDescriptors(of: agent, to: lowestFree, in: fixture)
-        var limitRaised = false
-        defer { if !limitRaised { _ = try? fixture.sandbox.run("prlimit", ["--pid", String(agent.pid), "--nofile=1024:"]) } }
-
-        // An instant, not a timer: a timer's countdown notification would go through libnotify,
-        // whose synchronous call makes a GLib main context, which aborts without a descriptor.
-        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 5).rounded(.down))
-        let added = try await fixture.reveille("add", Self.instantText(due), "--title", "Starved")
-        #expect(added.status == .exited(0), "\(added)")
-        let id = try #require(UUID(uuidString: added.line), "\(added)\n\(agent.outputs())")
-        let trouble = try await Self.wakeTimer(fixture)
-        #expect(trouble.hasPrefix("not armed: ") && trouble.contains("trying again"), "status says: \(trouble)")
-        #expect(agent.standardError.contains("The wake-up timer could not be armed; trying again until it is"))
-
-        try await Self.limitDescriptors(of: agent, to: 1024, in: fixture)
-        limitRaised = true
-        var state: String?
-        while state != "alerting" {
-            state = try await fixture.listedAlarms().first { $0.id == id.uuidString.lowercased() }?.state
-            if state != "alerting" { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        let late = Date().timeIntervalSince(due)
-        #expect(late < 3, "rang \(late) s after its instant (the retry is at most a second apart; the list is polled)")
-        #expect(try await Self.wakeTimer(fixture) == "armed")
-        #expect(agent.isRunning)
-    }
-
-    /// An instant as `reveille add` reads it: `2026-12-01T07:30:05+00:00`.
-    static func instantText(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssxxxxx"
-        return formatter.string(from: date)
-    }
-
-    /// The agent's `WakeTimer` property, as `reveille status --json` shows it.
-    static func wakeTimer(_ fixture: AgentFixture) async throws -> String {
-        let status = try await fixture.reveille("status", "--json")
-        let object = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
-        return try #require(object?["wakeTimer"] as? String, "\(status)")
-    }
-
-    /// Sets the agent's soft limit on open files (`prlimit`).
-    static func limitDescriptors(of agent: SandboxProcess, to limit: Int, in fixture: AgentFixture) async throws {
-        let result = try await fixture.run("/usr/bin/prlimit", ["--pid", String(agent.pid), "--nofile=\(limit):"])
-        #expect(result.status == .exited(0), "\(result)")
-    }
-
     @Test("The session bus goes away: the agent exits with a failure status at once, for systemd to restart it, its alarms stored")
     func sessionBusGone() async throws {
         let fixture = try await AgentFixture.start()

@@ -1,4 +1,6 @@
-import Foundation
+// Swift Testing is there only when tests are built: `swift build -c release` builds this target empty.
+#if canImport(Testing)
+import AlarmCore
 import Testing
 
 /// A test, or every test of a suite, whose synchronous parts run on a thread of its own instead of
@@ -22,7 +24,7 @@ public struct OwnThread: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         // A suite's own scope only runs its tests; each test case gets its thread.
         guard testCase != nil else { return try await function() }
-        let thread = TestThreadExecutor()
+        let thread = ThreadTaskExecutor(name: "test-case")
         defer { thread.finish() }
         try await withTaskExecutorPreference(thread) { try await function() }
     }
@@ -32,52 +34,4 @@ extension Trait where Self == OwnThread {
     /// Each test runs its synchronous parts on a thread of its own (see `OwnThread`).
     public static var onItsOwnThread: Self { OwnThread() }
 }
-
-/// A task executor that runs its jobs, in order, on one thread made for it.
-final class TestThreadExecutor: TaskExecutor, @unchecked Sendable {  // safe: `jobs` and `finished` are read and written only with `condition` locked
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var finished = false
-
-    /// Starts the thread.
-    init() {
-        Thread.detachNewThread { [self] in run() }
-    }
-
-    /// Queues a job for the thread; after `finish()` (a job of a task that outlived its test), a
-    /// thread is made for the job alone, so that it still runs.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        defer { condition.unlock() }
-        guard !finished else {
-            let executor = asUnownedTaskExecutor()
-            Thread.detachNewThread { job.runSynchronously(on: executor) }
-            return
-        }
-        jobs.append(job)
-        condition.signal()
-    }
-
-    /// Lets the thread end once it has run what is queued.
-    func finish() {
-        condition.lock()
-        finished = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func run() {
-        let executor = asUnownedTaskExecutor()
-        while true {
-            condition.lock()
-            while jobs.isEmpty && !finished { condition.wait() }
-            let batch = jobs
-            jobs.removeAll()
-            let done = finished && batch.isEmpty
-            condition.unlock()
-            if done { return }
-            for job in batch { job.runSynchronously(on: executor) }
-        }
-    }
-}
+#endif

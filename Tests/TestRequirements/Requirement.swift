@@ -1,3 +1,5 @@
+// Swift Testing is there only when tests are built: `swift build -c release` builds this target empty.
+#if canImport(Testing)
 import Testing
 
 /// A test, or every test of a suite, that needs something on this machine (a program, a package, a
@@ -30,3 +32,4 @@ extension Trait where Self == Requirement {
         Requirement(missing: missing)
     }
 }
+#endif

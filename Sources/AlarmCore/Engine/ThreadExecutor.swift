@@ -6,33 +6,81 @@ import Foundation
 /// holds one of the few threads that run tasks (the agent's worker pool). The thread sleeps on a condition
 /// variable while there is nothing to run, so an idle executor never wakes up, and it ends once
 /// `finish()` was called and the jobs queued before it have run.
-final class ThreadExecutor: SerialExecutor, @unchecked Sendable {  // safe: `jobs` and `finished` are read and written only with `condition` locked; the rest is immutable
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var finished = false
+final class ThreadExecutor: SerialExecutor, Sendable {
+    private let thread: JobThread
 
     /// Starts the thread, named `name` (as `top -H` and `perf` show it, cut to 15 bytes).
     init(name: String) {
-        Thread.start(named: name) { [self] in run() }
+        thread = JobThread()
+        // The thread keeps the executor (its job runner holds it), so a late job still finds it.
+        thread.start(named: name) { job in job.runSynchronously(on: self.asUnownedSerialExecutor()) }
     }
 
     /// Queues a job; the thread runs it after every job queued before.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
+    func enqueue(_ job: consuming ExecutorJob) { thread.enqueue(UnownedJob(job)) }
 
     /// How many jobs wait for the thread (for tests that need calls queued before going on).
+    var queuedJobCount: Int { thread.queuedJobCount }
+
+    /// Lets the thread end once it has run what is queued.
+    func finish() { thread.finish() }
+}
+
+/// A task executor that runs its jobs, in order, on one thread of its own: tasks that prefer it
+/// (`withTaskExecutorPreference`) run their synchronous parts there, off the cooperative pool.
+/// The test suites' `.onItsOwnThread` trait gives each test one.
+package final class ThreadTaskExecutor: TaskExecutor, Sendable {
+    private let thread: JobThread
+
+    /// Starts the thread, named `name`.
+    package init(name: String) {
+        thread = JobThread()
+        thread.start(named: name) { job in job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// Queues a job; the thread runs it after every job queued before.
+    package func enqueue(_ job: consuming ExecutorJob) { thread.enqueue(UnownedJob(job)) }
+
+    /// Lets the thread end once it has run what is queued.
+    package func finish() { thread.finish() }
+}
+
+/// One thread that runs queued jobs in order, sleeping on a condition variable while there are
+/// none, and ending once `finish()` was called and what was queued before has run. A job queued
+/// after that (a task that outlived the executor's use) runs on a thread made for it alone, so
+/// that it still runs. The job runner is kept for that (an executor and its runner hold each other
+/// for good: a few small objects for each engine or test, against a job that never runs).
+private final class JobThread: @unchecked Sendable {  // safe: `jobs`, `finished` and `runJob` are read and written only with `condition` locked (`runJob` once, before any job)
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var finished = false
+    private var runJob: (@Sendable (UnownedJob) -> Void)?
+
+    /// Starts the thread, which runs each job with `runJob`.
+    func start(named name: String, _ runJob: @escaping @Sendable (UnownedJob) -> Void) {
+        condition.lock()
+        self.runJob = runJob
+        condition.unlock()
+        Thread.start(named: name) { [self] in run(runJob) }
+    }
+
+    func enqueue(_ job: UnownedJob) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !finished else {
+            if let runJob { Thread.start(named: "late-job") { runJob(job) } }
+            return
+        }
+        jobs.append(job)
+        condition.signal()
+    }
+
     var queuedJobCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return jobs.count
     }
 
-    /// Lets the thread end once it has run what is queued.
     func finish() {
         condition.lock()
         finished = true
@@ -40,8 +88,7 @@ final class ThreadExecutor: SerialExecutor, @unchecked Sendable {  // safe: `job
         condition.unlock()
     }
 
-    private func run() {
-        let executor = asUnownedSerialExecutor()
+    private func run(_ runJob: (UnownedJob) -> Void) {
         var batch: [UnownedJob] = []
         while true {
             condition.lock()
@@ -52,7 +99,7 @@ final class ThreadExecutor: SerialExecutor, @unchecked Sendable {  // safe: `job
             }
             swap(&batch, &jobs)
             condition.unlock()
-            for job in batch { job.runSynchronously(on: executor) }
+            for job in batch { runJob(job) }
             batch.removeAll(keepingCapacity: true)
         }
     }
