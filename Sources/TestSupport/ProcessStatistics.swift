@@ -20,6 +20,27 @@ public struct ProcessStatistics: Sendable {
         return counts
     }
 
+    /// Waits, up to `timeout`, until no thread of `pid` has woken up for `stillFor`: the end of an
+    /// aftermath the test cannot see finish (the last `fsync` of a checkpoint after the log it
+    /// truncates reads empty, the engine handing the result back). A process that keeps waking
+    /// more often than `stillFor` never gets there, and the wait throws saying which threads woke.
+    public static func waitUntilStill(pid: Int32, for stillFor: Duration = .milliseconds(300), timeout: Duration = .seconds(10)) async throws {
+        var mark = ProcessStatistics(pid: pid)
+        var markedAt = ContinuousClock.now
+        var lastWoken: [String: Int] = [:]
+        try await waitUntil("no thread of \(pid) to wake up for \(stillFor)", timeout: timeout, detail: { "last woken: \(lastWoken)" }) { () -> Void? in
+            let now = ProcessStatistics(pid: pid)
+            let woken = now.wakeUpsByThread(since: mark).filter { $0.value != 0 }
+            if !woken.isEmpty {
+                lastWoken = woken
+                mark = now
+                markedAt = .now
+                return nil
+            }
+            return ContinuousClock.now - markedAt >= stillFor ? () : nil
+        }
+    }
+
     /// The threads that are asleep in `poll`, `ppoll`, `epoll_wait` or `epoll_pwait` with a
     /// timeout, by thread id with their names: each of them will wake when it runs out, whether or
     /// not anything happened. Read from `/proc/PID/task/*/syscall` (the call a thread is blocked

@@ -26,6 +26,8 @@ struct IdleTests {
         try await waitUntil("the store's checkpoint to empty \(log)") {
             ((try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? nil) == 0 ? () : nil
         }
+        // The engine is still on its way back from the checkpoint when the log reads empty.
+        try await ProcessStatistics.waitUntilStill(pid: agent.pid)
         let before = ProcessStatistics(pid: agent.pid)
         try await Task.sleep(for: .seconds(3))
         let wakeUps = ProcessStatistics(pid: agent.pid).wakeUpsByThread(since: before).filter { $0.value != 0 }
