@@ -9,9 +9,10 @@
 //   .build/release/reveille-bench day                                   a simulated day of clock and zone changes
 //   .build/release/reveille-bench fuzz [--calls N] [--command-lines N] [--seed S] [--max-alarms N]
 //                                                                        the fuzzers at length (not in "everything")
-//   .build/release/reveille-bench load [--clients N] [--alarms N] [--subscribers N]
+//   .build/release/reveille-bench load [--clients N] [--alarms N] [--subscribers N] [--rounds N]
 //                                                                        clients scheduling at once, then the same against
-//                                                                        a stand-in that stores nothing (not in "everything")
+//                                                                        a stand-in that stores nothing, in rounds whose
+//                                                                        ratios' median is printed (not in "everything")
 
 import TestSupport
 
@@ -63,5 +64,6 @@ if selected.contains("fuzz") {
 }
 if selected.contains("load") {
     try await LoadBenchmark.run(
-        clients: option("--clients", 10), alarmsPerClient: option("--alarms", 1_000), subscribers: option("--subscribers", 3))
+        clients: option("--clients", 10), alarmsPerClient: option("--alarms", 1_000), subscribers: option("--subscribers", 3),
+        rounds: option("--rounds", 5))
 }
