@@ -146,6 +146,42 @@ struct PipeWireTests {
         #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }
 
+    @Test("Killed while it holds the sink raised: the next agent puts the sink back muted at 100 %, as the person left it")
+    func killedWhileRaised() async throws {
+        let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0", "--unmute-to", "50"])
+        defer { fixture.stop() }
+        func sink() throws -> String {
+            try pipewire.wpctl(["get-volume", "@DEFAULT_AUDIO_SINK@"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        try pipewire.wpctl(["set-volume", "@DEFAULT_AUDIO_SINK@", "1.0"])
+        try pipewire.wpctl(["set-mute", "@DEFAULT_AUDIO_SINK@", "1"])
+        let timer = try await fixture.reveille("timer", "1s", "--title", "Crash")
+        try #require(timer.status == .exited(0), "\(timer)")
+        try await waitUntil("the sink turned up", timeout: .seconds(20), detail: { agent.outputs() }) {
+            try sink() == "Volume: 0.50" ? () : nil
+        }
+
+        agent.kill()
+        let ended = try await agent.waitForExit(timeout: .seconds(10))
+        #expect(ended == .signaled(SIGKILL), "\(ended)")
+        #expect(try sink() == "Volume: 0.50", "a killed agent put nothing back itself")
+
+        // The next agent (without --unmute-to, so the alarm still ringing does not raise it
+        // again) replays the journal at its start.
+        let restarted = try fixture.sandbox.spawn(
+            Built.path("reveilled"), ["--no-notifications", "--ramp", "0", "--ring-timeout", "0"],
+            environment: ["ALSA_CONFIG_PATH": pipewire.alsaConfiguration.path])
+        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        try await waitUntil("the sink put back", timeout: .seconds(20), detail: { restarted.outputs() }) {
+            try sink() == "Volume: 1.00 [MUTED]" ? () : nil
+        }
+        #expect(restarted.outputs().contains("Putting back the output volume left raised by an agent that stopped"), "\(restarted.outputs())")
+        let stop = try await fixture.reveille("stop", timer.line)
+        #expect(stop.status == .exited(0), "\(stop)")
+        #expect(try sink() == "Volume: 1.00 [MUTED]")
+        #expect(restarted.isRunning, "\(CrashLog.summary(of: restarted.standardError))")
+    }
+
     @Test("reveille status says whether sound can be played now: PipeWire running, stopped, and back")
     func soundStatusFollowsTheServer() async throws {
         let (fixture, pipewire, _) = try await Self.start()
