@@ -407,10 +407,14 @@ public actor AlarmEngine {
         let generation = wakeGeneration
         let clock = self.clock
         let engine = WeakEngine(self)
+        // Only a wake-up that follows trouble has something to report once armed: the usual
+        // re-arm costs no hop back to the engine.
+        let troubled = wakeTimerTrouble != nil
         wakeTask = Task {
             for attempt in 1... {
                 do {
                     let reason = try await clock.wait(for: wakeUp) {
+                        guard troubled || attempt > 1 else { return }
                         Task { await engine.engine?.wakeArmed(generation: generation) }
                     }
                     await engine.engine?.woke(reason, generation: generation)
