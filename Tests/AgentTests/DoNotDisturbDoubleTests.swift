@@ -47,6 +47,23 @@ struct DoNotDisturbDoubleTests {
         #expect(status.output.contains("only their sound gets through"), "\(status)")
     }
 
+    @Test("Plasma: an app's alarm names the app in the header (x-kde-origin-name, which Plasma lists); the person's own names none")
+    func plasmaNamesTheApp() async throws {
+        let (fixture, server) = try await Self.start("plasma")
+        defer { fixture.stop() }
+        let python = try await fixture.authorizePython()
+        let scheduled = try await fixture.run(python, [AgentFixture.otherApp, "schedule", UUID().lowercasedText(), "Theirs", "1"])
+        #expect(scheduled.status == .exited(0), "\(scheduled)")
+        try await DesktopDoubles.waitForAlert("Theirs", from: server)
+        let app = URL(fileURLWithPath: python).resolvingSymlinksInPath().lastPathComponent
+        _ = try await server.waitForStandardOutput(containing: "origin Theirs: \(app)", timeout: .seconds(10))
+
+        let own = try await AlertingTests.timer(fixture, "1s", "--title", "Mine")
+        try await DesktopDoubles.waitForAlert("Mine", from: server)
+        #expect(!server.standardOutput.contains("origin Mine"), "\(server.standardOutput)")
+        #expect(try await fixture.reveille("stop", own.uuidString).status == .exited(0))
+    }
+
     @Test("Plasma: an alarm wakes the blanked screen (the screen locker's SimulateUserActivity, PowerDevil's wakeup), once for alarms ringing together")
     func plasmaWakesTheScreen() async throws {
         let (fixture, server) = try await Self.start("plasma")

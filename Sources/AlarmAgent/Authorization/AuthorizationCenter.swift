@@ -120,6 +120,6 @@ public actor AuthorizationCenter {
 
     /// A name for the app a person recognises: the app id, or the executable's file name.
     static func displayName(_ identity: CallerIdentity) -> String {
-        identity.source == .executable ? URL(fileURLWithPath: identity.appID).lastPathComponent : identity.appID
+        AlarmCaller.displayName(ofOwner: identity.appID) ?? identity.appID
     }
 }

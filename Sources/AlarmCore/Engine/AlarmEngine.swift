@@ -17,6 +17,13 @@ public enum AlarmCaller: Hashable, Sendable {
         }
     }
 
+    /// The name a person recognises for the app that owns alarms as `owner`: an app id as it is,
+    /// an executable's file name for an executable's path; `nil` for the person's own alarms.
+    public static func displayName(ofOwner owner: String) -> String? {
+        if owner == AlarmCaller.user.ownerName { return nil }
+        return owner.hasPrefix("/") ? URL(fileURLWithPath: owner).lastPathComponent : owner
+    }
+
     /// Whether this caller may see and change the alarm.
     public func mayAccess(_ record: AlarmRecord) -> Bool {
         switch self {

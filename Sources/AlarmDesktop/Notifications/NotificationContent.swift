@@ -171,6 +171,19 @@ extension NotificationContent {
             expireTimeout: 0)
     }
 
+    /// The hint Plasma shows beside the app's name in a notification's header, for a server that
+    /// advertises it among its capabilities.
+    public static let originHint = "x-kde-origin-name"
+
+    /// This content naming the app that set `record` in `originHint` ("Reveille · Clocks" in
+    /// Plasma's header), so a person sees whose alarm rings; unchanged for their own alarms.
+    public func namingOrigin(of record: AlarmRecord) -> NotificationContent {
+        guard let origin = AlarmCaller.displayName(ofOwner: record.owner) else { return self }
+        var named = self
+        named.hints[Self.originHint] = .string(origin)
+        return named
+    }
+
     /// The notification that an alarm's alerts were missed: they came while nothing could ring
     /// (the computer was off or asleep, or the agent was not running) and beyond the grace window.
     public static func missed(_ record: AlarmRecord, count: Int) -> NotificationContent {

@@ -144,6 +144,8 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     var pending: [() -> Void] = []
     /// Whether the current server has the `actions` capability.
     var hasActions = false
+    /// Whether the current server shows the app an alarm came from (`x-kde-origin-name`: Plasma).
+    var showsOrigin = false
     /// When posting with no server (which tries D-Bus activation) last failed.
     var activationFailedAt: ContinuousClock.Instant?
     /// How long after a failed activation posting with no server is not tried again.
@@ -234,7 +236,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     func serverAppeared(_ newOwner: String?) {
         owner = newOwner
         activationFailedAt = nil
-        hasActions = Self.serverHasActions()
+        let capabilities = Self.serverCapabilities()
+        hasActions = capabilities.contains("actions")
+        showsOrigin = capabilities.contains(NotificationContent.originHint)
         let (name, version) = Self.serverInformation()
         server.withLock { $0 = .running(name: name, version: version, hasActions: hasActions) }
         guard resolved else { return resolve() }
@@ -245,6 +249,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     func serverVanished() {
         owner = nil
         hasActions = false
+        showsOrigin = false
         server.withLock { $0 = .missing }
         resolve()
     }
@@ -261,15 +266,13 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         return (name.map { String(cString: $0) } ?? "", version.map { String(cString: $0) } ?? "")
     }
 
-    /// Whether `notify_get_server_caps` lists `actions`.
-    static func serverHasActions() -> Bool {
-        guard var list = notify_get_server_caps() else { return false }
+    /// The capabilities the server lists (`notify_get_server_caps`); none when it does not answer.
+    static func serverCapabilities() -> Set<String> {
+        guard var list = notify_get_server_caps() else { return [] }
         defer { g_list_free_full(list, { g_free($0) }) }
-        var found = false
+        var found: Set<String> = []
         while true {
-            if let data = list.pointee.data, String(cString: data.assumingMemoryBound(to: CChar.self)) == "actions" {
-                found = true
-            }
+            if let data = list.pointee.data { found.insert(String(cString: data.assumingMemoryBound(to: CChar.self))) }
             guard let next = list.pointee.next else { break }
             list = next
         }
@@ -403,6 +406,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     /// `notify_notification_update` with cleared actions and hints), the hints, the actions, the
     /// `closed` handler, `notify_notification_show`.
     private func show(_ posted: Posted, _ content: NotificationContent) {
+        let content = showsOrigin ? content.namingOrigin(of: posted.record) : content
         // With no server, the first call may start one by D-Bus activation; after that fails, the
         // next calls wait for a server to appear (or a minute), instead of starting a failing
         // server again for every alert and countdown update.

@@ -21,7 +21,9 @@ CloseNotification with NotificationClosed) and the desktop's own names:
   swaync  org.erikreider.swaync.cc at /org/erikreider/swaync/cc: GetDnd() -> b, SetDnd(b),
           ToggleDnd() -> b, emitting SubscribeV2(u count, b dnd, b visible, b inhibited).
 
-Each Notify prints "notify URGENCY SUMMARY" on stdout; "ready" once every name is owned.
+Each Notify prints "notify URGENCY SUMMARY" on stdout, after "origin SUMMARY: NAME" when it carries
+x-kde-origin-name (which only plasma lists among its capabilities, as plasmashell does); "ready"
+once every name is owned.
 """
 import sys
 
@@ -56,12 +58,17 @@ class Notifications(dbus.service.Object):
 
     @dbus.service.method(NOTIFICATIONS, in_signature="", out_signature="as")
     def GetCapabilities(self):
+        if DESKTOP == "plasma":
+            # Plasma also shows the app a notification came from (x-kde-origin-name) in its header.
+            return ["actions", "body", "persistence", "x-kde-origin-name", "x-kde-display-appname"]
         return ["actions", "body", "persistence"]
 
     @dbus.service.method(NOTIFICATIONS, in_signature="susssasa{sv}i", out_signature="u")
     def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout):
         number = replaces or self.next_id
         self.next_id = max(self.next_id, number + 1)
+        if "x-kde-origin-name" in hints:
+            print("origin %s: %s" % (summary, hints["x-kde-origin-name"]), flush=True)
         print("notify %d %s" % (int(hints.get("urgency", 1)), summary), flush=True)
         if DESKTOP == "plasma" and summary.startswith("Hide"):
             # As Plasma takes a bubble off the screen into its history: closed, reason 1 (expired).
