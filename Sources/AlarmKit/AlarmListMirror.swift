@@ -127,8 +127,9 @@ struct AlarmListMirror: Sendable {
             guard let id = value.stringValue.flatMap({ UUID(text: $0) }) else { return nil }
             changes.append(.remove(id))
         }
+        let reading = ClockReading.local()
         for value in alarms {
-            guard let alarm = try? AlarmWire.decodeAlarm(value) else { return nil }
+            guard let alarm = try? AlarmWire.decodeAlarm(value, receivedAt: reading) else { return nil }
             changes.append(.set(alarm))
         }
         return changes

@@ -5,16 +5,6 @@ import Foundation
 import Glibc
 #endif
 
-extension ClockReading {
-    /// This machine's clocks and time zone now, as the command shows times.
-    static func local() -> ClockReading {
-        var boot = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        return ClockReading(
-            now: Date(), uptime: .seconds(boot.tv_sec) + .nanoseconds(boot.tv_nsec), bootID: "cli", timeZone: .current)
-    }
-}
-
 /// Facts about the terminal the command writes to.
 enum Terminal {
     /// The width of standard output's terminal, or `nil` when it is not a terminal.

@@ -171,6 +171,7 @@ public enum AlarmWire {
             var owner: String
             var fireDate: Date?
             var remaining: TimeInterval?
+            var countdownEnd: ElapsedDeadline?
             var countdownTotal: TimeInterval?
             var alertScheduledAt: Date?
             var alertStartedAt: Date?
@@ -182,15 +183,18 @@ public enum AlarmWire {
         /// The alarm's id (`alarm.id`).
         public private(set) var id: UUID
 
-        /// Describes an alarm.
+        /// Describes an alarm. A running countdown's end is `countdownEnd` when given; otherwise it
+        /// is read as `remaining` seconds after whatever reading `record(at:)` is given.
         public init(
             alarm: Alarm, definition: AlarmDefinition, owner: String, fireDate: Date? = nil, remaining: TimeInterval? = nil,
-            countdownTotal: TimeInterval? = nil, alertScheduledAt: Date? = nil, alertStartedAt: Date? = nil
+            countdownTotal: TimeInterval? = nil, alertScheduledAt: Date? = nil, alertStartedAt: Date? = nil,
+            countdownEnd: ElapsedDeadline? = nil
         ) {
             id = alarm.id
             storage = CopyOnWrite(Fields(
                 alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
-                countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt, alertStartedAt: alertStartedAt))
+                countdownEnd: countdownEnd, countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt,
+                alertStartedAt: alertStartedAt))
         }
 
         /// The alarm as AlarmKit shows it.
@@ -226,6 +230,13 @@ public enum AlarmWire {
             get { storage.fields.countdownTotal }
             set { storage.fields.countdownTotal = newValue }
         }
+        /// When a running countdown ends, on the boot clock of the reading it was received at:
+        /// `remaining` seconds after that moment, fixed then (a list that is shown again later, or
+        /// after another alarm changed, does not move it).
+        public var countdownEnd: ElapsedDeadline? {
+            get { storage.fields.countdownEnd }
+            set { storage.fields.countdownEnd = newValue }
+        }
         /// When a ringing alert was due.
         public var alertScheduledAt: Date? {
             get { storage.fields.alertScheduledAt }
@@ -237,8 +248,8 @@ public enum AlarmWire {
             set { storage.fields.alertStartedAt = newValue }
         }
 
-        /// The alarm as a record, its instants read against `reading` (a countdown ends
-        /// `remaining` seconds after it).
+        /// The alarm as a record, its instants read against `reading` (a running countdown ends at
+        /// `countdownEnd`, or, without one, `remaining` seconds after `reading`).
         public func record(at reading: ClockReading) -> AlarmRecord {
             let phase: AlarmRecord.Phase
             switch alarm.state {
@@ -247,7 +258,8 @@ public enum AlarmWire {
             case .countdown:
                 phase = .countdown(.init(
                     kind: definition.isTimer ? .preAlert : .postAlert,
-                    endsAt: reading.elapsedDeadline(after: remaining ?? 0), duration: countdownTotal ?? remaining ?? 0))
+                    endsAt: countdownEnd ?? reading.elapsedDeadline(after: remaining ?? 0),
+                    duration: countdownTotal ?? remaining ?? 0))
             case .paused:
                 phase = .paused(.init(
                     kind: definition.isTimer ? .preAlert : .postAlert, remaining: remaining ?? 0,
@@ -260,8 +272,14 @@ public enum AlarmWire {
         }
     }
 
-    /// Reads an alarm sent by the agent.
+    /// Reads an alarm sent by the agent, received now (see `decodeAlarm(_:receivedAt:)`).
     public static func decodeAlarm(_ value: DBusValue) throws -> RemoteAlarm {
+        try decodeAlarm(value, receivedAt: .local())
+    }
+
+    /// Reads an alarm sent by the agent, received at `receivedAt`: a running countdown's end is
+    /// fixed then, `remaining` seconds later (``RemoteAlarm/countdownEnd``).
+    public static func decodeAlarm(_ value: DBusValue, receivedAt reading: ClockReading) throws -> RemoteAlarm {
         guard var entries = try? DictionaryReader(value, field: "alarm") else { throw AlarmWireError.malformed("an alarm is not an a{sv}") }
         guard let idText = entries.take("id")?.stringValue, let id = UUID(text: idText) else {
             throw AlarmWireError.malformed("an alarm has no id")
@@ -287,7 +305,8 @@ public enum AlarmWire {
         let alarm = Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: state)
         return RemoteAlarm(
             alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
-            countdownTotal: total, alertScheduledAt: scheduledAt, alertStartedAt: startedAt)
+            countdownTotal: total, alertScheduledAt: scheduledAt, alertStartedAt: startedAt,
+            countdownEnd: state == .countdown ? remaining.map(reading.elapsedDeadline(after:)) : nil)
     }
 
     // MARK: - Parts
