@@ -107,11 +107,14 @@ struct AddCommand: AsyncParsableCommand {
         abstract: "Schedule an alarm at a clock time or an instant.",
         discussion: """
             A clock time (7:30, 07:30, 7:30pm) follows the time zone: it rings at that time wherever you \
-            are. A date and time (2026-12-01 07:30, 2026-12-01T07:30:00+01:00) is an instant. Prints the \
-            new alarm's id.
+            are. A date and time (2026-12-01 07:30, 2026-12-01T07:30:00+01:00) is an instant, and so is a \
+            moment from now: in 20m, +20m, tomorrow 7:30, 7:30 tomorrow, today 18:00, mon 7:30 (the next \
+            Monday whose 7:30 is still ahead). Prints the new alarm's id.
 
             Examples:
               reveille add 7:30 --repeat weekdays --title "Wake up" --snooze 9m
+              reveille add "tomorrow 6:15" --title Flight
+              reveille add "in 20m" --title "Check the oven"
               reveille add 6:45pm --title "Call mum"
               reveille add "2026-12-01 07:30" --title Train
               reveille add 7:00 --repeat sat,sun --countdown 10m --sound ~/Music/birds.ogg
@@ -137,7 +140,7 @@ struct AddCommand: AsyncParsableCommand {
     func definition() throws -> AlarmDefinition {
         let weekdays = try days.map { text in try parsed { () throws(InputError) in try WeekdaysInput.parse(text) } }
         let schedule = try parsed { () throws(InputError) in
-            try ClockTimeInput.parse(time, repeatingOn: weekdays, timeZone: .current)
+            try ClockTimeInput.parse(time, repeatingOn: weekdays, timeZone: .current, now: Date())
         }
         let preAlert = try countdown.map { text in try parsed { () throws(InputError) in try DurationInput.parse(text) } }
         let snooze = try options.snoozeDuration()

@@ -94,8 +94,28 @@ struct CLITests {
         #expect(alarm.title == "Wake up")
     }
 
+    @Test("add with a moment from now: in 20m, tomorrow 7:30 (instants, in the JSON's fireDate)")
+    func addMomentFromNow() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let before = Date()
+        let soon = try await fixture.reveille("add", "in 20m", "--title", "Oven", "--json")
+        #expect(soon.status == .exited(0), "\(soon)")
+        let oven = try JSONDecoder().decode(AlarmDescription.self, from: Data(soon.output.utf8))
+        let fireDate = try #require(oven.fireDate.flatMap { try? Date($0, strategy: .iso8601) }, "\(soon)")
+        #expect(abs(fireDate.timeIntervalSince(before) - 1_200) < 30, "\(soon)")
+
+        let added = try await fixture.reveille("add", "tomorrow 7:30", "--title", "Train", "--json")
+        #expect(added.status == .exited(0), "\(added)")
+        let train = try JSONDecoder().decode(AlarmDescription.self, from: Data(added.output.utf8))
+        let expected = try ClockTimeInput.parse("tomorrow 7:30", timeZone: .current, now: before)
+        #expect(train.fireDate.flatMap { try? Date($0, strategy: .iso8601) }.map { Alarm.Schedule.fixed($0) } == expected, "\(added)")
+    }
+
     static let badInputs: [([String], String)] = [
         (["add", "25:00"], "hour"),
+        (["add", "in 20x"], "in 20x"),
+        (["add", "tomorrow 25:00"], "tomorrow 25:00"),
         (["add", "7:30", "--repeat", "mnday"], "mnday"),
         (["timer", "5x"], "5x"),
         (["timer", "90"], "needs a unit"),

@@ -95,6 +95,65 @@ extension `Text input` {
             #expect(failure { try ClockTimeInput.parse("noon", timeZone: utc) } == .unrecognized(.time, "noon"))
         }
 
+        /// Wednesday 25 November 2026, 10:00 in New York (15:00 UTC).
+        static let wednesdayMorning = Fixtures.instant("2026-11-25T15:00:00Z")
+
+        @Test(
+            "moments from now: in, +, a day word before or after a clock time (New York, Wednesday 10:00)",
+            arguments: [
+                ("in 20m", "2026-11-25T15:20:00Z"), ("+1h30m", "2026-11-25T16:30:00Z"), ("IN 90 seconds", "2026-11-25T15:01:30Z"),
+                ("in 1d", "2026-11-26T15:00:00Z"), ("tomorrow 7:30", "2026-11-26T12:30:00Z"), ("7:30 tomorrow", "2026-11-26T12:30:00Z"),
+                ("Tomorrow 6:45pm", "2026-11-26T23:45:00Z"), ("today 18:00", "2026-11-25T23:00:00Z"),
+                ("today 9:00", "2026-11-25T14:00:00Z"), ("wed 11:00", "2026-11-25T16:00:00Z"),
+                ("wed 9:00", "2026-12-02T14:00:00Z"), ("wednesday 10:00", "2026-12-02T15:00:00Z"),
+                ("mon 7:30", "2026-11-30T12:30:00Z"), ("friday 6:45pm", "2026-11-27T23:45:00Z"),
+                ("7:30am Sun", "2026-11-29T12:30:00Z"), ("  thurs   8:00 ", "2026-11-26T13:00:00Z"),
+            ])
+        func momentsFromNow(text: String, instant: String) throws {
+            #expect(
+                try ClockTimeInput.parse(text, timeZone: newYork, now: Self.wednesdayMorning) == .fixed(Fixtures.instant(instant)))
+        }
+
+        @Test("the forms without a day word read as they do without the present")
+        func withoutDayWords() throws {
+            let now = Self.wednesdayMorning
+            #expect(try ClockTimeInput.parse("7:30", timeZone: newYork, now: now) == clock(7, 30))
+            #expect(
+                try ClockTimeInput.parse("2026-12-01 07:30", timeZone: newYork, now: now)
+                    == ClockTimeInput.parse("2026-12-01 07:30", timeZone: newYork))
+        }
+
+        @Test("a day's clock time in the hour skipped when daylight saving time begins names the first instant after it")
+        func dayWordInGap() throws {
+            // Saturday 7 March 2026, noon in New York; on the 8th clocks go from 2:00 to 3:00.
+            let saturday = Fixtures.instant("2026-03-07T17:00:00Z")
+            #expect(try ClockTimeInput.parse("tomorrow 2:30", timeZone: newYork, now: saturday) == .fixed(Fixtures.instant("2026-03-08T07:00:00Z")))
+            #expect(try ClockTimeInput.parse("tomorrow 3:30", timeZone: newYork, now: saturday) == .fixed(Fixtures.instant("2026-03-08T07:30:00Z")))
+        }
+
+        @Test("moments from now name their bad part")
+        func momentMessages() {
+            let now = Self.wednesdayMorning
+            let cases: [(String, String)] = [
+                ("in 20x", #"invalid time "in 20x": after “in” give how long from now, such as 20m or 1h30m (invalid duration "20x": "#),
+                ("+20", #"invalid time "+20": after + give how long from now, such as 20m or 1h30m ("#),
+                ("tomorrow 25:00", #"invalid time "tomorrow 25:00": the hour must be 0 to 23"#),
+                ("mon 7:60", #"invalid time "mon 7:60": the minute must be 0 to 59"#),
+                ("tomorrow noon", #"invalid time "tomorrow noon": give a clock time with the day, as in tomorrow 7:30"#),
+                ("fri 2026-12-01 07:30", #"invalid time "fri 2026-12-01 07:30": give a clock time with the day, as in fri 7:30"#),
+                ("tomorrow", #"invalid time "tomorrow": use a clock time such as 7:30"#),
+                ("weekdays 7:30", #"invalid time "weekdays 7:30": use a clock time such as 7:30"#),
+            ]
+            for (text, start) in cases {
+                let message = failure { try ClockTimeInput.parse(text, timeZone: newYork, now: now) }?.description ?? "accepted"
+                #expect(message.hasPrefix(start), "\(text): \(message)")
+            }
+            #expect(
+                failure { try ClockTimeInput.parse("tomorrow 7:30", repeatingOn: [.monday], timeZone: newYork, now: now) }?.description
+                    == #"invalid time "tomorrow 7:30": a date and time alerts once and cannot repeat; "#
+                    + "give a clock time such as 7:30 to repeat on days")
+        }
+
         @Test("a clock time repeats on the days given, in week order")
         func repeating() throws {
             let schedule = try ClockTimeInput.parse("6:45am", repeatingOn: [.sunday, .friday, .monday, .friday], timeZone: utc)

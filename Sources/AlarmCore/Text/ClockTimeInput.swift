@@ -1,7 +1,8 @@
 import Foundation
 
 /// Reads TIME as a person types it: a clock time (`7:30`, `7:30pm`) or a date and time
-/// (`2026-12-01 07:30`, `2026-12-01T07:30:00+01:00`).
+/// (`2026-12-01 07:30`, `2026-12-01T07:30:00+01:00`); given the present, also a moment from it
+/// (`in 20m`, `tomorrow 7:30`: ``RelativeTimeInput``).
 ///
 /// Accepted forms, after surrounding white space is removed:
 ///
@@ -42,13 +43,38 @@ public enum ClockTimeInput {
         return .relative(.init(time: .init(hour: time.hour24, minute: time.minute ?? 0), repeats: .never))
     }
 
+    /// Reads TIME as `parse(_:timeZone:)` does, and also the forms that name a moment from `now`:
+    /// `in 20m`, `+20m`, `tomorrow 7:30`, `7:30 tomorrow`, `mon 7:30` (see ``RelativeTimeInput``),
+    /// each an instant (`.fixed`).
+    public static func parse(_ text: String, timeZone: TimeZone, now: Date) throws(InputError) -> Alarm.Schedule {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .empty(.time) }
+        guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.time, trimmed) }
+        if let schedule = try RelativeTimeInput.parse(trimmed, timeZone: timeZone, now: now) { return schedule }
+        return try parse(trimmed, timeZone: timeZone)
+    }
+
     /// Reads TIME and makes it repeat on `days` when they are given (`--repeat DAYS`).
     ///
     /// Only a clock time can repeat: a date and time with days throws, as does an empty list.
     public static func parse(
         _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: TimeZone
     ) throws(InputError) -> Alarm.Schedule {
-        let schedule = try parse(text, timeZone: timeZone)
+        try repeating(try parse(text, timeZone: timeZone), text: text, on: days)
+    }
+
+    /// Reads TIME as `parse(_:timeZone:now:)` does and makes it repeat on `days` when they are
+    /// given; a moment from now (`tomorrow 7:30`) is an instant and cannot repeat.
+    public static func parse(
+        _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: TimeZone, now: Date
+    ) throws(InputError) -> Alarm.Schedule {
+        try repeating(try parse(text, timeZone: timeZone, now: now), text: text, on: days)
+    }
+
+    /// `schedule`, repeating on `days` when they are given.
+    private static func repeating(
+        _ schedule: Alarm.Schedule, text: String, on days: [Locale.Weekday]?
+    ) throws(InputError) -> Alarm.Schedule {
         guard let days else { return schedule }
         guard !days.isEmpty else { throw .empty(.days) }
         switch schedule {
