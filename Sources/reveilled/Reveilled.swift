@@ -35,6 +35,11 @@ struct Reveilled: AsyncParsableCommand {
     @Option(name: .customLong("max-alarms"), help: ArgumentHelp("The most alarms one app may have.", valueName: "count"))
     var maxAlarms: Int = 1_000
 
+    @Option(
+        name: .customLong("default-snooze"),
+        help: ArgumentHelp("How long (seconds) Snooze lasts for an alarm whose snooze button has no duration of its own.", valueName: "seconds"))
+    var defaultSnooze: Double = AlarmPolicy.nineMinutes
+
     @Option(help: ArgumentHelp("A D-Bus address to serve on instead of the session bus.", valueName: "address"))
     var bus: String?
 
@@ -99,6 +104,9 @@ struct Reveilled: AsyncParsableCommand {
         guard grace >= 0, grace.isFinite else { throw ValidationError("--grace must be zero or more seconds") }
         guard ringTimeout >= 0, ringTimeout.isFinite else { throw ValidationError("--ring-timeout must be zero or more seconds") }
         guard maxAlarms > 0 else { throw ValidationError("--max-alarms must be at least 1") }
+        guard defaultSnooze > 0, defaultSnooze <= AlarmDefinition.maximumDuration else {
+            throw ValidationError("--default-snooze must be more than 0 and at most 366 days (in seconds)")
+        }
         guard ramp >= 0, ramp <= 3_600, ramp.isFinite else { throw ValidationError("--ramp must be between 0 and 3600 seconds") }
         guard !soundDevice.isEmpty else { throw ValidationError("--sound-device must name an ALSA PCM") }
         if let unmuteTo, !(1...100).contains(unmuteTo) { throw ValidationError("--unmute-to must be between 1 and 100 (percent)") }
@@ -145,7 +153,9 @@ struct Reveilled: AsyncParsableCommand {
             doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound, unmuteTo: unmuteTo)
         let configuration = AgentConfiguration(
             storeDirectory: directory,
-            policy: AlarmPolicy(graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms),
+            policy: AlarmPolicy(
+                graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms,
+                defaultSnooze: defaultSnooze),
             busAddress: bus,
             trustedExecutables: [binaries.appendingPathComponent("reveille").path],
             version: AgentVersion.current,

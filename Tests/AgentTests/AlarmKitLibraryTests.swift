@@ -28,4 +28,34 @@ struct AlarmKitLibraryTests {
         #expect(history.output.contains(#""outcome":"stopped""#))
         #expect(history.output.contains(#""title":"Pasta is ready""#))
     }
+
+    @Test("Apple's one-time alarm example (a snooze button, no countdown duration) schedules, rings, and Snooze counts down reveilled's --default-snooze")
+    func seedAlarmSnoozes() async throws {
+        let fixture = try await AgentFixture.start(agentArguments: ["--default-snooze", "120"])
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let client = try fixture.client()
+        defer { client.connection.close() }
+        let configuration = AlarmManager.AlarmConfiguration<NoMetadata>.alarm(
+            schedule: .fixed(Date().addingTimeInterval(1)),
+            attributes: AlarmAttributes(
+                presentation: AlarmPresentation(alert: .init(
+                    title: "Wake Up", stopButton: .stopButton, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown)),
+                tintColor: .blue))
+        let id = UUID()
+        _ = try await client.schedule(id: id, definition: try AlarmDefinition(configuration))
+        try await waitUntil("the alarm to ring", timeout: .seconds(20)) {
+            try client.listBlocking().first { $0.id == id }?.alarm.state == .alerting ? () : nil
+        }
+        let snoozed = try await fixture.reveille("snooze", id.uuidString)
+        #expect(snoozed.status == .exited(0), "\(snoozed)")
+        let shown = try await fixture.reveille("show", id.uuidString, "--json")
+        let alarm = try JSONDecoder().decode(AlarmDescription.self, from: Data(shown.output.utf8))
+        #expect(alarm.state == "countdown", "\(shown)")
+        #expect((alarm.remaining ?? 0) > 110 && (alarm.remaining ?? 0) <= 120, "\(shown)")
+        #expect(try await fixture.reveille("cancel", id.uuidString).status == .exited(0))
+    }
+
+    /// An app's metadata that holds nothing.
+    struct NoMetadata: AlarmMetadata {}
 }

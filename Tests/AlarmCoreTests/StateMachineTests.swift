@@ -135,15 +135,43 @@ struct StateMachineTests {
         }
     }
 
-    @Test("A secondary button that counts down needs a post-alert duration")
-    func secondaryButtonNeedsPostAlert() {
+    /// Apple's own example of a one-time alarm: a snooze button that counts down, and no
+    /// countdown duration at all.
+    struct NoMetadata: AlarmMetadata {}
+    static let seedAlarm = AlarmManager.AlarmConfiguration<NoMetadata>.alarm(
+        schedule: .fixed(Fixtures.instant("2026-06-01T13:00:00Z")),
+        attributes: AlarmAttributes(
+            presentation: AlarmPresentation(alert: .init(
+                title: "Wake Up", stopButton: .stopButton, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown)),
+            tintColor: .blue))
+
+    @Test("A snooze button with no post-alert duration (Apple's example) is accepted and snoozes for the policy's default: 9 minutes, or as set")
+    func snoozeWithoutPostAlert() throws {
+        let definition = try AlarmDefinition(Self.seedAlarm)
+        #expect(definition.countdownDuration == nil)
+        let scheduled = try machine.schedule(id: id, owner: "user", definition: definition, at: reading)
+        var ringing = try #require(scheduled.record)
+        ringing.phase = .alerting(.init(scheduledAt: reading.now, startedAt: reading.now, timesOutAt: nil))
+        for (policy, length) in [(AlarmPolicy(), 540.0), (AlarmPolicy(defaultSnooze: 120), 120)] {
+            let snoozed = try AlarmStateMachine(policy: policy).handle(.countdown, to: ringing, at: reading)
+            guard case .countdown(let countdown) = snoozed.record?.phase else {
+                Issue.record("not counting down: \(String(describing: snoozed.record?.phase))")
+                continue
+            }
+            #expect(countdown.kind == .postAlert && countdown.duration == length)
+            #expect(countdown.endsAt == reading.elapsedDeadline(after: length))
+        }
+    }
+
+    @Test("Without a snooze button or a post-alert duration, countdown is refused by name")
+    func noSnoozeNoPostAlert() throws {
         var definition = Fixtures.definition(Fixtures.clockTime(7, 0), snooze: 60)
         definition.countdownDuration = nil
-        #expect(throws: AlarmRequestError.invalidConfiguration(
-            field: "countdownDuration.postAlert",
-            reason: "a secondary button that counts down needs a postAlert duration")) {
-            try machine.schedule(id: id, owner: "user", definition: definition, at: reading)
-        }
+        definition.presentation.alert.secondaryButton = nil
+        definition.presentation.alert.secondaryButtonBehavior = nil
+        var ringing = try #require(try machine.schedule(id: id, owner: "user", definition: definition, at: reading).record)
+        ringing.phase = .alerting(.init(scheduledAt: reading.now, startedAt: reading.now, timesOutAt: nil))
+        #expect(throws: AlarmRequestError.noPostAlertDuration(id)) { try machine.handle(.countdown, to: ringing, at: reading) }
     }
 
     @Test("A scheduled alarm with a pre-alert starts counting down that long before its instant")

@@ -10,11 +10,22 @@ public struct AlarmPolicy: Hashable, Sendable {
     public var ringTimeout: TimeInterval?
     /// The most alarms one owner may have. Default 1000.
     public var maximumAlarmsPerOwner: Int
+    /// How long a snooze lasts (seconds) for an alarm whose snooze button (a secondary button
+    /// that counts down) has no `postAlert` duration of its own, as Apple's examples schedule
+    /// one. Default 9 minutes, as the iPhone's Clock snoozes.
+    public var defaultSnooze: TimeInterval
+
+    /// The default snooze: 9 minutes.
+    public static let nineMinutes: TimeInterval = 540
 
     /// Creates a policy; every parameter has the documented default.
-    public init(graceWindow: TimeInterval = 600, ringTimeout: TimeInterval? = 600, maximumAlarmsPerOwner: Int = 1_000) {
+    public init(
+        graceWindow: TimeInterval = 600, ringTimeout: TimeInterval? = 600, maximumAlarmsPerOwner: Int = 1_000,
+        defaultSnooze: TimeInterval = AlarmPolicy.nineMinutes
+    ) {
         self.graceWindow = graceWindow
         self.ringTimeout = ringTimeout
         self.maximumAlarmsPerOwner = maximumAlarmsPerOwner
+        self.defaultSnooze = defaultSnooze
     }
 }

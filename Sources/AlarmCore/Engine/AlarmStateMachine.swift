@@ -151,9 +151,7 @@ public struct AlarmStateMachine: Sendable {
             return endAlert(record, outcome: .stopped, at: reading)
 
         case (.countdown, .alerting):
-            guard let postAlert = record.definition.countdownDuration?.postAlert else {
-                throw .noPostAlertDuration(record.id)
-            }
+            guard let postAlert = postAlertDuration(of: record) else { throw .noPostAlertDuration(record.id) }
             var next = record
             next.phase = .countdown(.init(
                 kind: .postAlert, endsAt: reading.elapsedDeadline(after: postAlert), duration: postAlert))
@@ -176,6 +174,14 @@ public struct AlarmStateMachine: Sendable {
     }
 
     // MARK: - Transitions
+
+    /// How long `countdown` (snooze, repeat) counts down for an alerting alarm: its `postAlert`
+    /// duration, or the policy's default snooze when its secondary button counts down without
+    /// one; `nil` when it has neither.
+    func postAlertDuration(of record: AlarmRecord) -> TimeInterval? {
+        if let postAlert = record.definition.countdownDuration?.postAlert { return postAlert }
+        return record.definition.presentation.alert.secondaryButtonBehavior == .countdown ? policy.defaultSnooze : nil
+    }
 
     private func cancel(_ record: AlarmRecord, at reading: ClockReading) -> Transition {
         var actions: [Action] = [.delete(record.id), .disarm(record.id)]

@@ -215,15 +215,11 @@ extension AlarmDefinition {
         try Self.validate(button: alert.stopButton, field: "presentation.alert.stopButton")
         if let secondary = alert.secondaryButton {
             try Self.validate(button: secondary, field: "presentation.alert.secondaryButton")
-            guard let behavior = alert.secondaryButtonBehavior else {
+            // One that counts down with no postAlert duration snoozes for the policy's default.
+            guard alert.secondaryButtonBehavior != nil else {
                 throw .invalidConfiguration(
                     field: "presentation.alert.secondaryButtonBehavior",
                     reason: "a secondary button needs a behavior (countdown or custom)")
-            }
-            if behavior == .countdown && countdownDuration?.postAlert == nil {
-                throw .invalidConfiguration(
-                    field: "countdownDuration.postAlert",
-                    reason: "a secondary button that counts down needs a postAlert duration")
             }
         }
         if let countdown = presentation.countdown {
