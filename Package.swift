@@ -2,9 +2,6 @@
 // Reveille: Apple's AlarmKit, brought to the Linux desktop.
 
 import PackageDescription
-#if canImport(Glibc)
-import Glibc
-#endif
 
 let package = Package(
     name: "Reveille",
@@ -147,29 +144,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Release builds link the Swift runtime and Foundation into each program (`-static-stdlib`, as
-// `swift build --static-swift-stdlib` does), with lld, exporting no symbols (nothing loads code
-// that would look them up), and with packed relative relocations where the C library can load
-// them (glibc 2.36 and later). An installed program then needs no Swift libraries at run time and
-// has less to load and relocate as it starts: the idle agent's resident memory falls from about
-// 39 to 30.4 MiB (`reveille-bench agent`).
-let packedRelocations: [String] = {
-    #if canImport(Glibc)
-    // confstr(_CS_GNU_LIBC_VERSION) reads "glibc 2.36".
-    var text = [CChar](repeating: 0, count: 64)
-    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return [] }
-    let version = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
-    return version.lexicographicallyPrecedes([2, 36]) ? [] : ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
-    #else
-    return []
-    #endif
-}()
-for target in package.targets where target.type != .system {
-    let release = BuildSettingCondition.when(configuration: .release)
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], release)]
-    if target.type == .executable {
-        target.linkerSettings = (target.linkerSettings ?? []) + [
-            .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "--no-export-dynamic"] + packedRelocations, release),
-        ]
-    }
-}
+// No build flags here: they would reach every app that builds the AlarmKit library (a release app
+// linking Foundation dynamically then fails: "cannot find -l_FoundationCShims"), and unsafe flags
+// keep a package from being a versioned dependency at all. Reveille's own installed programs are
+// linked statically by the build command: `swift build -c release $(scripts/release-flags)`.
