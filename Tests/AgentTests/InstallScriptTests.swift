@@ -212,7 +212,8 @@ struct InstallScriptTests {
             environment: environment)
         #expect(install.status == .exited(1), "\(install)")
         #expect(
-            install.error.contains("install: \(partial.path)/reveilled is missing (swift build -c release --product reveilled); nothing was installed"),
+            install.error.contains(
+                "install: \(partial.path)/reveilled is missing (swift build -c release $(scripts/release-flags) --product reveilled); nothing was installed"),
             "\(install)")
         #expect(install.output.isEmpty, "\(install)")
         #expect(try Self.files(under: sandbox.home) == before, "something was installed")
