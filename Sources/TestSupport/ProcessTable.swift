@@ -12,6 +12,13 @@ public enum ProcessTable {
         return stat[stat.index(after: close)...].split(separator: " ")
     }
 
+    /// When `pid` started, in clock ticks since boot (`/proc/PID/stat`'s 22nd field), or `nil`
+    /// when it is gone: with its pid, it names one process, since a pid is reused once the numbers
+    /// wrap (at `pid_max`, 32768 on many machines).
+    public static func startTime(of pid: pid_t) -> UInt64? {
+        statFields(of: pid).flatMap { $0.count > 19 ? UInt64($0[19]) : nil }
+    }
+
     /// Whether `pid` is a live process. A zombie (exited, not yet reaped by its parent) is not.
     public static func isRunning(_ pid: pid_t) -> Bool {
         guard let state = statFields(of: pid)?.first else { return false }
