@@ -50,7 +50,7 @@ public final class AgentClient: Sendable {
     /// The alarms the caller may see.
     public func list() async throws -> [AlarmWire.RemoteAlarm] {
         let reply = try await call("List", [])
-        return try (try Self.first(reply).arrayValue ?? []).map { [reading = ClockReading.local()] in try AlarmWire.decodeAlarm($0, receivedAt: reading) }
+        return try AlarmWire.decodeAlarms(try Self.first(reply).arrayValue ?? [])
     }
 
     /// One alarm.
@@ -188,7 +188,7 @@ public final class AgentClient: Sendable {
         } catch let error as DBusError {
             throw AgentClientError(error)
         }
-        let alarms = try (try Self.first(reply.decodedArguments()).arrayValue ?? []).map { [reading = ClockReading.local()] in try AlarmWire.decodeAlarm($0, receivedAt: reading) }
+        let alarms = try AlarmWire.decodeAlarms(try Self.first(reply.decodedArguments()).arrayValue ?? [])
         return (alarms, reply.sender ?? "", reply.serial)
     }
 
@@ -219,7 +219,7 @@ public final class AgentClient: Sendable {
 
     /// `List`, blocking the calling thread until the agent answers.
     public func listBlocking() throws -> [AlarmWire.RemoteAlarm] {
-        try (try Self.first(try callBlocking("List", [])).arrayValue ?? []).map { [reading = ClockReading.local()] in try AlarmWire.decodeAlarm($0, receivedAt: reading) }
+        try AlarmWire.decodeAlarms(try Self.first(try callBlocking("List", [])).arrayValue ?? [])
     }
 
     /// This app's authorization, blocking the calling thread until the agent answers.

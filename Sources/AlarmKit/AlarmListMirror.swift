@@ -127,11 +127,8 @@ struct AlarmListMirror: Sendable {
             guard let id = value.stringValue.flatMap({ UUID(text: $0) }) else { return nil }
             changes.append(.remove(id))
         }
-        let reading = ClockReading.local()
-        for value in alarms {
-            guard let alarm = try? AlarmWire.decodeAlarm(value, receivedAt: reading) else { return nil }
-            changes.append(.set(alarm))
-        }
+        guard let decoded = try? AlarmWire.decodeAlarms(alarms) else { return nil }
+        changes.append(contentsOf: decoded.map(Change.set))
         return changes
     }
 }

@@ -146,7 +146,7 @@ extension AlarmService {
                     .string(try required(service).status.wakeSources?.capability.explanation ?? "")
                 },
                 DBusProperty(name: "WakeTimer", signature: "s", access: .read) { _ in
-                    let trouble = await try required(service).engine.wakeTimerTrouble
+                    let trouble = try await required(service).engine.wakeTimerTrouble
                     return .string(trouble?.sentence(at: Date()) ?? "armed")
                 },
                 DBusProperty(name: "WatchedEvents", signature: "as", access: .read) { _ in

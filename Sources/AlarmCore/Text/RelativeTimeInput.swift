@@ -87,7 +87,7 @@ enum RelativeTimeInput {
             case "today": self = .today
             case "tomorrow", "tmrw": self = .tomorrow
             default:
-                guard let days = try? WeekdaysInput.parse(word), days.count == 1, !word.contains(",") else { return nil }
+                guard let days = try? WeekdaysInput.parse(word), days.count == 1 else { return nil }
                 self = .weekday(days[0])
             }
         }

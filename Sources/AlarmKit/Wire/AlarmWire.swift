@@ -277,6 +277,13 @@ public enum AlarmWire {
         try decodeAlarm(value, receivedAt: .local())
     }
 
+    /// Reads alarms the agent sent in one message, received now: every running countdown's end is
+    /// fixed against the same reading.
+    public static func decodeAlarms(_ values: [DBusValue]) throws -> [RemoteAlarm] {
+        let reading = ClockReading.local()
+        return try values.map { try decodeAlarm($0, receivedAt: reading) }
+    }
+
     /// Reads an alarm sent by the agent, received at `receivedAt`: a running countdown's end is
     /// fixed then, `remaining` seconds later (``RemoteAlarm/countdownEnd``).
     public static func decodeAlarm(_ value: DBusValue, receivedAt reading: ClockReading) throws -> RemoteAlarm {
