@@ -87,9 +87,10 @@ public final class DesktopSandbox: Sendable {
     ///     `org.freedesktop.Notifications` services race each other).
     ///   - pacedBytesPerSecond: when given, ALSA capture grows at this rate (real time), through `pv`.
     ///   - dunstConfiguration: text appended to the sandbox's dunstrc (rules, urgency sections).
+    ///   - dunstNotificationLimit: how many bubbles dunst draws at once (0: all of them).
     public init(
         startsNotificationServer: Bool = true, serviceDirectories: [URL] = [], pacedBytesPerSecond: Int? = nil,
-        dunstConfiguration: String = ""
+        dunstConfiguration: String = "", dunstNotificationLimit: Int = 0
     ) throws {
         var needed = Self.corePrograms
         if startsNotificationServer { needed += Self.notificationPrograms }
@@ -117,7 +118,8 @@ public final class DesktopSandbox: Sendable {
                 folder: root.appendingPathComponent("alsa"), pacedBytesPerSecond: pacedBytesPerSecond,
                 pvPath: Executables.find("pv"))
             let dunstFiles = try DunstServer.Files(
-                configHome: folders.config, folder: root.appendingPathComponent("dunst"), extra: dunstConfiguration)
+                configHome: folders.config, folder: root.appendingPathComponent("dunst"), extra: dunstConfiguration,
+                notificationLimit: dunstNotificationLimit)
 
             var environment = Self.baseEnvironment(from: ProcessInfo.processInfo.environment)
             environment["HOME"] = home.path
@@ -263,9 +265,9 @@ public final class DesktopSandbox: Sendable {
     public var busAddress: String { bus.address }
 
     /// Starts recording the notification traffic on the bus (see `NotifyMonitor`); it is ready when
-    /// this returns and stops with the sandbox. `promptStamps`: see `NotifyMonitor.init`.
-    public func monitorNotifyCalls(promptStamps: Bool = false) throws -> NotifyMonitor {
-        let monitor = try NotifyMonitor(address: bus.address, promptStamps: promptStamps)
+    /// this returns and stops with the sandbox. `promptStamps`, `alsoMatching`: see `NotifyMonitor.init`.
+    public func monitorNotifyCalls(promptStamps: Bool = false, alsoMatching: [String] = []) throws -> NotifyMonitor {
+        let monitor = try NotifyMonitor(address: bus.address, promptStamps: promptStamps, alsoMatching: alsoMatching)
         state.withLock { $0.monitors.append(monitor) }
         return monitor
     }

@@ -64,7 +64,8 @@ final class DunstServer: Sendable {
 
         /// Writes the configuration under `configHome` and the script into `folder`; `extra` is
         /// appended to the configuration (for example rules or `[urgency_…]` sections).
-        init(configHome: URL, folder: URL, extra: String) throws {
+        /// `notificationLimit`: see `configuration(dmenu:notificationLimit:)`.
+        init(configHome: URL, folder: URL, extra: String, notificationLimit: Int = 0) throws {
             let manager = FileManager.default
             let configFolder = configHome.appendingPathComponent("dunst")
             try manager.createDirectory(at: configFolder, withIntermediateDirectories: true)
@@ -77,12 +78,16 @@ final class DunstServer: Sendable {
 
             try Self.script(folder: folder.path).write(to: pickScriptURL, atomically: true, encoding: .utf8)
             try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: pickScriptURL.path)
-            try (Self.configuration(dmenu: pickScriptURL.path) + extra + "\n")
+            try (Self.configuration(dmenu: pickScriptURL.path, notificationLimit: notificationLimit) + extra + "\n")
                 .write(to: configurationURL, atomically: true, encoding: .utf8)
         }
 
         /// The dunstrc: a plain, predictable dunst whose context menu is the pick script.
-        static func configuration(dmenu: String) -> String {
+        ///
+        /// `notificationLimit` is how many bubbles dunst shows at once (0: all, so that tests can
+        /// count what is displayed); the rest wait in its queue, answered but not drawn, as with
+        /// dunst's own default of 20.
+        static func configuration(dmenu: String, notificationLimit: Int = 0) -> String {
             """
             # dunst configuration written by Reveille's DesktopSandbox for tests.
             [global]
@@ -92,8 +97,8 @@ final class DunstServer: Sendable {
                 height = 300
                 origin = top-right
                 offset = 10x10
-                # Show every notification at once: tests count what is displayed.
-                notification_limit = 0
+                # 0: show every notification at once, as tests count what is displayed.
+                notification_limit = \(notificationLimit)
                 # Xvfb has no input, so the user always looks idle; never hold notifications for that.
                 idle_threshold = 0
                 show_indicators = no

@@ -32,13 +32,14 @@ public final class NotifyMonitor: Sendable {
     /// With `promptStamps`, the reading thread asks for real-time scheduling (`SCHED_FIFO`, when
     /// this process may have it), so that the time a message is stamped with is when the bus
     /// delivered it rather than when a busy machine next ran this thread: benchmarks time the
-    /// agent's calls by these stamps.
-    public init(address: String, promptStamps: Bool = false) throws {
+    /// agent's calls by these stamps. `alsoMatching` adds match rules (such as the property
+    /// writes that pause a server), recorded in the same order the bus delivered everything.
+    public init(address: String, promptStamps: Bool = false, alsoMatching extraRules: [String] = []) throws {
         connection = try BusConnection(address: address)
         recording = Recording()
         _ = try connection.call(
             "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Monitoring", "BecomeMonitor",
-            [.array(elementSignature: "s", Self.rules.map { .string($0) }), .uint32(0)])
+            [.array(elementSignature: "s", (Self.rules + extraRules).map { .string($0) }), .uint32(0)])
         Thread.detachNewThread { [connection, recording] in
             if promptStamps {
                 var parameters = sched_param(sched_priority: 10)

@@ -68,12 +68,16 @@ struct AgentFixture: Sendable {
     /// let alerts ring must pace it, or a player fills the disk as fast as it can write; without
     /// pacing the agent runs `--silent`. `agentEnvironment` is added to the agent's environment,
     /// and the variables in `unsettingForAgent` (such as `TZ`) are taken out of it.
+    /// `dunstNotificationLimit`: how many bubbles dunst draws at once (0: all).
     static func start(
         notificationServer: Bool = false, pacedBytesPerSecond: Int? = nil, agentArguments: [String] = [],
-        agentEnvironment: [String: String] = [:], startingAgent: Bool = true, unsettingForAgent: Set<String> = []
+        agentEnvironment: [String: String] = [:], startingAgent: Bool = true, unsettingForAgent: Set<String> = [],
+        dunstNotificationLimit: Int = 0
     ) async throws -> AgentFixture {
         let sandbox = try await offPool {
-            try DesktopSandbox(startsNotificationServer: notificationServer, pacedBytesPerSecond: pacedBytesPerSecond)
+            try DesktopSandbox(
+                startsNotificationServer: notificationServer, pacedBytesPerSecond: pacedBytesPerSecond,
+                dunstNotificationLimit: dunstNotificationLimit)
         }
         var agent: SandboxProcess?
         if startingAgent {

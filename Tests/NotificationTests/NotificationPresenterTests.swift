@@ -272,7 +272,7 @@ struct NotificationPresenterTests {
         #expect(first.urgency == .byte(0))
         #expect(first.hints["transient"] == .boolean(true))
         #expect(first.hints["suppress-sound"] == .boolean(true))
-        #expect(first.hints["value"] == .int32(65))
+        #expect(first.hints["value"] == .int32(60), "the bar agrees with the 4 s the text shows left")
         #expect(first.expireTimeout == 0)
         try await Task.sleep(for: .milliseconds(4200))
         let calls = monitor.notifyCalls().filter { $0.summary == "Counting down" }
@@ -340,6 +340,24 @@ struct NotificationContentTests {
         #expect(DurationFormat.countdown(0) == "0:00")
         #expect(DurationFormat.countdown(59.5) == "1:00")
         #expect(DurationFormat.countdown(3723) == "1:02:03")
+    }
+
+    @Test("The countdown's bar agrees with the seconds its text shows left")
+    func barFollowsText() throws {
+        let presentation = AlarmPresentation(
+            alert: .init(title: "Tea"), countdown: .init(title: "Counting down"))
+        let alarm = record(presentation, timer: true)
+        func content(_ remaining: TimeInterval) throws -> NotificationContent {
+            try #require(NotificationContent.countdown(alarm, remaining: remaining, duration: 10, paused: false, hasActions: true))
+        }
+        // A refresh on the boundary and one that lands late in the same second look the same.
+        #expect(try content(0.999) == content(0.51))
+        #expect(try content(0.6).hints["value"] == .int32(90))
+        #expect(try content(0.6).body.hasPrefix("0:01 left"))
+        #expect(try content(10).hints["value"] == .int32(0))
+        #expect(try content(9.2).hints["value"] == .int32(0))
+        #expect(try content(8.9).hints["value"] == .int32(10))
+        #expect(try content(0).hints["value"] == .int32(100))
     }
 
     @Test("A countdown without a countdown presentation shows nothing")

@@ -11,7 +11,7 @@ public enum DurationFormat {
     static let maximumSeconds: Int64 = 1_000_000_000_000_000
 
     /// The length in whole seconds, rounded up, clamped to `0...maximumSeconds`.
-    static func wholeSeconds(_ seconds: TimeInterval) -> Int64 {
+    public static func wholeSeconds(_ seconds: TimeInterval) -> Int64 {
         guard !seconds.isNaN, seconds > 0 else { return 0 }
         guard seconds < TimeInterval(maximumSeconds) else { return maximumSeconds }
         return Int64(seconds.rounded(.up))

@@ -154,7 +154,10 @@ extension NotificationContent {
         let label = record.definition.title
         if !label.isEmpty { body += " · \(label)" }
         if !hasActions { body += "\nTo cancel it: reveille cancel \(idPrefix(record.id))" }
-        let progress = duration > 0 ? Int32(max(0, min(100, ((duration - remaining) / duration * 100).rounded()))) : 0
+        // The bar agrees with the text: both count the whole seconds left (rounded up), so a
+        // refresh that lands a little after a second's boundary shows the same bar as one on it.
+        let shownRemaining = TimeInterval(DurationFormat.wholeSeconds(remaining))
+        let progress = duration > 0 ? Int32(max(0, min(100, ((duration - shownRemaining) / duration * 100).rounded()))) : 0
         return NotificationContent(
             summary: summary.isEmpty ? "Timer" : summary,
             body: Markup.escape(body),
