@@ -41,6 +41,16 @@ let package = Package(
             name: "CLinux"
         ),
         .systemLibrary(
+            name: "CGio",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // The person's language and clock: gettext catalogs, GNOME's clock format, the locale.
+        .target(
+            name: "Localization",
+            dependencies: ["AlarmCore", "CLinux", "CGio"]
+        ),
+        .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
@@ -70,14 +80,14 @@ let package = Package(
         .target(
             name: "AlarmDesktop",
             dependencies: [
-                "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify",
+                "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "AlarmAgent",
             dependencies: [
-                "AlarmCore", "AlarmKit", "AlarmDesktop", "DBus", "CLinux",
+                "AlarmCore", "AlarmKit", "AlarmDesktop", "DBus", "CLinux", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -92,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "reveille",
             dependencies: [
-                "AlarmKit", "CLinux",
+                "AlarmKit", "CLinux", "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -122,6 +132,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
         .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmCore", "TestSupport", "TestRequirements"]),
         .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmCore", "TestSupport", "DBus", "TestRequirements"]),
         .testTarget(
             name: "AlarmCoreTests",
@@ -140,6 +151,7 @@ let package = Package(
         // The real GNOME Shell with the real agent: a target of its own, so that scripts/test-userland
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
         .testTarget(name: "GNOMEShellTests", dependencies: ["AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "AlarmKitSourceTests", dependencies: ["AlarmKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,8 @@
 // Linux interfaces Glibc's Swift module does not bring in. No _GNU_SOURCE here: defining it would
 // give this module its own copies of system types (fd_set) that clash with Dispatch's.
 #include <errno.h>
+#include <libintl.h>
+#include <locale.h>
 #include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>

@@ -1,6 +1,7 @@
 import AlarmKit
 import ArgumentParser
 import Foundation
+import Localization
 
 /// `reveille status`: whether the agent runs, its version, store and alarm count, whether alarms
 /// can wake the machine from suspend (and through which route), and which events make the agent
@@ -131,7 +132,8 @@ struct HistoryCommand: AsyncParsableCommand {
             if json {
                 print(HistoryFormat.json(entries))
             } else {
-                print(HistoryFormat.table(entries, at: reading))
+                print(HistoryFormat.table(
+                    entries, at: reading, timeStyle: DesktopTimeStyle.current(), header: PersonText.historyHeadings))
             }
         }
     }

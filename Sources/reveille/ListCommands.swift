@@ -1,6 +1,7 @@
 import AlarmKit
 import ArgumentParser
 import Foundation
+import Localization
 
 /// `reveille list`: every alarm, as a table or JSON.
 struct ListCommand: AsyncParsableCommand {
@@ -29,7 +30,9 @@ struct ListCommand: AsyncParsableCommand {
                 let descriptions = records.sorted { $0.id < $1.id }.map { AlarmDescription($0, at: reading) }
                 print(AlarmDescription.json(descriptions))
             } else {
-                print(AlarmListFormat.table(records, at: reading, width: Terminal.width()))
+                print(AlarmListFormat.table(
+                    records, at: reading, width: Terminal.width(), timeStyle: DesktopTimeStyle.current(),
+                    headings: PersonText.listHeadings))
             }
         }
     }
@@ -66,7 +69,7 @@ struct ShowCommand: AsyncParsableCommand {
             if json {
                 print(AlarmDescription(record, at: reading).json())
             } else {
-                print(AlarmDetails.text(alarm, record: record, at: reading))
+                print(AlarmDetails.text(alarm, record: record, at: reading, timeStyle: DesktopTimeStyle.current()))
             }
         }
     }
@@ -74,7 +77,9 @@ struct ShowCommand: AsyncParsableCommand {
 
 /// The multi-line description `reveille show` prints.
 enum AlarmDetails {
-    static func text(_ alarm: AlarmWire.RemoteAlarm, record: AlarmRecord, at reading: ClockReading) -> String {
+    static func text(
+        _ alarm: AlarmWire.RemoteAlarm, record: AlarmRecord, at reading: ClockReading, timeStyle: TimeStyle = .standard
+    ) -> String {
         let definition = alarm.definition
         var lines: [(String, String)] = [
             ("id", alarm.alarm.id.lowercasedText()),
@@ -84,9 +89,9 @@ enum AlarmDetails {
         ]
         switch definition.schedule {
         case .fixed(let date):
-            lines.append(("schedule", "at " + LocalTimeFormat.string(for: date, at: reading)))
+            lines.append(("schedule", "at " + LocalTimeFormat.string(for: date, at: reading, style: timeStyle)))
         case .relative(let relative):
-            let time = String(format: "%02d:%02d", relative.time.hour, relative.time.minute)
+            let time = timeStyle.clockText(hour: relative.time.hour, minute: relative.time.minute)
             let days = relative.repeats.weekdays
             lines.append(("schedule", days.isEmpty ? "once at \(time)" : "\(time) on " + WeekdaysInput.weekOrdered(days).map(\.englishName).joined(separator: ", ")))
         case nil:
@@ -99,7 +104,7 @@ enum AlarmDetails {
             lines.append((definition.isTimer ? "repeat" : "snooze", DurationFormat.units(postAlert)))
         }
         if let fireDate = record.fireDate(from: reading) {
-            lines.append(("next", LocalTimeFormat.string(for: fireDate, at: reading) + "  (" + RelativeTimeFormat.string(for: fireDate, relativeTo: reading.now) + ")"))
+            lines.append(("next", LocalTimeFormat.string(for: fireDate, at: reading, style: timeStyle) + "  (" + RelativeTimeFormat.string(for: fireDate, relativeTo: reading.now) + ")"))
         }
         if let remaining = record.remaining(from: reading) {
             lines.append(("remaining", DurationFormat.clock(remaining)))

@@ -1,5 +1,6 @@
 import AlarmKit
 import Foundation
+import Localization
 
 #if canImport(Glibc)
 import Glibc
@@ -23,11 +24,28 @@ enum Terminal {
     }
 }
 
+/// The words of the CLI's tables in the person's language (its messages stay English).
+enum PersonText {
+    /// `reveille list`'s column headings.
+    static var listHeadings: AlarmListFormat.Headings {
+        AlarmListFormat.Headings(
+            id: Translation.text("ID"), kind: Translation.text("KIND"), state: Translation.text("STATE"),
+            next: Translation.text("NEXT"), distance: Translation.text("IN"), title: Translation.text("TITLE"))
+    }
+
+    /// `reveille history`'s column headings.
+    static var historyHeadings: [String] {
+        [Translation.text("DUE"), Translation.text("RANG"), Translation.text("LATE"), Translation.text("ENDED"), Translation.text("TITLE")]
+    }
+}
+
 /// The text `reveille history` prints.
 enum HistoryFormat {
-    static func table(_ entries: [AlertHistoryEntry], at reading: ClockReading) -> String {
+    static func table(
+        _ entries: [AlertHistoryEntry], at reading: ClockReading, timeStyle: TimeStyle = .standard,
+        header: [String] = ["DUE", "RANG", "LATE", "ENDED", "TITLE"]
+    ) -> String {
         guard !entries.isEmpty else { return "No alerts yet." }
-        let header = ["DUE", "RANG", "LATE", "ENDED", "TITLE"]
         let rows: [[String]] = entries.map { entry in
             let outcome: String
             switch entry.outcome {
@@ -36,8 +54,8 @@ enum HistoryFormat {
             case nil: outcome = "ringing"
             }
             return [
-                LocalTimeFormat.string(for: entry.scheduledAt, at: reading),
-                entry.alertedAt.map { LocalTimeFormat.string(for: $0, at: reading) } ?? "-",
+                LocalTimeFormat.string(for: entry.scheduledAt, at: reading, style: timeStyle),
+                entry.alertedAt.map { LocalTimeFormat.string(for: $0, at: reading, style: timeStyle) } ?? "-",
                 entry.lateness.map(latenessText) ?? "-",
                 outcome,
                 AlarmListFormat.cleaned(entry.title),

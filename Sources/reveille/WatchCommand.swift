@@ -2,6 +2,7 @@ import AlarmKit
 import ArgumentParser
 import Dispatch
 import Foundation
+import Localization
 
 #if canImport(Glibc)
 import Glibc
@@ -102,6 +103,8 @@ final class LiveView {
     private var message = ""
     /// What was last written, so an unchanged screen is not written again.
     private var lastFrame = ""
+    /// How the person reads times, read once when the view opens.
+    private let timeStyle = DesktopTimeStyle.current()
 
     init(session: AgentSession) { self.session = session }
 
@@ -314,7 +317,7 @@ final class LiveView {
             let state = row.remote.alarm.state == .paused ? "paused " : "running"
             return Line(" \(marker) \(id)  \(state)  \(bar) \(DurationFormat.clock(remaining))  \(title)", width: width)
         case .scheduled(let alertAt):
-            let next = LocalTimeFormat.string(for: alertAt, at: reading) + " ("
+            let next = LocalTimeFormat.string(for: alertAt, at: reading, style: timeStyle) + " ("
                 + RelativeTimeFormat.string(for: alertAt, relativeTo: reading.now) + ")"
             return Line(" \(marker) \(id)  \(next)  \(title)", width: width)
         }

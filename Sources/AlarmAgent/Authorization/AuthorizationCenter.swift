@@ -1,6 +1,7 @@
 import AlarmCore
 import DBus
 import Foundation
+import Localization
 import Logging
 import Synchronization
 
@@ -72,9 +73,9 @@ public actor AuthorizationCenter {
         }
         if let pending = pendingPrompts[app] { return await pending.value }
         let question = NotificationQuestion(
-            summary: "Allow “\(Self.displayName(identity))” to set alarms?",
-            body: "\(app) wants to schedule alarms and timers that ring even during do-not-disturb.",
-            yes: ("allow", "Allow"), no: ("deny", "Don’t Allow"))
+            summary: Translation.format("Allow “%s” to set alarms?", Self.displayName(identity)),
+            body: Translation.format("%s wants to schedule alarms and timers that ring even during do-not-disturb.", app),
+            yes: ("allow", Translation.text("Allow")), no: ("deny", Translation.text("Don’t Allow")))
         let connection = self.connection
         let logger = self.logger
         let task = Task<AlarmManager.AuthorizationState, Never> {

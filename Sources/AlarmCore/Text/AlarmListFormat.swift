@@ -35,11 +35,29 @@ public enum AlarmListFormat {
     /// The space between columns.
     static let gap = "  "
 
-    /// The table of `records` as seen from `reading`, fitting titles into `width` columns if given.
-    public static func table(_ records: [AlarmRecord], at reading: ClockReading, width: Int?) -> String {
+    /// The column headings, in the person's language (English by default).
+    public struct Headings: Hashable, Sendable {
+        /// `ID`, `KIND`, `STATE`, `NEXT`, `IN`, `TITLE`.
+        public var id, kind, state, next, distance, title: String
+
+        /// The English headings.
+        public static let english = Headings(id: "ID", kind: "KIND", state: "STATE", next: "NEXT", distance: "IN", title: "TITLE")
+
+        /// Creates headings.
+        public init(id: String, kind: String, state: String, next: String, distance: String, title: String) {
+            (self.id, self.kind, self.state, self.next, self.distance, self.title) = (id, kind, state, next, distance, title)
+        }
+    }
+
+    /// The table of `records` as seen from `reading`, fitting titles into `width` columns if given,
+    /// with times in `timeStyle` and the given headings.
+    public static func table(
+        _ records: [AlarmRecord], at reading: ClockReading, width: Int?, timeStyle: TimeStyle = .standard,
+        headings: Headings = .english
+    ) -> String {
         guard !records.isEmpty else { return "No alarms." }
-        let rows = records.map { Row($0, at: reading) }.sorted(by: Row.precedes)
-        let header = ["ID", "KIND", "STATE", "NEXT", "IN"]
+        let rows = records.map { Row($0, at: reading, timeStyle: timeStyle) }.sorted(by: Row.precedes)
+        let header = [headings.id, headings.kind, headings.state, headings.next, headings.distance]
         var widths = header.map { DisplayWidth.of($0) }
         for row in rows {
             for (index, cell) in row.cells.enumerated() {
@@ -56,7 +74,7 @@ public enum AlarmListFormat {
             }
             return text + (titleWidth.map { DisplayWidth.truncated(title, toWidth: $0) } ?? title)
         }
-        return ([line(header, "TITLE")] + rows.map { line($0.cells, $0.title) }).joined(separator: "\n")
+        return ([line(header, headings.title)] + rows.map { line($0.cells, $0.title) }).joined(separator: "\n")
     }
 
     /// Text from an app (a title, a sound, an owner) as a terminal may show it: control
@@ -90,7 +108,7 @@ public enum AlarmListFormat {
         var key: Double
         var id: String
 
-        init(_ record: AlarmRecord, at reading: ClockReading) {
+        init(_ record: AlarmRecord, at reading: ClockReading, timeStyle: TimeStyle) {
             id = record.id.lowercasedText()
             title = AlarmListFormat.cleaned(record.definition.title)
             let next: String
@@ -104,7 +122,7 @@ public enum AlarmListFormat {
                 (group, key) = (3, paused.remaining)
             case .scheduled, .countdown:
                 if let fire = record.fireDate(from: reading) {
-                    next = LocalTimeFormat.string(for: fire, at: reading)
+                    next = LocalTimeFormat.string(for: fire, at: reading, style: timeStyle)
                     distance = RelativeTimeFormat.string(for: fire, relativeTo: reading.now)
                     (group, key) = (1, fire.timeIntervalSince1970)
                 } else {

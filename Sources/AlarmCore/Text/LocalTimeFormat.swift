@@ -1,29 +1,31 @@
 import Foundation
 
-/// Writes an alert instant as a local wall time for the CLI: `Sat 07:30` or `2026-12-01 07:30`.
+/// Writes an alert instant as a local wall time for the CLI: `Sat 07:30` or `2026-12-01 07:30`
+/// (in the standard style; a person's `TimeStyle` gives `Sa. 07:30` or `Sat 7:30 AM`).
 ///
 /// The instant is shown in the reading's time zone, on the 24-hour clock, to the minute (seconds
 /// are dropped, not rounded, so the minute shown is the one the alert falls in). Within the next
 /// six local days, today included, the day is an English weekday abbreviation, which is unambiguous
 /// within that span; otherwise, and for instants before today, the date is `YYYY-MM-DD`. The text
-/// does not depend on the process's locale or time zone. Offsets come from the zone's `ZoneRules`,
+/// depends only on the style passed, not on the process's locale or time zone. Offsets come from the zone's `ZoneRules`,
 /// as the alarms' own instants do.
 public enum LocalTimeFormat {
     /// The largest distance from 1970, in seconds, shown; beyond it the text is `-`.
     static let limit: TimeInterval = 100_000_000_000_000
 
-    /// The instant as local time in `reading.timeZone`, relative to the day of `reading.now`.
-    public static func string(for date: Date, at reading: ClockReading) -> String {
+    /// The instant as local time in `reading.timeZone`, relative to the day of `reading.now`,
+    /// written in `style` (the person's clock and day names; `standard` is the text above).
+    public static func string(for date: Date, at reading: ClockReading, style: TimeStyle = .standard) -> String {
         let rules = ZoneRules(for: reading.timeZone)
         guard let (day, secondOfDay) = localDay(of: date, rules: rules),
             let (today, _) = localDay(of: reading.now, rules: rules)
         else { return "-" }
-        let time = "\(GregorianDate.padded(secondOfDay / 3_600, 2)):\(GregorianDate.padded(secondOfDay % 3_600 / 60, 2))"
+        let time = style.clockText(hour: Int(secondOfDay / 3_600), minute: Int(secondOfDay % 3_600 / 60))
         if (0...6).contains(day - today) {
-            let name = CivilDate(daysSinceEpoch: day).weekday.englishName
-            return name.prefix(1).uppercased() + name.dropFirst().prefix(2) + " " + time
+            return style.weekdayText(CivilDate(daysSinceEpoch: day).weekday) + " " + time
         }
-        return GregorianDate(daysSinceEpoch: day).iso + " " + time
+        let civil = GregorianDate(daysSinceEpoch: day)
+        return style.dateText(year: civil.year, month: civil.month, day: civil.day) + " " + time
     }
 
     /// The local day (days since 1970-01-01) of an instant and the second of that day.

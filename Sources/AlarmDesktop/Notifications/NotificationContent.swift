@@ -1,5 +1,6 @@
 import AlarmCore
 import Foundation
+import Localization
 
 /// What a notification carries, built from an alarm record: pure data, no libnotify.
 ///
@@ -101,24 +102,30 @@ extension NotificationContent {
     ///   - hasActions: whether the server draws actions (`actions` capability) and is there at all;
     ///     when not, the body says how to stop the alarm from a terminal.
     ///   - timeZone: the zone the alarm's time is shown in.
-    public static func alert(_ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current) -> NotificationContent {
+    ///   - timeStyle: how the person reads times (12- or 24-hour, from the locale or GNOME).
+    public static func alert(
+        _ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard
+    ) -> NotificationContent {
         let alert = record.definition.presentation.alert
         var lines: [String] = []
         var when = record.anchor
         if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
-        let time = timeText(when, timeZone: timeZone)
+        let time = timeText(when, timeZone: timeZone, style: timeStyle)
         let label = record.definition.title
         lines.append(label.isEmpty ? time : "\(time) · \(label)")
         if !hasActions {
-            lines.append("To stop it: reveille stop \(idPrefix(record.id))")
+            lines.append(Translation.format("To stop it: reveille stop %s", idPrefix(record.id)))
         }
         // `default` is a click on the bubble; servers do not draw its label.
-        var actions = [Action(key: "default", label: "Show"), Action(key: "stop", label: alert.stopButton.text.key)]
+        var actions = [
+            Action(key: "default", label: Translation.text("Show")),
+            Action(key: "stop", label: Translation.text(alert.stopButton.text.key)),
+        ]
         if let key = secondaryKey(for: alert, isTimer: record.definition.isTimer), let button = alert.secondaryButton {
-            actions.append(Action(key: key, label: button.text.key))
+            actions.append(Action(key: key, label: Translation.text(button.text.key)))
         }
         return NotificationContent(
-            summary: record.definition.displayTitle,
+            summary: displayTitle(of: record.definition),
             body: Markup.escape(lines.joined(separator: "\n")),
             icon: icon,
             actions: actions,
@@ -143,23 +150,24 @@ extension NotificationContent {
         let summary: String
         var actions: [Action] = []
         if paused {
-            summary = presentation.paused?.title.key ?? countdown.title.key
-            actions.append(Action(key: "resume", label: presentation.paused?.resumeButton.text.key ?? "Resume"))
+            summary = Translation.text(presentation.paused?.title.key ?? countdown.title.key)
+            actions.append(Action(key: "resume", label: Translation.text(presentation.paused?.resumeButton.text.key ?? Translation.marked("Resume"))))
         } else {
-            summary = countdown.title.key
-            if let pause = countdown.pauseButton { actions.append(Action(key: "pause", label: pause.text.key)) }
+            summary = Translation.text(countdown.title.key)
+            if let pause = countdown.pauseButton { actions.append(Action(key: "pause", label: Translation.text(pause.text.key))) }
         }
-        actions.append(Action(key: "cancel", label: "Cancel"))
-        var body = paused ? "Paused · \(DurationFormat.countdown(remaining)) left" : "\(DurationFormat.countdown(remaining)) left"
+        actions.append(Action(key: "cancel", label: Translation.text("Cancel")))
+        let left = DurationFormat.countdown(remaining)
+        var body = paused ? Translation.format("Paused · %s left", left) : Translation.format("%s left", left)
         let label = record.definition.title
         if !label.isEmpty { body += " · \(label)" }
-        if !hasActions { body += "\nTo cancel it: reveille cancel \(idPrefix(record.id))" }
+        if !hasActions { body += "\n" + Translation.format("To cancel it: reveille cancel %s", idPrefix(record.id)) }
         // The bar agrees with the text: both count the whole seconds left (rounded up), so a
         // refresh that lands a little after a second's boundary shows the same bar as one on it.
         let shownRemaining = TimeInterval(DurationFormat.wholeSeconds(remaining))
         let progress = duration > 0 ? Int32(max(0, min(100, ((duration - shownRemaining) / duration * 100).rounded()))) : 0
         return NotificationContent(
-            summary: summary.isEmpty ? "Timer" : summary,
+            summary: summary.isEmpty ? Translation.text("Timer") : summary,
             body: Markup.escape(body),
             icon: icon,
             actions: actions,
@@ -193,21 +201,38 @@ extension NotificationContent {
         note(
             record,
             body: count == 1
-                ? "It was due while Reveille could not ring, and is past."
-                : "It was due \(count) times while Reveille could not ring.")
+                ? Translation.text("It was due while Reveille could not ring, and is past.")
+                : Translation.plural(
+                    "It was due %s time while Reveille could not ring.", "It was due %s times while Reveille could not ring.",
+                    count: count, String(count)))
     }
 
     /// The notification that an alert rang until the ring time-out and nobody answered.
-    public static func timedOut(_ record: AlarmRecord, timeZone: TimeZone = .current) -> NotificationContent {
+    public static func timedOut(
+        _ record: AlarmRecord, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard
+    ) -> NotificationContent {
         var when = record.anchor
         if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
-        return note(record, body: "It rang at \(timeText(when, timeZone: timeZone)) and nobody answered.")
+        return note(record, body: Translation.format("It rang at %s and nobody answered.", timeText(when, timeZone: timeZone, style: timeStyle)))
     }
+
+    /// An alarm's title as the person reads it: its own, or "Alarm" / "Timer" in their language.
+    static func displayTitle(of definition: AlarmDefinition) -> String {
+        guard definition.title.isEmpty else { return definition.title }
+        return definition.isTimer ? Translation.text("Timer") : Translation.text("Alarm")
+    }
+
+    /// The labels of AlarmKit's own buttons (`AlarmButton.stopButton` and the rest), which arrive
+    /// as an alarm's data and are translated when shown: marked here so the catalogs carry them.
+    static let standardButtonLabels = [
+        Translation.marked("Stop"), Translation.marked("Snooze"), Translation.marked("Repeat"),
+        Translation.marked("Open"), Translation.marked("Pause"), Translation.marked("Resume"),
+    ]
 
     /// A normal-urgency note about a missed alarm.
     private static func note(_ record: AlarmRecord, body: String) -> NotificationContent {
         NotificationContent(
-            summary: "Missed: \(record.definition.displayTitle)",
+            summary: Translation.format("Missed: %s", displayTitle(of: record.definition)),
             body: Markup.escape(body),
             icon: icon, actions: [],
             hints: [
@@ -217,13 +242,12 @@ extension NotificationContent {
             expireTimeout: -1)
     }
 
-    /// `H:MM` in the zone (24-hour clock, as the locale-independent default), by the zone's
+    /// The time of day in the zone, in the person's style (`07:30`, `7:30 AM`), by the zone's
     /// `ZoneRules`, as the alarm's instant was computed.
-    static func timeText(_ date: Date, timeZone: TimeZone) -> String {
+    static func timeText(_ date: Date, timeZone: TimeZone, style: TimeStyle) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = ZoneRules(for: timeZone).fixedZone(at: date)
         let parts = calendar.dateComponents([.hour, .minute], from: date)
-        let minute = parts.minute ?? 0
-        return "\(parts.hour ?? 0):\(minute < 10 ? "0" : "")\(minute)"
+        return style.clockText(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
     }
 }

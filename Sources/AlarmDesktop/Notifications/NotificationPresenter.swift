@@ -1,6 +1,7 @@
 import AlarmCore
 import CLibNotify
 import Foundation
+import Localization
 import Synchronization
 
 /// Shows alarms as desktop notifications; decides nothing about alarm state.
@@ -319,7 +320,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             if outcome == .timedOut {
                 let note = Posted(alarmID: id, record: posted.record, role: .missed)
                 others.append(note)
-                show(note, NotificationContent.timedOut(posted.record, timeZone: timeZone))
+                show(note, NotificationContent.timedOut(posted.record, timeZone: timeZone, timeStyle: DesktopTimeStyle.current()))
             }
         case .countdown(let record):
             if let alert = alerts.removeValue(forKey: record.id) { close(alert) }
@@ -356,7 +357,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
 
     private func postAlert(_ posted: Posted) {
         let content = NotificationContent.alert(
-            posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone)
+            posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone, timeStyle: DesktopTimeStyle.current())
         posted.postedAt = .now
         show(posted, content)
         alertPosted.call(posted.alarmID)

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Reveille's translations compiled for a test, and the glibc locales to read them in, made
+/// without root: what a person's installed system has, in a temporary folder.
+public enum TranslationCatalogs {
+    /// The repository's `po` folder.
+    public static let sourceFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("po")
+
+    /// The languages with a catalog (`po/LINGUAS`).
+    public static func languages() throws -> [String] {
+        let text = try String(contentsOf: sourceFolder.appendingPathComponent("LINGUAS"), encoding: .utf8)
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// Compiles every catalog with `msgfmt --check` into `folder/LANG/LC_MESSAGES/reveille.mo`
+    /// (the layout of `share/locale`) and returns `folder`, for `REVEILLE_LOCALEDIR`.
+    @discardableResult
+    public static func compile(into folder: URL) throws -> URL {
+        for language in try languages() {
+            let target = folder.appendingPathComponent("\(language)/LC_MESSAGES")
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            try runTool(
+                "msgfmt", ["--check", "-o", target.appendingPathComponent("reveille.mo").path,
+                           sourceFolder.appendingPathComponent("\(language).po").path])
+        }
+        return folder
+    }
+
+    /// Makes the glibc locales `names` (such as `de_DE.UTF-8`) in `folder` with `localedef`, from
+    /// the `locales` package's sources, and returns `folder`, for `LOCPATH`.
+    @discardableResult
+    public static func makeLocales(_ names: [String], in folder: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in names {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            let charmap = parts.count > 1 ? parts[1] : "UTF-8"
+            // localedef exits 1 for warnings it can ignore; the locale is made all the same.
+            let status = try runTool(
+                "localedef", ["--no-archive", "-c", "-i", parts[0], "-f", charmap, folder.appendingPathComponent(name).path],
+                acceptingStatuses: [0, 1])
+            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("\(name)/LC_MESSAGES").path) else {
+                throw SandboxError.failed("localedef made no \(name) (status \(status))")
+            }
+        }
+        return folder
+    }
+
+    /// Runs a program found on `PATH` to its end; throws with its output unless it exits with
+    /// one of `acceptingStatuses`.
+    @discardableResult
+    static func runTool(_ name: String, _ arguments: [String], acceptingStatuses: Set<Int32> = [0]) throws -> Int32 {
+        guard let path = Executables.find(name) else { throw SandboxError.missing([name]) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard acceptingStatuses.contains(process.terminationStatus) else {
+            throw SandboxError.failed("\(name) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text)")
+        }
+        return process.terminationStatus
+    }
+}

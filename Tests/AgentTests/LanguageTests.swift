@@ -1,0 +1,140 @@
+import AlarmCore
+import Foundation
+import Testing
+import TestRequirements
+import TestSupport
+
+/// What people read, in their language and clock: the real agent's notifications and the CLI's
+/// tables under German, US English and GNOME's clock format, with the catalogs compiled from
+/// `po/` and the glibc locales made by `localedef`, as on an installed system.
+@Suite("Agent: the person's language and clock", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+struct LanguageTests {
+    /// The compiled catalogs (`REVEILLE_LOCALEDIR`) and the made locales (`LOCPATH`), once per run.
+    static let prepared: Result<(catalogs: String, locales: String), any Error> = Result {
+        let root = Fixtures.temporaryDirectory("reveille-language")
+        let catalogs = try TranslationCatalogs.compile(into: root.appendingPathComponent("locale"))
+        let locales = try TranslationCatalogs.makeLocales(["de_DE.UTF-8", "en_US.UTF-8"], in: root.appendingPathComponent("locales"))
+        return (catalogs.path, locales.path)
+    }
+
+    /// An environment in the locale `lang`, with `LC_TIME` as given; nothing inherited overrides them.
+    static func environment(lang: String, time: String = "") throws -> [String: String] {
+        let (catalogs, locales) = try prepared.get()
+        return [
+            "LANG": lang, "LC_TIME": time, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "",
+            "LOCPATH": locales, "REVEILLE_LOCALEDIR": catalogs,
+        ]
+    }
+
+    /// A sandbox with dunst and the agent in `environment`.
+    static func start(_ environment: [String: String]) async throws -> AgentFixture {
+        try await AgentFixture.start(
+            notificationServer: true, pacedBytesPerSecond: AlertingTests.pace, agentArguments: ["--ramp", "0"],
+            agentEnvironment: environment)
+    }
+
+    /// The time of day of `instant` here, in `style`.
+    static func clock(_ instant: Date, _ style: TimeStyle) -> String {
+        let parts = Calendar.current.dateComponents(in: .current, from: instant)
+        return style.clockText(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
+    }
+
+    @Test("Under LANG=de_DE.UTF-8 the countdown and the alert speak German: buttons, words and a 24-hour time")
+    func germanAlert() async throws {
+        let environment = try Self.environment(lang: "de_DE.UTF-8")
+        let fixture = try await Self.start(environment)
+        defer { fixture.stop() }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let added = try await fixture.run(Built.path("reveille"), ["timer", "3s", "--title", "Tee", "--snooze", "5m"])
+        let id = try #require(UUID(uuidString: added.line), "\(added)")
+
+        let countdown = try await monitor.waitForNotify(matching: { $0.summary == "Tee" && $0.urgency == .byte(0) })
+        #expect(countdown.body.hasPrefix("noch 0:0"), "\(countdown.body)")
+        #expect(countdown.body.hasSuffix(" · Tee"), "\(countdown.body)")
+        #expect(countdown.actionLabels == ["pause": "Pause", "cancel": "Abbrechen"])
+
+        let alert = try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, "Tee") })
+        let due = try await DoNotDisturbDunstTests.scheduledAt(of: id, fixture)
+        let german = TimeStyle.resolve(environment: environment, gnomeClockFormat: nil)
+        #expect(!german.twelveHour)
+        #expect(alert.body == Self.clock(due, german) + " · Tee")
+        #expect(alert.actionLabels["stop"] == "Stopp")
+        #expect(alert.actionLabels["repeat"] == "Wiederholen")
+        #expect(alert.actionLabels["default"] == "Anzeigen")
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        try await fixture.waitForSilence()
+    }
+
+    @Test("With LC_TIME=en_US.UTF-8 the alert's time is on the 12-hour clock, in English words")
+    func twelveHourAlert() async throws {
+        let environment = try Self.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
+        let fixture = try await Self.start(environment)
+        defer { fixture.stop() }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let added = try await fixture.run(Built.path("reveille"), ["timer", "1s", "--title", "Tea"])
+        let id = try #require(UUID(uuidString: added.line), "\(added)")
+        let alert = try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, "Tea") })
+        let due = try await DoNotDisturbDunstTests.scheduledAt(of: id, fixture)
+        let american = TimeStyle.resolve(environment: environment, gnomeClockFormat: nil)
+        let expected = Self.clock(due, american)
+        #expect(expected.hasSuffix(" AM") || expected.hasSuffix(" PM"))
+        #expect(alert.body == expected + " · Tea")
+        #expect(alert.actionLabels["stop"] == "Stop")
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        try await fixture.waitForSilence()
+    }
+
+    @Test("reveille list and show: 7:30 AM under LC_TIME=en_US.UTF-8; German headings, day names and 07:30 under de_DE")
+    func cliTables() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let american = try Self.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
+        let german = try Self.environment(lang: "de_DE.UTF-8")
+        let added = try await fixture.run(Built.path("reveille"), ["add", "7:30", "--title", "Work"], environment: american)
+        let id = try #require(UUID(uuidString: added.line), "\(added)")
+
+        let list = try await fixture.run(Built.path("reveille"), ["list"], environment: american)
+        #expect(list.status == .exited(0), "\(list)")
+        #expect(list.output.contains(" 7:30 AM "), "\(list.output)")
+        let show = try await fixture.run(Built.path("reveille"), ["show", id.uuidString], environment: american)
+        #expect(show.output.contains("once at 7:30 AM"), "\(show.output)")
+
+        let inGerman = try await fixture.run(Built.path("reveille"), ["list"], environment: german)
+        let lines = inGerman.output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.split(separator: " ") == ["ID", "ART", "ZUSTAND", "NÄCHSTER", "IN", "TITEL"], "\(inGerman.output)")
+        let row = try #require(lines.dropFirst().first, "\(inGerman.output)")
+        let day = try #require(row.split(separator: " ").dropFirst(3).first.map(String.init), "\(row)")
+        let germanDays = ["So.", "Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa."]
+        #expect(germanDays.contains(day), "\(row)")
+        #expect(row.contains("\(day) 07:30"), "\(row)")
+        // Without a locale (the C locale), the table is as it always was.
+        let plain = try await fixture.reveille("list")
+        #expect(plain.output.hasPrefix("ID "), "\(plain.output)")
+        #expect(plain.output.contains(" 07:30 "), "\(plain.output)")
+    }
+
+    @Test(
+        "GNOME's clock-format, once set, decides the clock: 12h gives 7:30 AM in the C locale, 24h gives 07:30 in US English",
+        .requires(DesktopDoubles.gsettingsUnavailable ?? DesktopDoubles.schemaMissing("org.gnome.desktop.interface")))
+    func gnomeClockFormat() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await DesktopDoubles.startDconf(in: fixture.sandbox)
+        let plain = try Self.environment(lang: "C.UTF-8")
+        let american = try Self.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
+        let added = try await fixture.run(Built.path("reveille"), ["add", "7:30", "--title", "Work"], environment: plain)
+        #expect(added.status == .exited(0), "\(added)")
+
+        try await DesktopDoubles.set("org.gnome.desktop.interface", "clock-format", "12h", in: fixture.sandbox)
+        try await DesktopDoubles.waitFor("org.gnome.desktop.interface", "clock-format", "'12h'", in: fixture.sandbox)
+        let twelve = try await fixture.run(Built.path("reveille"), ["list"], environment: plain)
+        #expect(twelve.output.contains(" 7:30 AM "), "\(twelve.output)")
+        #expect(twelve.error.isEmpty, "\(twelve.error)")
+
+        try await DesktopDoubles.set("org.gnome.desktop.interface", "clock-format", "24h", in: fixture.sandbox)
+        try await DesktopDoubles.waitFor("org.gnome.desktop.interface", "clock-format", "'24h'", in: fixture.sandbox)
+        let twentyFour = try await fixture.run(Built.path("reveille"), ["list"], environment: american)
+        #expect(twentyFour.output.contains(" 07:30 "), "\(twentyFour.output)")
+        #expect(!twentyFour.output.contains(" AM "), "\(twentyFour.output)")
+    }
+}
