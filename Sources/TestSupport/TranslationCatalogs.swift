@@ -48,23 +48,31 @@ public enum TranslationCatalogs {
         return folder
     }
 
-    /// Runs a program found on `PATH` to its end; throws with its output unless it exits with
-    /// one of `acceptingStatuses`.
-    @discardableResult
-    static func runTool(_ name: String, _ arguments: [String], acceptingStatuses: Set<Int32> = [0]) throws -> Int32 {
-        guard let path = Executables.find(name) else { throw SandboxError.missing([name]) }
+    /// Runs a program found on `PATH` (or a path) to its end, in `folder` (the repository by
+    /// default); its status and what it wrote, standard output and error together.
+    public static func run(_ program: String, _ arguments: [String], in folder: URL? = nil) throws -> (status: Int32, output: String) {
+        guard let path = program.contains("/") ? program : Executables.find(program) else { throw SandboxError.missing([program]) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
+        process.executableURL = URL(fileURLWithPath: path, relativeTo: folder ?? sourceFolder.deletingLastPathComponent())
         process.arguments = arguments
+        process.currentDirectoryURL = folder ?? sourceFolder.deletingLastPathComponent()
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard acceptingStatuses.contains(process.terminationStatus) else {
-            throw SandboxError.failed("\(name) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text)")
+        return (process.terminationStatus, text)
+    }
+
+    /// Runs a program found on `PATH` to its end; throws with its output unless it exits with
+    /// one of `acceptingStatuses`.
+    @discardableResult
+    static func runTool(_ name: String, _ arguments: [String], acceptingStatuses: Set<Int32> = [0]) throws -> Int32 {
+        let (status, text) = try run(name, arguments)
+        guard acceptingStatuses.contains(status) else {
+            throw SandboxError.failed("\(name) \(arguments.joined(separator: " ")) exited \(status): \(text)")
         }
-        return process.terminationStatus
+        return status
     }
 }

@@ -10,19 +10,9 @@ import TestSupport
 /// language translates every one of them, with the same placeholders.
 @Suite("Translations: complete, checked, found")
 struct TranslationCatalogTests {
-    /// Runs a program to its end; its status and what it wrote (standard output and error together).
+    /// Runs a program in the repository to its end; its status and what it wrote.
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        process.currentDirectoryURL = TranslationCatalogs.sourceFolder.deletingLastPathComponent()
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try TranslationCatalogs.run(program, arguments)
     }
 
     /// The texts in `po/reveille.pot` (its `msgid` lines, the header left out).
