@@ -37,6 +37,8 @@ enum ProbeMain {
                 paused: .init(title: "Paused", resumeButton: .resumeButton)))
     }
 
+    /// Reads the commands of `main.swift`'s list; `countdown` and `paused` take the alarm's tint
+    /// (`#rrggbb`) as an optional last field.
     static func run() {
         guard CommandLine.arguments.count == 2 else {
             FileHandle.standardError.write(Data("usage: reveille-notify-probe COMMAND-FIFO\n".utf8))
@@ -71,9 +73,10 @@ enum ProbeMain {
                 let phase: AlarmRecord.Phase = command == "paused"
                     ? .paused(.init(kind: .preAlert, remaining: left, duration: duration))
                     : .countdown(.init(kind: .preAlert, endsAt: reading().elapsedDeadline(after: left), duration: duration))
-                let record = AlarmRecord(
-                    id: id, owner: "probe", definition: definition(title: fields[2], secondary: "snooze", timer: true),
-                    phase: phase, anchor: Date())
+                // An optional sixth field is the alarm's tint, `#rrggbb`.
+                var countdownDefinition = definition(title: fields[2], secondary: "snooze", timer: true)
+                if fields.count > 5, let tint = Color(hex: fields[5]) { countdownDefinition.tintColor = tint }
+                let record = AlarmRecord(id: id, owner: "probe", definition: countdownDefinition, phase: phase, anchor: Date())
                 presenter.perform(.countdown(record))
             case ("endAlert", let id?):
                 presenter.perform(.endAlert(id, .stopped))

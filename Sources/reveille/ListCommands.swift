@@ -32,7 +32,9 @@ struct ListCommand: AsyncParsableCommand {
             } else {
                 print(AlarmListFormat.table(
                     records, at: reading, width: Terminal.width(), timeStyle: DesktopTimeStyle.current(),
-                    headings: PersonText.listHeadings))
+                    headings: PersonText.listHeadings,
+                    color: TerminalColor.detect(
+                        isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)))
             }
         }
     }

@@ -105,6 +105,9 @@ final class LiveView {
     private var lastFrame = ""
     /// How the person reads times, read once when the view opens.
     private let timeStyle = DesktopTimeStyle.current()
+    /// How the terminal takes colour for each alarm's tint (`nil`: none, as with `NO_COLOR`).
+    private let color = TerminalColor.detect(
+        isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
 
     init(session: AgentSession) { self.session = session }
 
@@ -249,7 +252,12 @@ final class LiveView {
         /// `1;7;31`); with `filling`, padded with spaces to the whole width (a band of colour).
         /// Control characters in `plain` (a title's line break or escape sequence) become spaces, so
         /// that what an app wrote in a title cannot move the cursor or restyle the terminal.
-        init(_ plain: String, width: Int, style: String? = nil, filling: Bool = false) {
+        /// With `tint`, the characters at offsets `tinted` (those that fit) are drawn in it, an
+        /// alarm's tint colour, and `style` goes on after them.
+        init(
+            _ plain: String, width: Int, style: String? = nil, filling: Bool = false,
+            tint: (color: TerminalColor, tint: Color)? = nil, tinted: Range<Int> = 0..<0
+        ) {
             let inert = String(String.UnicodeScalarView(plain.unicodeScalars.map {
                 $0.properties.generalCategory == .control ? " " : $0
             }))
@@ -259,7 +267,14 @@ final class LiveView {
                 fitted += String(repeating: " ", count: width - columns)
                 columns = width
             }
-            text = style.map { "\u{1B}[\($0)m" + fitted + "\u{1B}[0m" } ?? fitted
+            var body = fitted
+            if let (color, tint) = tint, !tinted.isEmpty, tinted.lowerBound < fitted.count {
+                let head = String(fitted.prefix(tinted.lowerBound))
+                let middle = String(fitted.dropFirst(tinted.lowerBound).prefix(tinted.count))
+                let rest = String(fitted.dropFirst(tinted.upperBound))
+                body = head + color.painting(middle, in: tint) + (style.map { "\u{1B}[\($0)m" } ?? "") + rest
+            }
+            text = style.map { "\u{1B}[\($0)m" + body + "\u{1B}[0m" } ?? body
             self.columns = columns
         }
     }
@@ -302,24 +317,32 @@ final class LiveView {
         return line
     }
 
+    /// One alarm's row: the marker of the selected row and the id, in the alarm's tint where the
+    /// terminal shows colour, then what it is doing and its title.
     private func line(for row: Row, at reading: ClockReading, width: Int) -> Line {
         let record = row.record
         let marker = row.id == selected ? "›" : " "
         let title = row.remote.definition.title.isEmpty ? "-" : row.remote.definition.title
         let id = String(row.id.lowercasedText().prefix(8))
+        // "› 3f2a9c01" after the first space.
+        let tint = color.map { ($0, row.remote.definition.tintColor) }
+        let tinted = 1..<(3 + id.count)
         switch record.phase {
         case .alerting:
-            return Line(" \(marker) \(id)  RINGING  \(title)", width: width, style: "1;7;31", filling: true)
+            return Line(
+                " \(marker) \(id)  RINGING  \(title)", width: width, style: "1;7;31", filling: true, tint: tint, tinted: tinted)
         case .countdown, .paused:
             let remaining = record.remaining(from: reading) ?? 0
             let total = row.remote.countdownTotal ?? max(remaining, 1)
             let bar = Self.bar(done: 1 - remaining / max(total, 1), width: 20)
             let state = row.remote.alarm.state == .paused ? "paused " : "running"
-            return Line(" \(marker) \(id)  \(state)  \(bar) \(DurationFormat.clock(remaining))  \(title)", width: width)
+            return Line(
+                " \(marker) \(id)  \(state)  \(bar) \(DurationFormat.clock(remaining))  \(title)", width: width,
+                tint: tint, tinted: tinted)
         case .scheduled(let alertAt):
             let next = LocalTimeFormat.string(for: alertAt, at: reading, style: timeStyle) + " ("
                 + RelativeTimeFormat.string(for: alertAt, relativeTo: reading.now) + ")"
-            return Line(" \(marker) \(id)  \(next)  \(title)", width: width)
+            return Line(" \(marker) \(id)  \(next)  \(title)", width: width, tint: tint, tinted: tinted)
         }
     }
 

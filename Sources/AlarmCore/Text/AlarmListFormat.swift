@@ -27,6 +27,9 @@ import Foundation
 /// to sit on, so it cannot fuse with the space before it.
 /// When `width` is given, titles longer than the columns left are cut with `…`; titles always keep
 /// at least ``minimumTitleWidth`` columns, so on a very narrow terminal lines may run past `width`.
+/// With `color` (a terminal that shows colour, see ``TerminalColor/detect(isTerminal:environment:)``),
+/// each row's id is drawn in the alarm's tint colour; the escape sequences take no column, so the
+/// columns line up as without them.
 /// The text has no final line break. With no records it is `No alarms.`.
 public enum AlarmListFormat {
     /// The fewest columns a title is cut to.
@@ -50,10 +53,10 @@ public enum AlarmListFormat {
     }
 
     /// The table of `records` as seen from `reading`, fitting titles into `width` columns if given,
-    /// with times in `timeStyle` and the given headings.
+    /// with times in `timeStyle` and the given headings, and ids in their alarms' tint in `color`.
     public static func table(
         _ records: [AlarmRecord], at reading: ClockReading, width: Int?, timeStyle: TimeStyle = .standard,
-        headings: Headings = .english
+        headings: Headings = .english, color: TerminalColor? = nil
     ) -> String {
         guard !records.isEmpty else { return "No alarms." }
         let rows = records.map { Row($0, at: reading, timeStyle: timeStyle) }.sorted(by: Row.precedes)
@@ -67,14 +70,17 @@ public enum AlarmListFormat {
         let prefixWidth = widths.reduce(0, +) + widths.count * gap.count
         let titleWidth = width.map { max($0 - prefixWidth, minimumTitleWidth) }
 
-        func line(_ cells: [String], _ title: String) -> String {
+        func line(_ cells: [String], _ title: String, tint: Color? = nil) -> String {
             var text = ""
-            for (cell, columns) in zip(cells, widths) {
-                text += cell + String(repeating: " ", count: columns - DisplayWidth.of(cell)) + gap
+            for (index, (cell, columns)) in zip(cells, widths).enumerated() {
+                // Padding is measured on the plain cell; the colour wraps only its text.
+                var shown = cell
+                if index == 0, let tint, let color { shown = color.painting(cell, in: tint) }
+                text += shown + String(repeating: " ", count: columns - DisplayWidth.of(cell)) + gap
             }
             return text + (titleWidth.map { DisplayWidth.truncated(title, toWidth: $0) } ?? title)
         }
-        return ([line(header, headings.title)] + rows.map { line($0.cells, $0.title) }).joined(separator: "\n")
+        return ([line(header, headings.title)] + rows.map { line($0.cells, $0.title, tint: $0.tint) }).joined(separator: "\n")
     }
 
     /// Text from an app (a title, a sound, an owner) as a terminal may show it: control
@@ -102,6 +108,8 @@ public enum AlarmListFormat {
         /// ID, KIND, STATE, NEXT and IN.
         var cells: [String]
         var title: String
+        /// The alarm's tint colour.
+        var tint: Color
         /// 0 ringing, 1 with a next alert, 2 with none, 3 paused.
         var group: Int
         /// Orders rows within a group.
@@ -111,6 +119,7 @@ public enum AlarmListFormat {
         init(_ record: AlarmRecord, at reading: ClockReading, timeStyle: TimeStyle) {
             id = record.id.lowercasedText()
             title = AlarmListFormat.cleaned(record.definition.title)
+            tint = record.definition.tintColor
             let next: String
             let distance: String
             switch record.phase {

@@ -26,6 +26,44 @@ public struct NotificationContent: Hashable, Sendable {
         case string(String)
         /// `i`.
         case int32(Int32)
+        /// `(iiibiiay)`: an image's pixels (`image-data`).
+        case image(NotificationImage)
+    }
+
+    /// What the notification server does with a notification's image, from its capabilities.
+    ///
+    /// The image goes in the hints `image-data` (pixels) or `image-path` (an icon name or a
+    /// `file://` URI). The specification's "Icons and Images": "An implementation which only
+    /// displays one image or icon must choose which one to display using the following order:
+    /// image-data, image-path, app_icon parameter"; one that shows both shows `app_icon` and the
+    /// image. GNOME Shell (43, its `notificationDaemon.js`) and dunst show one, so an image takes
+    /// the place of Reveille's icon there; KDE Plasma shows the app's icon in the notification's
+    /// header and the image beside the text.
+    public struct ImageSupport: Hashable, Sendable {
+        /// The server draws `image-data`: it lists `icon-static` ("Supports display of exactly 1
+        /// frame of any given image array") or `icon-multi` ("The server will render an animation
+        /// of all the frames in a given image array"), the capabilities the specification defines
+        /// for image data. (`body-images` is about images in the body's markup, `<img>`.)
+        public var drawsImageData: Bool
+        /// The server shows an image beside the app's icon, not in its place: KDE Plasma, known by
+        /// the capability `x-kde-origin-name` only Plasma lists.
+        public var keepsAppIcon: Bool
+
+        /// A server that draws neither (or is not known yet).
+        public static let none = ImageSupport(drawsImageData: false, keepsAppIcon: false)
+
+        /// Says it outright.
+        public init(drawsImageData: Bool, keepsAppIcon: Bool) {
+            self.drawsImageData = drawsImageData
+            self.keepsAppIcon = keepsAppIcon
+        }
+
+        /// From the capabilities the server lists (`GetCapabilities`).
+        public init(capabilities: Set<String>) {
+            self.init(
+                drawsImageData: capabilities.contains("icon-static") || capabilities.contains("icon-multi"),
+                keepsAppIcon: capabilities.contains(NotificationContent.originHint))
+        }
     }
 
     /// `summary` (plain text; the specification gives it no markup).
@@ -97,14 +135,21 @@ extension NotificationContent {
 
     /// The alert notification of a ringing alarm.
     ///
+    /// Its icon is Reveille's own. Where the server shows an image beside that icon
+    /// (`images.keepsAppIcon`), the Stop button's symbol (`systemImageName`, mapped by
+    /// `SymbolIcons`) is the image (`image-path`); elsewhere an image would take the place of
+    /// Reveille's icon, by which a person knows the alarm for what it is, so none is sent.
+    ///
     /// - Parameters:
     ///   - record: the alarm.
     ///   - hasActions: whether the server draws actions (`actions` capability) and is there at all;
     ///     when not, the body says how to stop the alarm from a terminal.
     ///   - timeZone: the zone the alarm's time is shown in.
     ///   - timeStyle: how the person reads times (12- or 24-hour, from the locale or GNOME).
+    ///   - images: what the server does with an image.
     public static func alert(
-        _ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard
+        _ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard,
+        images: ImageSupport = .none
     ) -> NotificationContent {
         let alert = record.definition.presentation.alert
         var lines: [String] = []
@@ -124,26 +169,42 @@ extension NotificationContent {
         if let key = secondaryKey(for: alert, isTimer: record.definition.isTimer), let button = alert.secondaryButton {
             actions.append(Action(key: key, label: Translation.text(button.text.key)))
         }
+        var hints: [String: Hint] = [
+            "urgency": .byte(2),
+            "resident": .boolean(true),
+            "suppress-sound": .boolean(true),
+            "desktop-entry": .string(desktopEntry),
+            "category": .string(alertCategory),
+            "SWAYNC_BYPASS_DND": .boolean(true),
+        ]
+        if images.keepsAppIcon, let symbol = SymbolIcons.iconName(forSymbol: alert.stopButton.systemImageName) {
+            hints[imagePathHint] = .string(symbol)
+        }
         return NotificationContent(
             summary: displayTitle(of: record.definition),
             body: Markup.escape(lines.joined(separator: "\n")),
             icon: icon,
             actions: actions,
-            hints: [
-                "urgency": .byte(2),
-                "resident": .boolean(true),
-                "suppress-sound": .boolean(true),
-                "desktop-entry": .string(desktopEntry),
-                "category": .string(alertCategory),
-                "SWAYNC_BYPASS_DND": .boolean(true),
-            ],
+            hints: hints,
             expireTimeout: 0)
     }
 
+    /// The hint naming the image: an icon name or a URI.
+    public static let imagePathHint = "image-path"
+    /// The hint carrying the image's pixels.
+    public static let imageDataHint = "image-data"
+
     /// The countdown notification of a running (`paused == false`) or paused countdown with
     /// `remaining` seconds left of `duration`; `nil` when the alarm has no presentation for it.
+    ///
+    /// Its image shows the button it offers: Pause while it runs, Resume while paused. Where the
+    /// server draws `image-data` (`images.drawsImageData`), that is a disc in the alarm's tint
+    /// colour with the button's glyph in the button's text colour (`TintImage`); elsewhere it is
+    /// the button's symbol, mapped by `SymbolIcons`, as `image-path`; when neither applies there is
+    /// no image and Reveille's icon shows.
     public static func countdown(
-        _ record: AlarmRecord, remaining: TimeInterval, duration: TimeInterval, paused: Bool, hasActions: Bool
+        _ record: AlarmRecord, remaining: TimeInterval, duration: TimeInterval, paused: Bool, hasActions: Bool,
+        images: ImageSupport = .none
     ) -> NotificationContent? {
         let presentation = record.definition.presentation
         guard let countdown = presentation.countdown else { return nil }
@@ -166,19 +227,29 @@ extension NotificationContent {
         // refresh that lands a little after a second's boundary shows the same bar as one on it.
         let shownRemaining = TimeInterval(DurationFormat.wholeSeconds(remaining))
         let progress = duration > 0 ? Int32(max(0, min(100, ((duration - shownRemaining) / duration * 100).rounded()))) : 0
+        var hints: [String: Hint] = [
+            "urgency": .byte(0),
+            "transient": .boolean(true),
+            "suppress-sound": .boolean(true),
+            "desktop-entry": .string(desktopEntry),
+            "category": .string(countdownCategory),
+            "value": .int32(progress),
+        ]
+        let button: AlarmButton? = paused ? (presentation.paused?.resumeButton ?? .resumeButton) : countdown.pauseButton
+        let symbol = button.flatMap { SymbolIcons.iconName(forSymbol: $0.systemImageName) }
+        let tint = record.definition.tintColor
+        if images.drawsImageData, tint.bytes.opacity > 0 {
+            hints[imageDataHint] = .image(TintImage.disc(
+                tint: tint, glyph: symbol.flatMap(TintImage.Glyph.init(iconName:)), glyphColor: button?.textColor ?? .white))
+        } else if let symbol {
+            hints[imagePathHint] = .string(symbol)
+        }
         return NotificationContent(
             summary: summary.isEmpty ? Translation.text("Timer") : summary,
             body: Markup.escape(body),
             icon: icon,
             actions: actions,
-            hints: [
-                "urgency": .byte(0),
-                "transient": .boolean(true),
-                "suppress-sound": .boolean(true),
-                "desktop-entry": .string(desktopEntry),
-                "category": .string(countdownCategory),
-                "value": .int32(progress),
-            ],
+            hints: hints,
             expireTimeout: 0)
     }
 

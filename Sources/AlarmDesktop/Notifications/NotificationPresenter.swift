@@ -147,6 +147,8 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     var hasActions = false
     /// Whether the current server shows the app an alarm came from (`x-kde-origin-name`: Plasma).
     var showsOrigin = false
+    /// What the current server does with an image (`image-data`, `image-path`).
+    var images = NotificationContent.ImageSupport.none
     /// When posting with no server (which tries D-Bus activation) last failed.
     var activationFailedAt: ContinuousClock.Instant?
     /// How long after a failed activation posting with no server is not tried again.
@@ -240,6 +242,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         let capabilities = Self.serverCapabilities()
         hasActions = capabilities.contains("actions")
         showsOrigin = capabilities.contains(NotificationContent.originHint)
+        images = NotificationContent.ImageSupport(capabilities: capabilities)
         let (name, version) = Self.serverInformation()
         server.withLock { $0 = .running(name: name, version: version, hasActions: hasActions) }
         guard resolved else { return resolve() }
@@ -251,6 +254,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         owner = nil
         hasActions = false
         showsOrigin = false
+        images = .none
         server.withLock { $0 = .missing }
         resolve()
     }
@@ -357,7 +361,8 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
 
     private func postAlert(_ posted: Posted) {
         let content = NotificationContent.alert(
-            posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone, timeStyle: DesktopTimeStyle.current())
+            posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone, timeStyle: DesktopTimeStyle.current(),
+            images: images)
         posted.postedAt = .now
         show(posted, content)
         alertPosted.call(posted.alarmID)
@@ -375,7 +380,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             ?? posted.pausedRemaining ?? 0
         guard let content = NotificationContent.countdown(
             posted.record, remaining: remaining, duration: posted.duration, paused: paused,
-            hasActions: owner != nil && hasActions)
+            hasActions: owner != nil && hasActions, images: images)
         else { return }
         if content != posted.lastContent || posted.notification == nil {
             show(posted, content)
@@ -446,6 +451,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             case (_, .boolean(let value)): notify_notification_set_hint(notification, key, g_variant_new_boolean(value ? 1 : 0))
             case (_, .string(let value)): notify_notification_set_hint(notification, key, g_variant_new_string(value))
             case (_, .int32(let value)): notify_notification_set_hint(notification, key, g_variant_new_int32(value))
+            case (_, .image(let image)): notify_notification_set_hint(notification, key, Self.variant(image))
             }
         }
         for action in content.actions {
@@ -470,6 +476,23 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             posted.postedTo = nil
             discard(posted)
         }
+    }
+
+    /// An image as the `(iiibiiay)` structure of `image-data`: a floating `GVariant` built from its
+    /// fields (`g_variant_new_tuple`, the pixels copied by `g_variant_new_fixed_array`), which
+    /// `notify_notification_set_hint` takes.
+    static func variant(_ image: NotificationImage) -> OpaquePointer? {
+        let byteType = g_variant_type_new("y")
+        defer { g_variant_type_free(byteType) }
+        let pixels = image.data.withUnsafeBytes { buffer in
+            g_variant_new_fixed_array(byteType, buffer.baseAddress, gsize(buffer.count), 1)
+        }
+        let fields: [OpaquePointer?] = [
+            g_variant_new_int32(image.width), g_variant_new_int32(image.height), g_variant_new_int32(image.rowstride),
+            g_variant_new_boolean(image.hasAlpha ? 1 : 0), g_variant_new_int32(image.bitsPerSample),
+            g_variant_new_int32(image.channels), pixels,
+        ]
+        return fields.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
     }
 
     /// Closes the notification (`notify_notification_close`) and lets it go.
