@@ -108,6 +108,8 @@ final class LiveView {
     /// How the terminal takes colour for each alarm's tint (`nil`: none, as with `NO_COLOR`).
     private let color = TerminalColor.detect(
         isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+    /// `NO_COLOR` is set: no colour at all (a ringing row stays bold and inverse, the message plain).
+    private let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
 
     init(session: AgentSession) { self.session = session }
 
@@ -302,7 +304,7 @@ final class LiveView {
         }
         if !message.isEmpty {
             lines.append(Line("", width: width))
-            lines.append(Line(message, width: width, style: "33"))
+            lines.append(Line(message, width: width, style: noColor ? nil : "33"))
         }
         write(lines.prefix(height), width: width, height: height)
         return nextChange(at: reading)
@@ -330,7 +332,7 @@ final class LiveView {
         switch record.phase {
         case .alerting:
             return Line(
-                " \(marker) \(id)  RINGING  \(title)", width: width, style: "1;7;31", filling: true, tint: tint, tinted: tinted)
+                " \(marker) \(id)  RINGING  \(title)", width: width, style: noColor ? "1;7" : "1;7;31", filling: true, tint: tint, tinted: tinted)
         case .countdown, .paused:
             let remaining = record.remaining(from: reading) ?? 0
             let total = row.remote.countdownTotal ?? max(remaining, 1)

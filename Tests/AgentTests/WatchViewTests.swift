@@ -98,6 +98,36 @@ struct WatchViewTests {
         }
     }
 
+    @Test("Each alarm's id is drawn in its tint, as the list sends it: green for a green alarm, blue for the accent colour")
+    func tintedIDs() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        try await fixture.authorizeTestProcess()
+        let client = try fixture.client()
+        defer { client.connection.close() }
+        var green = Fixtures.definition(.fixed(Date().addingTimeInterval(3_600)), title: "Garden")
+        green.tintColor = .green
+        let gardenID = UUID()
+        _ = try await client.schedule(id: gardenID, definition: green)
+        let plainID = UUID()
+        _ = try await client.schedule(id: plainID, definition: Fixtures.definition(.fixed(Date().addingTimeInterval(7_200)), title: "Plain"))
+        try await WatchPane.with(fixture) { pane in
+            try await pane.waitForScreen("both alarms") { $0.contains("Garden") && $0.contains("Plain") }
+            let styled = try await pane.capture(withAttributes: true).split(separator: "\n").map(String.init)
+            func colour(of id: UUID, on title: String) throws -> Set<String> {
+                let line = try #require(styled.first { $0.contains(title) }, "\(styled)")
+                return Self.attributes(before: String(id.lowercasedText().prefix(8)), in: line)
+            }
+            let greenIndex = String(TerminalColor.paletteIndex(red: 52, green: 199, blue: 89))
+            #expect(try colour(of: gardenID, on: "Garden") == ["38", "5", greenIndex])
+            let accent = Color.accentColor.bytes
+            let accentIndex = String(TerminalColor.paletteIndex(red: accent.red, green: accent.green, blue: accent.blue))
+            #expect(try colour(of: plainID, on: "Plain") == ["38", "5", accentIndex])
+            #expect(greenIndex != accentIndex)
+            try await pane.quit()
+        }
+    }
+
     @Test("Control characters in a title are shown as spaces: they neither restyle nor break the view")
     func inertTitle() async throws {
         let fixture = try await AgentFixture.start()

@@ -52,9 +52,11 @@ public enum AlarmWire {
                 entries["title"] = nil
                 entries["presentation"] = encode(definition.presentation)
             }
-            if definition.tintColor != .accentColor { entries["tintColor"] = .string(definition.tintColor.description) }
             if let metadata = definition.metadata { entries["metadata"] = .array(elementSignature: "y", metadata.map(DBusValue.byte)) }
         }
+        // The tint goes with the summary too (a few bytes, only when not the accent colour): the
+        // list and the live view colour each alarm's id with it.
+        if definition.tintColor != .accentColor { entries["tintColor"] = .string(definition.tintColor.description) }
         if definition.sound != .default { entries["sound"] = .string(soundName(definition.sound)) }
         if let schedule = definition.schedule { entries["schedule"] = encode(schedule) }
         if let countdown = definition.countdownDuration { entries["countdown"] = encode(countdown) }
@@ -129,8 +131,9 @@ public enum AlarmWire {
     /// The `a{sv}` form of an alarm as the agent sends it: its configuration, plus `id`, `state`,
     /// `kind`, `title`, `owner`, and `fireDate` and `remaining` when known.
     ///
-    /// A `summary` (what `List` sends) leaves out the presentation, tint and metadata: a list of a
-    /// thousand alarms stays quick to send and read, and `Get` gives the whole alarm.
+    /// A `summary` (what `List` sends) leaves out the presentation and metadata: a list of a
+    /// thousand alarms stays quick to send and read, and `Get` gives the whole alarm. It keeps a
+    /// tint other than the accent colour, which the list and the live view show.
     public static func encode(_ record: AlarmRecord, at reading: ClockReading, summary: Bool = false) -> DBusValue {
         var extra = entries(of: record.definition, summary: summary)
         extra.merge([
