@@ -15,6 +15,25 @@ public enum TranslationCatalogs {
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
+    /// The catalogs compiled (`REVEILLE_LOCALEDIR`) and the locales `de_DE.UTF-8` and `en_US.UTF-8`
+    /// made (`LOCPATH`), once per test process, in a temporary folder.
+    public static let installed: Result<(catalogs: String, locales: String), any Error> = Result {
+        let root = Fixtures.temporaryDirectory("reveille-language")
+        let catalogs = try compile(into: root.appendingPathComponent("locale"))
+        let locales = try makeLocales(["de_DE.UTF-8", "en_US.UTF-8"], in: root.appendingPathComponent("locales"))
+        return (catalogs.path, locales.path)
+    }
+
+    /// An environment in the locale `lang` (`de_DE.UTF-8`), with `LC_TIME` as given, that finds
+    /// the installed catalogs and locales; nothing a parent set overrides them.
+    public static func environment(lang: String, time: String = "") throws -> [String: String] {
+        let (catalogs, locales) = try installed.get()
+        return [
+            "LANG": lang, "LC_TIME": time, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "",
+            "LOCPATH": locales, "REVEILLE_LOCALEDIR": catalogs,
+        ]
+    }
+
     /// Compiles every catalog with `msgfmt --check` into `folder/LANG/LC_MESSAGES/reveille.mo`
     /// (the layout of `share/locale`) and returns `folder`, for `REVEILLE_LOCALEDIR`.
     @discardableResult

@@ -9,21 +9,9 @@ import TestSupport
 /// `po/` and the glibc locales made by `localedef`, as on an installed system.
 @Suite("Agent: the person's language and clock", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct LanguageTests {
-    /// The compiled catalogs (`REVEILLE_LOCALEDIR`) and the made locales (`LOCPATH`), once per run.
-    static let prepared: Result<(catalogs: String, locales: String), any Error> = Result {
-        let root = Fixtures.temporaryDirectory("reveille-language")
-        let catalogs = try TranslationCatalogs.compile(into: root.appendingPathComponent("locale"))
-        let locales = try TranslationCatalogs.makeLocales(["de_DE.UTF-8", "en_US.UTF-8"], in: root.appendingPathComponent("locales"))
-        return (catalogs.path, locales.path)
-    }
-
-    /// An environment in the locale `lang`, with `LC_TIME` as given; nothing inherited overrides them.
+    /// An environment in the locale `lang`, with `LC_TIME` as given (see `TranslationCatalogs`).
     static func environment(lang: String, time: String = "") throws -> [String: String] {
-        let (catalogs, locales) = try prepared.get()
-        return [
-            "LANG": lang, "LC_TIME": time, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "",
-            "LOCPATH": locales, "REVEILLE_LOCALEDIR": catalogs,
-        ]
+        try TranslationCatalogs.environment(lang: lang, time: time)
     }
 
     /// A sandbox with dunst and the agent in `environment`.

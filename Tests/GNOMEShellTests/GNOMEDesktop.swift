@@ -53,7 +53,8 @@ struct GNOMEDesktop: Sendable {
 
     /// Starts it; `banners` is `org.gnome.desktop.notifications show-banners` as the person left it
     /// before logging in (false: do-not-disturb).
-    static func start(banners: Bool = true) async throws -> GNOMEDesktop {
+    /// `agentEnvironment` is added to the agent's (a person's language, say).
+    static func start(banners: Bool = true, agentEnvironment: [String: String] = [:]) async throws -> GNOMEDesktop {
         if let unavailable = Built.unavailable { throw TestEnvironmentError.failed("the GNOME Shell suite cannot run: \(unavailable)") }
         let sandbox = try await offPool { try GNOMEShellServer.sandbox() }
         do {
@@ -62,7 +63,7 @@ struct GNOMEDesktop: Sendable {
                 try await offPool { _ = try sandbox.run("gsettings", ["set", "org.gnome.desktop.notifications", "show-banners", "false"]) }
             }
             let shell = try await offPool { try GNOMEShellServer(in: sandbox) }
-            let agent = try sandbox.spawn(Built.path("reveilled"), ["--silent"])
+            let agent = try sandbox.spawn(Built.path("reveilled"), ["--silent"], environment: agentEnvironment)
             try await offPool { try sandbox.waitForBusName("io.github.reveille.Alarms1", timeout: .seconds(30)) }
             return GNOMEDesktop(sandbox: sandbox, shell: shell, agent: agent)
         } catch {

@@ -51,6 +51,26 @@ struct GNOMEShellTests {
         #expect(cleared.changedShare < 0.02, "the banner's place is the desktop again: \(cleared)")
     }
 
+    @Test("In German (LANG=de_DE.UTF-8), the shell's banner reads Stopp and Schlummern and the alarm's time on the 24-hour clock")
+    func germanBanner() async throws {
+        let environment = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")
+        let desktop = try await GNOMEDesktop.start(agentEnvironment: environment)
+        defer { desktop.stop() }
+        let watch = try desktop.watch()
+        defer { watch.stop() }
+        let id = try await desktop.alarm(in: 2, "--title", "Aufstehen", "--snooze", "9m")
+        let ringing = try #require(try await watch.waitFor("the alarm to alert", id: id) { $0.state == "alerting" })
+        let banner = try await desktop.shell.waitForBanner(titled: "Aufstehen")
+        #expect(banner.buttons == ["Stopp", "Schlummern"], "\(banner)")
+        let due = try #require(ringing.schedule?.fixed.flatMap { try? Date($0, strategy: .iso8601) }, "\(ringing)")
+        let parts = Calendar.current.dateComponents(in: .current, from: due)
+        let time = TimeStyle.resolve(environment: environment, gnomeClockFormat: "24h").clockText(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
+        #expect(banner.body == "\(time) · Aufstehen", "\(banner)")
+        try await desktop.screenshot("german-alert", test: "german-banner")
+        try await offPool { try desktop.shell.pressBannerButton("Stopp") }
+        try await watch.waitFor("Stopp to remove the one-shot alarm", id: id, gone: true)
+    }
+
     @Test("Do-not-disturb on (banners off): the alert still gets its banner; Snooze in it snoozes for the alarm's snooze time")
     func doNotDisturbAndSnooze() async throws {
         let desktop = try await GNOMEDesktop.start(banners: false)
