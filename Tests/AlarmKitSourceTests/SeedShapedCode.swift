@@ -587,10 +587,12 @@ enum DocumentationExamples {
         AlarmPresentation(alert: titleOnlyAlert(), countdown: AlarmPresentation.Countdown(title: "Eggs are cooking"))
     }
 
-    // MISSING: `AlarmPresentation(alert: alert, paused: paused)`, which Apple's
-    //   `init(alert:countdown:paused:)` allows (both default to nil): "missing argument for parameter
-    //   'countdown' in call". Here only `init(alert:)`, `init(alert:countdown:)` and
-    //   `init(alert:countdown:paused:)` without defaults exist.
+    /// `AlarmPresentation.init(alert:countdown:paused:)` with `countdown` left to its default: an
+    /// alarm shown paused but never counting down on screen.
+    static func pausedOnlyPresentation() -> AlarmPresentation {
+        let paused = AlarmPresentation.Paused(title: "Paused", resumeButton: .resumeButton)
+        return AlarmPresentation(alert: titleOnlyAlert(), paused: paused)
+    }
 
     /// `AlarmAttributes`: presentation, metadata and tint.
     static func attributes(presentation: AlarmPresentation, metadata: CookingData) -> AlarmAttributes<CookingData> {

@@ -95,6 +95,13 @@ struct SeedShapedCodeTests {
         #expect(presentation.paused == nil)
     }
 
+    @Test("AlarmPresentation(alert:paused:) has a paused view and no countdown, as Apple's defaults give")
+    func presentationWithoutCountdown() {
+        let presentation = DocumentationExamples.pausedOnlyPresentation()
+        #expect(presentation.countdown == nil)
+        #expect(presentation.paused == AlarmPresentation.Paused(title: "Paused", resumeButton: .resumeButton))
+    }
+
     @Test("The session's timer: a 10-minute countdown, 5 minutes of repeat, Pause and Resume")
     func sessionTimer() throws {
         let configuration = SessionSnippets.timer()

@@ -9,21 +9,13 @@ public struct AlarmPresentation: Codable, Hashable, Sendable {
     /// What is shown while the countdown is paused; `nil` shows none.
     public var paused: Paused?
 
-    /// Creates a presentation with only an alert.
-    public init(alert: Alert) {
-        self.init(alert: alert, countdown: nil, paused: nil)
-    }
-
-    /// Creates a presentation with an alert, a countdown and a paused view.
-    public init(alert: Alert, countdown: Countdown?, paused: Paused?) {
+    /// Creates a presentation with an alert and, when given, a countdown and a paused view, as
+    /// AlarmKit's `init(alert:countdown:paused:)` (both default to none): `(alert:)`,
+    /// `(alert:countdown:)`, `(alert:paused:)` and `(alert:countdown:paused:)` all read as Apple's do.
+    public init(alert: Alert, countdown: Countdown? = nil, paused: Paused? = nil) {
         self.alert = alert
         self.countdown = countdown
         self.paused = paused
-    }
-
-    /// Creates a presentation with an alert and a countdown.
-    public init(alert: Alert, countdown: Countdown?) {
-        self.init(alert: alert, countdown: countdown, paused: nil)
     }
 
     /// The alert a person sees while the alarm rings.
