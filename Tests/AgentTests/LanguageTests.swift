@@ -9,11 +9,6 @@ import TestSupport
 /// `po/` and the glibc locales made by `localedef`, as on an installed system.
 @Suite("Agent: the person's language and clock", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct LanguageTests {
-    /// An environment in the locale `lang`, with `LC_TIME` as given (see `TranslationCatalogs`).
-    static func environment(lang: String, time: String = "") throws -> [String: String] {
-        try TranslationCatalogs.environment(lang: lang, time: time)
-    }
-
     /// A sandbox with dunst and the agent in `environment`.
     static func start(_ environment: [String: String]) async throws -> AgentFixture {
         try await AgentFixture.start(
@@ -29,7 +24,7 @@ struct LanguageTests {
 
     @Test("Under LANG=de_DE.UTF-8 the countdown and the alert speak German: buttons, words and a 24-hour time")
     func germanAlert() async throws {
-        let environment = try Self.environment(lang: "de_DE.UTF-8")
+        let environment = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")
         let fixture = try await Self.start(environment)
         defer { fixture.stop() }
         let monitor = try fixture.sandbox.monitorNotifyCalls()
@@ -55,7 +50,7 @@ struct LanguageTests {
 
     @Test("With LC_TIME=en_US.UTF-8 the alert's time is on the 12-hour clock, in English words")
     func twelveHourAlert() async throws {
-        let environment = try Self.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
+        let environment = try TranslationCatalogs.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
         let fixture = try await Self.start(environment)
         defer { fixture.stop() }
         let monitor = try fixture.sandbox.monitorNotifyCalls()
@@ -76,8 +71,8 @@ struct LanguageTests {
     func cliTables() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
-        let american = try Self.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
-        let german = try Self.environment(lang: "de_DE.UTF-8")
+        let american = try TranslationCatalogs.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
+        let german = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")
         let added = try await fixture.run(Built.path("reveille"), ["add", "7:30", "--title", "Work"], environment: american)
         let id = try #require(UUID(uuidString: added.line), "\(added)")
 
@@ -108,8 +103,8 @@ struct LanguageTests {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
         try await DesktopDoubles.startDconf(in: fixture.sandbox)
-        let plain = try Self.environment(lang: "C.UTF-8")
-        let american = try Self.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
+        let plain = try TranslationCatalogs.environment(lang: "C.UTF-8")
+        let american = try TranslationCatalogs.environment(lang: "C.UTF-8", time: "en_US.UTF-8")
         let added = try await fixture.run(Built.path("reveille"), ["add", "7:30", "--title", "Work"], environment: plain)
         #expect(added.status == .exited(0), "\(added)")
 

@@ -10,11 +10,6 @@ import TestSupport
 /// language translates every one of them, with the same placeholders.
 @Suite("Translations: complete, checked, found")
 struct TranslationCatalogTests {
-    /// Runs a program in the repository to its end; its status and what it wrote.
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        try TranslationCatalogs.run(program, arguments)
-    }
-
     /// The texts in `po/reveille.pot` (its `msgid` lines, the header left out).
     static func templateCount() throws -> Int {
         let template = try String(contentsOf: TranslationCatalogs.sourceFolder.appendingPathComponent("reveille.pot"), encoding: .utf8)
@@ -23,7 +18,7 @@ struct TranslationCatalogTests {
 
     @Test("po/reveille.pot holds exactly the texts the sources and desktop entries mark (scripts/update-translations --check)")
     func templateIsCurrent() throws {
-        let (status, output) = try Self.run("scripts/update-translations", ["--check"])
+        let (status, output) = try TranslationCatalogs.run("scripts/update-translations", ["--check"])
         #expect(status == 0, "\(output)")
         #expect(try Self.templateCount() >= 30)
     }
@@ -35,7 +30,7 @@ struct TranslationCatalogTests {
         let count = try Self.templateCount()
         for language in languages {
             let file = TranslationCatalogs.sourceFolder.appendingPathComponent("\(language).po").path
-            let (status, output) = try Self.run("msgfmt", ["--check", "--statistics", "-o", "/dev/null", file])
+            let (status, output) = try TranslationCatalogs.run("msgfmt", ["--check", "--statistics", "-o", "/dev/null", file])
             #expect(status == 0, "\(language): \(output)")
             #expect(output.contains("\(count) translated message"), "\(language): \(output) (the template has \(count))")
             #expect(!output.contains("fuzzy") && !output.contains("untranslated"), "\(language): \(output)")
