@@ -6,6 +6,7 @@ import PackageDescription
 let package = Package(
     name: "Reveille",
     products: [
+        .library(name: "AlarmModel", targets: ["AlarmModel"]),
         .library(name: "AlarmCore", targets: ["AlarmCore"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "AlarmKit", targets: ["AlarmKit"]),
@@ -20,9 +21,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
+        // The layers, by audience (DESIGN.md; `scripts/check-architecture` keeps these rules):
+        // - AlarmModel: what apps see: AlarmKit's types, schedule math, the clock. Foundation only.
+        // - AlarmCore: the agent's engine: state machine, deadline queue, threads, the store (GRDB, SQLite).
+        // - AlarmProtocol: the wire between client and agent: names, encoding, finding and starting the agent.
+        // - AlarmKit: the client library apps import; it re-exports AlarmModel only.
+        // - CommandLineText: the CLI's text input and tables.
+        .target(name: "AlarmModel"),
         .target(
             name: "AlarmCore",
             dependencies: [
+                "AlarmModel",
                 "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -48,7 +57,7 @@ let package = Package(
         // The person's language and clock: gettext catalogs, GNOME's clock format, the locale.
         .target(
             name: "Localization",
-            dependencies: ["AlarmCore", "CLinux", "CGio"]
+            dependencies: ["AlarmModel", "CLinux", "CGio"]
         ),
         .systemLibrary(
             name: "CALSA",
@@ -65,8 +74,16 @@ let package = Package(
             dependencies: ["CDBus"]
         ),
         .target(
+            name: "AlarmProtocol",
+            dependencies: ["AlarmModel", "DBus", "CLinux"]
+        ),
+        .target(
             name: "AlarmKit",
-            dependencies: ["AlarmCore", "DBus"]
+            dependencies: ["AlarmModel", "AlarmProtocol", "DBus"]
+        ),
+        .target(
+            name: "CommandLineText",
+            dependencies: ["AlarmModel"]
         ),
         .systemLibrary(
             name: "CLibNotify",
@@ -75,26 +92,26 @@ let package = Package(
         ),
         .executableTarget(
             name: "reveille-notify-probe",
-            dependencies: ["AlarmDesktop", "AlarmCore"]
+            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmCore"]
         ),
         .target(
             name: "AlarmDesktop",
             dependencies: [
-                "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization",
+                "AlarmModel", "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "AlarmAgent",
             dependencies: [
-                "AlarmCore", "AlarmKit", "AlarmDesktop", "DBus", "CLinux", "Localization",
+                "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "CLinux", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "reveilled",
             dependencies: [
-                "AlarmAgent", "AlarmCore", "AlarmDesktop",
+                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -102,19 +119,19 @@ let package = Package(
         .executableTarget(
             name: "reveille",
             dependencies: [
-                "AlarmKit", "CLinux", "Localization",
+                "AlarmKit", "AlarmProtocol", "CommandLineText", "CLinux", "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["AlarmCore"],
+            dependencies: ["AlarmModel", "AlarmCore"],
             // The GNOME Shell test extension and the gjs scripts GNOMEShellServer runs.
             exclude: ["GNOMEShell"]
         ),
         .target(
             name: "StressTesting",
-            dependencies: ["AlarmKit", "DBus", "TestSupport"]
+            dependencies: ["AlarmKit", "AlarmProtocol", "CommandLineText", "DBus", "TestSupport"]
         ),
         .executableTarget(
             name: "reveille-example",
@@ -123,35 +140,62 @@ let package = Package(
         ),
         .executableTarget(
             name: "reveille-bench",
-            dependencies: ["AlarmCore", "AlarmKit", "DBus", "StressTesting", "TestSupport"],
+            dependencies: ["AlarmModel", "AlarmCore", "AlarmKit", "AlarmProtocol", "DBus", "StressTesting", "TestSupport"],
             path: "Benchmarks/reveille-bench"
         ),
         // Test traits the test targets share: `.requires(…)`, which fails a test where what it needs is
         // missing, instead of skipping it.
-        .target(name: "TestRequirements", dependencies: ["AlarmCore"], path: "Tests/TestRequirements"),
+        .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmCore"], path: "Tests/TestRequirements"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
-        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "TestSupport", "TestRequirements"]),
-        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmCore", "TestSupport", "TestRequirements"]),
-        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmCore", "TestSupport", "DBus", "TestRequirements"]),
+        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "DBus", "TestRequirements"]),
         .testTarget(
-            name: "AlarmCoreTests",
+            name: "AlarmModelTests",
             dependencies: [
-                "AlarmCore",
+                "AlarmModel",
                 "TestSupport",
                 "TestRequirements",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
+            name: "CommandLineTextTests",
+            dependencies: [
+                "CommandLineText",
+                "AlarmModel",
+                "TestSupport",
+                "TestRequirements",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "AlarmProtocolTests",
+            dependencies: ["AlarmProtocol", "AlarmModel", "AlarmCore", "DBus", "TestSupport", "TestRequirements"]
+        ),
+        .testTarget(
+            name: "AlarmCoreTests",
+            dependencies: [
+                "AlarmCore",
+                "AlarmModel",
+                "TestSupport",
+                "TestRequirements",
+            ]
+        ),
+        .testTarget(
             name: "AgentTests",
-            dependencies: ["AlarmKit", "AlarmAgent", "AlarmDesktop", "DBus", "StressTesting", "TestSupport", "TestRequirements"],
+            dependencies: [
+                "AlarmKit", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
+                "DBus", "StressTesting", "TestSupport", "TestRequirements",
+            ],
             exclude: ["Scripts"]
         ),
         // The real GNOME Shell with the real agent: a target of its own, so that scripts/test-userland
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
-        .testTarget(name: "GNOMEShellTests", dependencies: ["AlarmCore", "TestSupport", "TestRequirements"]),
-        .testTarget(name: "AlarmKitSourceTests", dependencies: ["AlarmKit"]),
+        .testTarget(name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
+        // The seed code itself imports AlarmKit only; the tests judge what it builds with the engine's state machine.
+        .testTarget(name: "AlarmKitSourceTests", dependencies: ["AlarmKit", "AlarmCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

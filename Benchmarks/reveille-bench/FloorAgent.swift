@@ -1,4 +1,6 @@
+import AlarmProtocol
 import AlarmCore
+import AlarmModel
 import AlarmKit
 import DBus
 import Foundation

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import AlarmKit
 import DBus
 import Foundation

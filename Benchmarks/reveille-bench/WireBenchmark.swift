@@ -1,3 +1,4 @@
+import AlarmProtocol
 import AlarmKit
 import DBus
 import Foundation

@@ -1,4 +1,5 @@
-import AlarmCore
+import AlarmModel
+import AlarmProtocol
 import DBus
 import Foundation
 
@@ -7,13 +8,13 @@ import Foundation
 /// directly for what AlarmKit does not cover (history, authorizations, status).
 public final class AgentClient: Sendable {
     /// The agent's well-known bus name.
-    public static let busName = "io.github.reveille.Alarms1"
+    public static let busName = AlarmBus.name
     /// The manager object's path.
-    public static let managerPath = "/io/github/reveille/Alarms1"
+    public static let managerPath = AlarmBus.managerPath
     /// The manager interface.
-    public static let managerInterface = "io.github.reveille.Alarms1.Manager"
+    public static let managerInterface = AlarmBus.managerInterface
     /// The alarm objects' interface.
-    public static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
+    public static let alarmInterface = AlarmBus.alarmInterface
 
     /// The bus connection.
     public let connection: DBusConnection
@@ -288,13 +289,12 @@ public struct AgentClientError: Error, Hashable, Sendable, CustomStringConvertib
         name = error.name
         message = error.message
         switch error.name {
-        case "io.github.reveille.Alarms1.Error.NotFound":
+        case AlarmErrorName.notFound:
             kind = .notFound
-        case "io.github.reveille.Alarms1.Error.InvalidConfiguration", "io.github.reveille.Alarms1.Error.InvalidArguments",
-            "io.github.reveille.Alarms1.Error.InvalidSound":
+        case AlarmErrorName.invalidConfiguration, AlarmErrorName.invalidArguments, AlarmErrorName.invalidSound:
             kind = .invalid
-        case let name where name.hasPrefix("io.github.reveille.Alarms1.Error."):
-            kind = name.hasSuffix(".StorageFailed") ? .failed : .refused
+        case let name where name.hasPrefix(AlarmErrorName.prefix):
+            kind = name == AlarmErrorName.storageFailed ? .failed : .refused
         case DBusError.serviceUnknown, DBusError.noReply, "org.freedesktop.DBus.Error.Spawn.ChildExited",
             "org.freedesktop.DBus.Error.Spawn.Failed", "org.freedesktop.DBus.Error.Disconnected", DBusError.nameHasNoOwner:
             kind = .unavailable

@@ -1,4 +1,5 @@
-@_exported import AlarmCore
+@_exported import AlarmModel
+import AlarmProtocol
 import DBus
 import Foundation
 import Synchronization
@@ -78,7 +79,7 @@ enum AgentConnection {
             return try await body()
         } catch let error as AgentClientError {
             switch error.name {
-            case "io.github.reveille.Alarms1.Error.MaximumLimitReached": throw AlarmManager.AlarmError.maximumLimitReached
+            case AlarmErrorName.maximumLimitReached: throw AlarmManager.AlarmError.maximumLimitReached
             default: throw error
             }
         }
@@ -90,7 +91,7 @@ enum AgentConnection {
     static func blocking<T>(_ body: (AgentClient) throws -> T) throws -> T {
         do {
             return try body(try client())
-        } catch let error as AgentClientError where error.name == "io.github.reveille.Alarms1.Error.MaximumLimitReached" {
+        } catch let error as AgentClientError where error.name == AlarmErrorName.maximumLimitReached {
             throw AlarmManager.AlarmError.maximumLimitReached
         }
     }

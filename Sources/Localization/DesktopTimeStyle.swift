@@ -1,4 +1,4 @@
-public import AlarmCore
+public import AlarmModel
 internal import CGio
 import Foundation
 

@@ -1,4 +1,6 @@
+import AlarmProtocol
 import AlarmKit
+import CommandLineText
 import DBus
 import Foundation
 import TestSupport
@@ -50,10 +52,10 @@ public struct FuzzCallGenerator: Sendable {
     /// The instant configurations are made relative to.
     public var now: Date
 
-    static let busName = "io.github.reveille.Alarms1"
-    static let managerPath = "/io/github/reveille/Alarms1"
-    static let managerInterface = "io.github.reveille.Alarms1.Manager"
-    static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
+    static let busName = AlarmBus.name
+    static let managerPath = AlarmBus.managerPath
+    static let managerInterface = AlarmBus.managerInterface
+    static let alarmInterface = AlarmBus.alarmInterface
     static let managerMethods = [
         "Schedule", "Cancel", "Stop", "Pause", "Resume", "Countdown", "List", "Watch", "Get", "RequestAuthorization", "History",
         "ListAuthorizations", "SetAuthorization",

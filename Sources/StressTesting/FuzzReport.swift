@@ -1,3 +1,4 @@
+import AlarmProtocol
 import DBus
 import Foundation
 import TestSupport
@@ -30,7 +31,7 @@ public enum ReplyVerdict: Hashable, Sendable {
 
     /// Judges an error reply by its name and message.
     public static func judge(errorName name: String, message: String) -> ReplyVerdict {
-        let agentPrefix = "io.github.reveille.Alarms1.Error."
+        let agentPrefix = AlarmErrorName.prefix
         let standardPrefix = "org.freedesktop.DBus.Error."
         let named: Bool
         if name.hasPrefix(agentPrefix) {

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import Foundation
 
 /// An engine over a real store in a temporary folder, a virtual clock and a recording presenter.

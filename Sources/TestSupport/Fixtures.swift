@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import Foundation
 
 /// Small builders for alarms in tests and benchmarks.

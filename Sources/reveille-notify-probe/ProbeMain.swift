@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import AlarmDesktop
 import Foundation
 import Glibc

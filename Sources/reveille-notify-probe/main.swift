@@ -7,6 +7,7 @@
 //   endAlert UUID      endCountdown UUID      missed UUID TITLE COUNT      flush      quit
 // Prints `ready`, `flushed`, and `action UUID RESPONSE` lines (tab-separated) on standard output.
 import AlarmCore
+import AlarmModel
 import AlarmDesktop
 import Foundation
 import Glibc

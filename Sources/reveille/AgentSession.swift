@@ -1,4 +1,5 @@
 import AlarmKit
+import CommandLineText
 import ArgumentParser
 import CLinux
 import DBus

@@ -1,4 +1,6 @@
 import AlarmKit
+import AlarmProtocol
+import CommandLineText
 import ArgumentParser
 import Foundation
 import Localization

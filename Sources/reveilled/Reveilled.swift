@@ -1,5 +1,6 @@
 import AlarmAgent
 import AlarmCore
+import AlarmModel
 import AlarmDesktop
 import ArgumentParser
 import Foundation

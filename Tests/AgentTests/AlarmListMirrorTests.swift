@@ -1,4 +1,6 @@
 import AlarmCore
+import AlarmProtocol
+import AlarmModel
 @testable import AlarmKit
 import DBus
 import Foundation

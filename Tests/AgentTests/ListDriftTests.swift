@@ -1,4 +1,6 @@
 import AlarmCore
+import AlarmProtocol
+import AlarmModel
 import AlarmKit
 import Foundation
 import Synchronization

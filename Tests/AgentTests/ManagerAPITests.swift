@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 import DBus
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 @testable import AlarmAgent
 import AlarmCore
+import AlarmModel
 import Foundation
 import Synchronization
 import Testing

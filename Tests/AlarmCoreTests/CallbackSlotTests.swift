@@ -3,6 +3,7 @@ import Testing
 import TestRequirements
 
 @testable import AlarmCore
+import AlarmModel
 
 /// The address of a local variable of the caller's frame: the stack grows down, so a smaller one
 /// is deeper.

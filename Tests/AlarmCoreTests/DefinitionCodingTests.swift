@@ -1,4 +1,5 @@
 @testable import AlarmCore
+import AlarmModel
 import Foundation
 import Testing
 import TestRequirements

@@ -1,4 +1,5 @@
 @testable import AlarmCore
+import AlarmModel
 import Dispatch
 import Foundation
 import Synchronization

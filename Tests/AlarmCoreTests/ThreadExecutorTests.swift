@@ -3,6 +3,7 @@ import Testing
 import TestRequirements
 
 @testable import AlarmCore
+import AlarmModel
 
 /// An actor on a `ThreadExecutor`: records which thread runs each call.
 private actor OnOwnThread {

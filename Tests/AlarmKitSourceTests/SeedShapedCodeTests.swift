@@ -1,3 +1,4 @@
+import AlarmCore
 import AlarmKit
 import Foundation
 import Testing

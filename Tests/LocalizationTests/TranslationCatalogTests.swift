@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 @testable import AlarmDesktop
 import Foundation
 import Localization

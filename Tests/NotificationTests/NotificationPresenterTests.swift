@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import DBus
 import Foundation
 import Testing

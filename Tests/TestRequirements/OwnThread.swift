@@ -1,6 +1,7 @@
 // Swift Testing is there only when tests are built: `swift build -c release` builds this target empty.
 #if canImport(Testing)
 import AlarmCore
+import AlarmModel
 import Testing
 
 /// A test, or every test of a suite, whose synchronous parts run on a thread of its own instead of

@@ -1,5 +1,6 @@
 @_spi(ExperimentalScheduling) import _Concurrency
 import AlarmCore
+import AlarmModel
 import Foundation
 
 /// A task executor of a few threads that cost nothing while there is nothing to run.

@@ -1,31 +1,32 @@
 import AlarmCore
+import AlarmModel
+import AlarmProtocol
 import DBus
 import Foundation
 
-/// The named errors of the agent's D-Bus API: `io.github.reveille.Alarms1.Error.<Name>`.
+/// The named errors of the agent's D-Bus API (`AlarmErrorName`), and the error each failure becomes.
 public enum AgentError {
     /// The prefix of every error name.
-    public static let prefix = "io.github.reveille.Alarms1.Error."
+    public static let prefix = AlarmErrorName.prefix
 
     /// No alarm has this id, or the caller may not see it.
-    public static let notFound = prefix + "NotFound"
+    public static let notFound = AlarmErrorName.notFound
     /// The alarm's state does not allow the operation.
-    public static let notAllowed = prefix + "NotAllowed"
+    public static let notAllowed = AlarmErrorName.notAllowed
     /// `Countdown` on an alarm with no post-alert duration.
-    public static let noPostAlertDuration = prefix + "NoPostAlertDuration"
+    public static let noPostAlertDuration = AlarmErrorName.noPostAlertDuration
     /// A configuration field is not valid.
-    public static let invalidConfiguration = prefix + "InvalidConfiguration"
+    public static let invalidConfiguration = AlarmErrorName.invalidConfiguration
     /// The alarm's sound file does not exist or does not decode, or the sound name is unknown.
-    public static let invalidSound = prefix + "InvalidSound"
+    public static let invalidSound = AlarmErrorName.invalidSound
     /// An argument (such as an id) is not valid.
-    public static let invalidArguments = prefix + "InvalidArguments"
+    public static let invalidArguments = AlarmErrorName.invalidArguments
     /// The caller has as many alarms as it may have.
-    public static let maximumLimitReached = prefix + "MaximumLimitReached"
+    public static let maximumLimitReached = AlarmErrorName.maximumLimitReached
     /// The caller may not schedule alarms, or may not do this.
-    public static let notAuthorized = prefix + "NotAuthorized"
-    /// The change could not be stored; nothing changed, except that an alert a person ended is
-    /// silent.
-    public static let storageFailed = prefix + "StorageFailed"
+    public static let notAuthorized = AlarmErrorName.notAuthorized
+    /// The change could not be stored.
+    public static let storageFailed = AlarmErrorName.storageFailed
 
     /// The D-Bus error for an error the engine or the agent threw.
     public static func dbusError(for error: any Error) -> DBusError {

@@ -1,6 +1,7 @@
 import AlarmCore
+import AlarmModel
 import AlarmDesktop
-import AlarmKit
+import AlarmProtocol
 import DBus
 import Foundation
 import Logging
@@ -15,13 +16,13 @@ import Synchronization
 /// `ObjectManager` signals go, unicast, only to those callers.
 public final class AlarmService: Sendable {
     /// The well-known bus name.
-    public static let busName = "io.github.reveille.Alarms1"
+    public static let busName = AlarmBus.name
     /// The manager object's path.
-    public static let managerPath = "/io/github/reveille/Alarms1"
+    public static let managerPath = AlarmBus.managerPath
     /// The manager interface.
-    public static let managerInterface = "io.github.reveille.Alarms1.Manager"
+    public static let managerInterface = AlarmBus.managerInterface
     /// The interface of each alarm object.
-    public static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
+    public static let alarmInterface = AlarmBus.alarmInterface
 
     /// The object path of an alarm: its UUID with `-` escaped to `_`.
     public static func path(of id: UUID) -> String { AlarmWire.alarmPath(of: id) }

@@ -1,6 +1,7 @@
 import AlarmCore
+import AlarmModel
 import AlarmDesktop
-import AlarmKit
+import AlarmProtocol
 import DBus
 import Foundation
 

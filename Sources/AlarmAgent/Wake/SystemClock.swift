@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import Dispatch
 import Foundation
 import Synchronization

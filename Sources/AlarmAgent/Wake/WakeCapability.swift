@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import Foundation
 
 /// Whether alarms can wake this machine from suspend, how, and why not: what `reveille status` tells.

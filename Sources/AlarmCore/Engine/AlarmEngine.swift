@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 import Logging
 

@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// The engine's settings: how late an alert may still ring, how long it rings, how many alarms.

@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// What a person sees and hears of alarms; the engine tells it what to show, it decides nothing.

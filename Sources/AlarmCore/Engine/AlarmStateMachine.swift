@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// AlarmKit's alarm life cycle as a value type: an event and a clock reading give the alarm's next

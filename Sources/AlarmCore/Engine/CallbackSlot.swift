@@ -1,3 +1,4 @@
+import AlarmModel
 import Synchronization
 
 /// A handler that one thread sets and others call: a `Mutex` around a closure, minus its trap.

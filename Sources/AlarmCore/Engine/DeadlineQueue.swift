@@ -1,3 +1,4 @@
+import AlarmModel
 /// The earliest of many deadlines, one per key, without a timer for each.
 ///
 /// A binary min-heap with lazy removal: changing or removing a key's deadline leaves the old entry

@@ -1,4 +1,5 @@
 import Dispatch
+import AlarmModel
 import Foundation
 
 extension Thread {

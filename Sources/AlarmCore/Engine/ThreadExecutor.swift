@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// A serial executor that runs its jobs, in order, on one thread of its own.

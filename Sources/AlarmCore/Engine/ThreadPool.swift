@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// Threads that run work items in the order they come, and cost nothing while there are none.

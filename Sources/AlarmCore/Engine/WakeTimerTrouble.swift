@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// Why the engine's wake-up could not be armed (its timers could not be made), while it cannot:

@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// The compact binary form of an `AlarmDefinition` that the store keeps in the `definition` column.

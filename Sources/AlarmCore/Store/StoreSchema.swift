@@ -1,3 +1,4 @@
+import AlarmModel
 import GRDB
 
 /// The database schema, as a list of migrations from the first one on.

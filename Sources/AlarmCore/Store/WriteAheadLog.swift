@@ -1,3 +1,4 @@
+import AlarmModel
 import CSQLite
 import GRDB
 import Synchronization

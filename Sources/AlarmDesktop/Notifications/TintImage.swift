@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 
 /// An image as the notification specification's `image-data` hint carries it: the D-Bus
 /// structure `(iiibiiay)` of width, height, rowstride, has-alpha, bits per sample, channels and

@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import Foundation
 
 /// Why a sound was refused or could not be played.

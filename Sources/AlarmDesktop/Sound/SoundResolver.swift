@@ -1,4 +1,5 @@
 import AlarmCore
+import AlarmModel
 import Foundation
 
 /// Finds the sound an alert plays, so that an alarm never rings silently.
