@@ -28,10 +28,14 @@ let package = Package(
         // - AlarmKit: the client library apps import; it re-exports AlarmModel only.
         // - CommandLineText: the CLI's text input and tables.
         .target(name: "AlarmModel"),
+        // - AlarmRecords: what the agent keeps about an alarm and where it is in time; the engine, the
+        //   wire and the CLI share it, apps never see it.
+        .target(name: "AlarmRecords", dependencies: ["AlarmModel"]),
         .target(
             name: "AlarmCore",
             dependencies: [
                 "AlarmModel",
+                "AlarmRecords",
                 "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -75,15 +79,15 @@ let package = Package(
         ),
         .target(
             name: "AlarmProtocol",
-            dependencies: ["AlarmModel", "DBus", "CLinux"]
+            dependencies: ["AlarmModel", "AlarmRecords", "DBus", "CLinux"]
         ),
         .target(
             name: "AlarmKit",
-            dependencies: ["AlarmModel", "AlarmProtocol", "DBus"]
+            dependencies: ["AlarmModel", "AlarmRecords", "AlarmProtocol", "DBus"]
         ),
         .target(
             name: "CommandLineText",
-            dependencies: ["AlarmModel"]
+            dependencies: ["AlarmModel", "AlarmRecords"]
         ),
         .systemLibrary(
             name: "CLibNotify",
@@ -92,26 +96,26 @@ let package = Package(
         ),
         .executableTarget(
             name: "reveille-notify-probe",
-            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmCore"]
+            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore"]
         ),
         .target(
             name: "AlarmDesktop",
             dependencies: [
-                "AlarmModel", "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization",
+                "AlarmModel", "AlarmRecords", "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "AlarmAgent",
             dependencies: [
-                "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "CLinux", "Localization",
+                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "CLinux", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "reveilled",
             dependencies: [
-                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop",
+                "AlarmAgent", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -119,19 +123,19 @@ let package = Package(
         .executableTarget(
             name: "reveille",
             dependencies: [
-                "AlarmKit", "AlarmProtocol", "CommandLineText", "CLinux", "Localization",
+                "AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "CLinux", "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["AlarmModel", "AlarmCore"],
+            dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore"],
             // The GNOME Shell test extension and the gjs scripts GNOMEShellServer runs.
             exclude: ["GNOMEShell"]
         ),
         .target(
             name: "StressTesting",
-            dependencies: ["AlarmKit", "AlarmProtocol", "CommandLineText", "DBus", "TestSupport"]
+            dependencies: ["AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "TestSupport"]
         ),
         .executableTarget(
             name: "reveille-example",
@@ -140,17 +144,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "reveille-bench",
-            dependencies: ["AlarmModel", "AlarmCore", "AlarmKit", "AlarmProtocol", "DBus", "StressTesting", "TestSupport"],
+            dependencies: [
+                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmKit", "AlarmProtocol", "CommandLineText", "DBus",
+                "StressTesting", "TestSupport",
+            ],
             path: "Benchmarks/reveille-bench"
         ),
         // Test traits the test targets share: `.requires(…)`, which fails a test where what it needs is
         // missing, instead of skipping it.
-        .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmCore"], path: "Tests/TestRequirements"),
+        .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore"], path: "Tests/TestRequirements"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
-        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
-        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
-        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "DBus", "TestRequirements"]),
+        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "DBus", "TestRequirements"]),
         .testTarget(
             name: "AlarmModelTests",
             dependencies: [
@@ -164,7 +171,7 @@ let package = Package(
             name: "CommandLineTextTests",
             dependencies: [
                 "CommandLineText",
-                "AlarmModel",
+                "AlarmModel", "AlarmRecords",
                 "TestSupport",
                 "TestRequirements",
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -172,13 +179,14 @@ let package = Package(
         ),
         .testTarget(
             name: "AlarmProtocolTests",
-            dependencies: ["AlarmProtocol", "AlarmModel", "AlarmCore", "DBus", "TestSupport", "TestRequirements"]
+            dependencies: ["AlarmProtocol", "AlarmModel", "AlarmRecords", "AlarmCore", "DBus", "TestSupport", "TestRequirements"]
         ),
         .testTarget(
             name: "AlarmCoreTests",
             dependencies: [
                 "AlarmCore",
-                "AlarmModel",
+                "AlarmModel", "AlarmRecords",
+                "CommandLineText",
                 "TestSupport",
                 "TestRequirements",
             ]
@@ -186,16 +194,17 @@ let package = Package(
         .testTarget(
             name: "AgentTests",
             dependencies: [
-                "AlarmKit", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
+                "AlarmKit", "AlarmAgent", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
                 "DBus", "StressTesting", "TestSupport", "TestRequirements",
             ],
             exclude: ["Scripts"]
         ),
         // The real GNOME Shell with the real agent: a target of its own, so that scripts/test-userland
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
-        .testTarget(name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(
+            name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore", "CommandLineText", "TestSupport", "TestRequirements"]),
         // The seed code itself imports AlarmKit only; the tests judge what it builds with the engine's state machine.
-        .testTarget(name: "AlarmKitSourceTests", dependencies: ["AlarmKit", "AlarmCore"]),
+        .testTarget(name: "AlarmKitSourceTests", dependencies: ["AlarmKit", "AlarmRecords", "AlarmCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

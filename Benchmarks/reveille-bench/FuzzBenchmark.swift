@@ -1,4 +1,5 @@
 import AlarmKit
+import CommandLineText
 import DBus
 import Foundation
 import StressTesting

@@ -1,3 +1,4 @@
+import AlarmRecords
 import AlarmProtocol
 import AlarmKit
 import DBus

@@ -1,4 +1,5 @@
 import AlarmModel
+import AlarmRecords
 import Foundation
 
 /// Writes the plain-text table `reveille list` prints.

@@ -1,3 +1,4 @@
+import AlarmRecords
 import AlarmKit
 import AlarmProtocol
 import CommandLineText

@@ -1,4 +1,5 @@
 import AlarmKit
+import CommandLineText
 import Foundation
 import Testing
 import TestRequirements

@@ -1,6 +1,7 @@
 import AlarmCore
 import AlarmProtocol
 import AlarmModel
+import AlarmRecords
 @testable import AlarmKit
 import DBus
 import Foundation

@@ -1,4 +1,5 @@
 import AlarmCore
+import CommandLineText
 import AlarmModel
 import AlarmKit
 import Foundation

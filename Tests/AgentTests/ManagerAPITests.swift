@@ -1,4 +1,5 @@
 import AlarmKit
+import CommandLineText
 import AlarmProtocol
 import DBus
 import Foundation

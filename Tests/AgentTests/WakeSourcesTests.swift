@@ -1,5 +1,6 @@
 import AlarmAgent
 import AlarmKit
+import CommandLineText
 import Foundation
 import Testing
 import TestRequirements

@@ -1,5 +1,6 @@
 @testable import AlarmCore
 import AlarmModel
+import AlarmRecords
 import Dispatch
 import Foundation
 import Synchronization

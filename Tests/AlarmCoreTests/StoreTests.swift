@@ -1,5 +1,7 @@
 @testable import AlarmCore
+import CommandLineText
 import AlarmModel
+import AlarmRecords
 import Foundation
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import AlarmRecords
 import AlarmCore
 import AlarmKit
 import Foundation

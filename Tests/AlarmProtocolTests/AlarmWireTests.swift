@@ -1,6 +1,7 @@
 import AlarmCore
 import AlarmProtocol
 import AlarmModel
+import AlarmRecords
 import DBus
 import Foundation
 import Testing

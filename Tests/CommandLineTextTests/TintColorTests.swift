@@ -1,5 +1,6 @@
 import CommandLineText
 import AlarmModel
+import AlarmRecords
 import Foundation
 import Testing
 import TestSupport

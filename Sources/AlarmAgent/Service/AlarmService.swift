@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmModel
+import AlarmRecords
 import AlarmDesktop
 import AlarmProtocol
 import DBus

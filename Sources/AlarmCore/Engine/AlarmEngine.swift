@@ -1,4 +1,5 @@
 import AlarmModel
+import AlarmRecords
 import Foundation
 import Logging
 

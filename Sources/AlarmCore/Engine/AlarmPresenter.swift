@@ -1,4 +1,5 @@
 import AlarmModel
+import AlarmRecords
 import Foundation
 
 /// What a person sees and hears of alarms; the engine tells it what to show, it decides nothing.

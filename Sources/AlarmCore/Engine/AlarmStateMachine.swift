@@ -1,4 +1,5 @@
 import AlarmModel
+import AlarmRecords
 import Foundation
 
 /// AlarmKit's alarm life cycle as a value type: an event and a clock reading give the alarm's next

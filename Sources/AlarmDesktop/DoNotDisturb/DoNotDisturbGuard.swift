@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmModel
+import AlarmRecords
 import DBus
 import Foundation
 import Logging

@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmModel
+import AlarmRecords
 import Foundation
 import Logging
 import Synchronization

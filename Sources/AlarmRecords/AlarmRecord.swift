@@ -1,3 +1,4 @@
+import AlarmModel
 import Foundation
 
 /// Everything the agent keeps about one alarm: who owns it, what it is, and where it is in time.

@@ -1,3 +1,5 @@
+import AlarmRecords
+import AlarmModel
 import Foundation
 
 /// The stable JSON form of an alarm that the CLI prints and scripts read (DESIGN.md's contract).

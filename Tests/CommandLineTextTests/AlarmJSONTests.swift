@@ -1,4 +1,6 @@
 import AlarmModel
+import CommandLineText
+import AlarmRecords
 import Foundation
 import Testing
 import TestRequirements
