@@ -109,18 +109,29 @@ public final class AgentClient: Sendable {
 
     /// A property of the manager object.
     public func property(_ name: String) async throws -> DBusValue {
-        let reply = try await connection.call(
-            destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
-            arguments: [.string(Self.managerInterface), .string(name)])
-        return try Self.first(reply).unwrapped
+        do {
+            let reply = try await connection.call(
+                destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                arguments: [.string(Self.managerInterface), .string(name)])
+            return try Self.first(reply).unwrapped
+        } catch let error as DBusError {
+            throw AgentClientError(error)
+        }
     }
 
     /// Whether the agent owns its bus name now.
     public func isAgentRunning() async -> Bool {
-        let reply = try? await connection.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            method: "NameHasOwner", arguments: [.string(Self.busName)])
-        return reply?.first?.boolValue ?? false
+        await AgentLauncher.isRunning(on: connection)
+    }
+
+    /// Starts the agent and returns once it runs: by D-Bus activation when it is installed,
+    /// otherwise by running `reveilled` from `folder` (by default, this program's own folder).
+    ///
+    /// A call to the agent starts it by activation by itself; this is for when it is not
+    /// installed for activation (`AgentClientError.isAgentMissing`), or to start it before waiting
+    /// for its signals.
+    public func startAgent(beside folder: URL = AgentLauncher.ownFolder()) async throws(AgentStartError) {
+        try await AgentLauncher.start(on: connection, beside: folder)
     }
 
     // MARK: - Updates
@@ -305,4 +316,8 @@ public struct AgentClientError: Error, Hashable, Sendable, CustomStringConvertib
 
     /// The agent's message.
     public var description: String { message }
+
+    /// Whether the call found no agent to answer: none runs and none could be started by D-Bus
+    /// activation (`AgentClient.startAgent` can start one).
+    public var isAgentMissing: Bool { name == DBusError.serviceUnknown }
 }

@@ -31,6 +31,23 @@ public enum AlarmIDInput {
         return match
     }
 
+    /// The id `text` names in whole, known without asking for the alarms: the 36-character dashed
+    /// form or the 32 digits without dashes, in either case, around white space; `nil` for
+    /// anything shorter (a prefix) or not an id.
+    public static func whole(_ text: String) -> UUID? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch trimmed.utf8.count {
+        case 36:
+            return UUID(text: trimmed)
+        case 32 where !trimmed.contains("-"):
+            var dashed = trimmed
+            for offset in [8, 13, 18, 23] { dashed.insert("-", at: dashed.index(dashed.startIndex, offsetBy: offset)) }
+            return UUID(text: dashed)
+        default:
+            return nil
+        }
+    }
+
     /// Checks that `text` could name an alarm, without knowing the alarms: not empty, and at most
     /// 36 characters from `0-9`, `a-f`, `A-F` and `-`. Returns the text trimmed of white space.
     ///

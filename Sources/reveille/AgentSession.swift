@@ -1,38 +1,46 @@
 import AlarmKit
-import CommandLineText
+import AlarmProtocol
 import ArgumentParser
-import CLinux
-import DBus
+import CommandLineText
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The command's link to the agent: connects, starts the agent when it is not running, and turns
 /// failures into the CLI's messages and exit codes.
+///
+/// A command's call goes out at once: a call to an agent installed for D-Bus activation starts
+/// it, and only a call that finds no agent at all (`isAgentMissing`) starts `reveilled` from this
+/// command's own folder and goes out again. So a control command given a whole id is one call
+/// after connecting.
 struct AgentSession {
     let client: AgentClient
+    /// Whether a call that finds no agent starts one.
+    let startingAgent: Bool
 
-    /// Connects to the session bus and makes sure the agent runs: by D-Bus activation when it is
-    /// installed, otherwise by starting `reveilled` from this command's own folder.
+    /// Connects to the session bus.
     static func open(startingAgent: Bool = true) async throws -> AgentSession {
-        let client: AgentClient
         do {
-            client = try AgentClient.connect()
+            return AgentSession(client: try AgentClient.connect(), startingAgent: startingAgent)
         } catch {
             throw CLIFailure.unavailable("cannot connect to the session bus: \(error)")
         }
-        if startingAgent, await !client.isAgentRunning() {
-            try await AgentLauncher.start(on: client)
-        }
-        return AgentSession(client: client)
     }
 
-    /// Runs an agent call, turning its failures into messages and exit codes.
+    /// Makes sure the agent runs before the command waits for its signals.
+    func startAgentIfNeeded() async throws {
+        guard await !client.isAgentRunning() else { return }
+        try await startAgent()
+    }
+
+    /// Runs an agent call, starting the agent if the call found none, and turns its failures
+    /// into messages and exit codes.
     func run<T>(_ body: (AgentClient) async throws -> T) async throws -> T {
         do {
-            return try await body(client)
+            do {
+                return try await body(client)
+            } catch let error as AgentClientError where error.isAgentMissing && startingAgent {
+                try await startAgent()
+                return try await body(client)
+            }
         } catch let error as AgentClientError {
             switch error.kind {
             case .notFound, .refused: throw CLIFailure.refused(error.message)
@@ -40,8 +48,6 @@ struct AgentSession {
             case .unavailable: throw CLIFailure.unavailable("the agent did not answer: \(error.message)")
             case .failed: throw CLIFailure.other(error.message)
             }
-        } catch let error as DBusError {
-            throw CLIFailure.unavailable("the agent could not be reached: \(error.message)")
         } catch let error as CLIFailure {
             throw error
         } catch {
@@ -49,8 +55,25 @@ struct AgentSession {
         }
     }
 
-    /// The ids of the alarms the agent has, for resolving a prefix.
-    func resolve(_ text: String) async throws -> UUID {
+    /// Runs a call on the alarm an ID argument names: a whole id goes out as it is, without
+    /// asking the agent for its alarms; a prefix is resolved among the ids of the alarms it has.
+    func run<T>(naming text: String, _ body: (AgentClient, UUID) async throws -> T) async throws -> T {
+        guard let id = AlarmIDInput.whole(text) else {
+            let id = try await resolve(text)
+            return try await run { try await body($0, id) }
+        }
+        return try await run { client in
+            do {
+                return try await body(client, id)
+            } catch let error as AgentClientError where error.kind == .notFound {
+                // The same words as for a prefix no alarm has.
+                throw CLIFailure.refused(InputError.noMatchingAlarm(text.trimmingCharacters(in: .whitespacesAndNewlines)).description)
+            }
+        }
+    }
+
+    /// The one alarm whose id starts with `text`, among the alarms the agent has.
+    private func resolve(_ text: String) async throws -> UUID {
         let alarms = try await run { try await $0.list() }
         do {
             return try AlarmIDInput.resolve(text, among: alarms.map(\.alarm.id))
@@ -58,89 +81,12 @@ struct AgentSession {
             throw CLIFailure.refused(error.description)
         }
     }
-}
 
-/// Starting the agent when nothing runs it.
-enum AgentLauncher {
-    /// How long to wait for a started agent to take its name.
-    static let startTimeout: Duration = .seconds(10)
-
-    static func start(on client: AgentClient) async throws {
-        let appeared = client.connection.signals(
-            MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: AgentClient.busName))
-        // D-Bus activation, when the agent is installed.
+    private func startAgent() async throws {
         do {
-            _ = try await client.connection.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                method: "StartServiceByName", arguments: [.string(AgentClient.busName), .uint32(0)], timeout: .seconds(30))
-            return
-        } catch let error as DBusError where error.name == DBusError.serviceUnknown {
-            // Not installed for activation: start the agent beside this command.
+            try await client.startAgent()
         } catch {
-            throw CLIFailure.unavailable("the agent could not be started by D-Bus activation: \(error)")
-        }
-        let agent = ownFolder().appendingPathComponent("reveilled").path
-        guard FileManager.default.isExecutableFile(atPath: agent) else {
-            throw CLIFailure.unavailable("the agent is not running, and \(agent) does not exist to start it")
-        }
-        try spawnDetached(agent)
-        let waiting = Task {
-            for await signal in appeared {
-                if case let arguments = signal.arguments, arguments.count == 3, arguments[2].stringValue?.isEmpty == false {
-                    return true
-                }
-            }
-            return false
-        }
-        let timeout = Task {
-            try await Task.sleep(for: startTimeout)
-            waiting.cancel()
-        }
-        defer { timeout.cancel() }
-        // The name may have appeared between the check and the subscription.
-        if await client.isAgentRunning() { waiting.cancel(); return }
-        let appearedInTime = await waiting.value
-        let runsNow = await client.isAgentRunning()
-        guard appearedInTime || runsNow else {
-            throw CLIFailure.unavailable("the agent was started (\(agent)) but did not appear on the bus; see \(logURL().path)")
-        }
-    }
-
-    /// The folder of this executable (`/proc/self/exe`).
-    static func ownFolder() -> URL {
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: path).deletingLastPathComponent()
-    }
-
-    /// Where a started agent writes its log: `$XDG_STATE_HOME/reveille/reveilled.log`.
-    static func logURL() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/state")
-        return state.appendingPathComponent("reveille/reveilled.log")
-    }
-
-    /// Starts the agent in a session of its own, its output going to the log file.
-    static func spawnDetached(_ path: String) throws {
-        let log = logURL()
-        try? FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, reveille_posix_spawn_setsid())
-        var pid: pid_t = 0
-        let arguments = [path]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-        guard status == 0 else {
-            throw CLIFailure.unavailable("could not start \(path): \(String(cString: strerror(status)))")
+            throw CLIFailure.unavailable(error.message)
         }
     }
 }

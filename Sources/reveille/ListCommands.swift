@@ -67,8 +67,7 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
-            let uuid = try await session.resolve(id)
-            let alarm = try await session.run { try await $0.get(id: uuid) }
+            let alarm = try await session.run(naming: id) { client, uuid in try await client.get(id: uuid) }
             let reading = ClockReading.local()
             let record = alarm.record(at: reading)
             if json {
@@ -141,8 +140,7 @@ extension AlarmControlCommand {
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
-            let uuid = try await session.resolve(id)
-            try await session.run { try await Self.act($0, uuid) }
+            try await session.run(naming: id) { client, uuid in try await Self.act(client, uuid) }
         }
     }
 }

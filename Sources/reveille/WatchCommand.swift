@@ -40,6 +40,7 @@ struct WatchCommand: AsyncParsableCommand {
                 throw CLIFailure.usage("watch needs a terminal; use reveille watch --json in scripts")
             }
             let session = try await AgentSession.open()
+            try await session.startAgentIfNeeded()
             if json {
                 for await alarms in session.client.updates() {
                     let reading = ClockReading.local()

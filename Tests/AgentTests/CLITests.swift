@@ -53,6 +53,40 @@ struct CLITests {
         #expect(gone.error.contains("no alarm matches"))
     }
 
+    @Test("A control command given a whole id makes one call after connecting: no NameHasOwner, no List")
+    func wholeIDIsOneCall() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let added = try await fixture.reveille("timer", "1s", "--title", "One call")
+        let id = try #require(UUID(uuidString: added.line), "\(added)")
+        try await AlertingTests.waitForState("alerting", of: id, in: fixture)
+
+        // Every method call on the bus, as the bus delivered it.
+        let monitor = try NotifyMonitor(address: fixture.sandbox.busAddress, alsoMatching: ["type='method_call'"])
+        defer { monitor.stop() }
+        let stopped = try await fixture.reveille("stop", id.uuidString.lowercased())
+        #expect(stopped.status == .exited(0), "\(stopped)")
+        let calls = monitor.messages().filter { $0.kind == .methodCall }
+        let stop = try #require(calls.first { $0.member == "Stop" }, "no Stop on the bus: \(calls.map { $0.member ?? "" })")
+        // The command's connection is the sender of its Stop: connecting is `Hello`, then the one call.
+        let fromCommand = calls.filter { $0.sender == stop.sender }.map { "\($0.interface ?? "").\($0.member ?? "")" }
+        #expect(fromCommand == ["org.freedesktop.DBus.Hello", "io.github.reveille.Alarms1.Manager.Stop"])
+        try await AlertingTests.waitForState(nil, of: id, in: fixture)
+
+        // The 32 digits without dashes, in capitals, are a whole id too; a whole id no alarm has
+        // gets the same words as a prefix no alarm has.
+        let timer = try await fixture.reveille("timer", "1h", "--title", "Whole")
+        let timerID = try #require(UUID(uuidString: timer.line), "\(timer)")
+        let compact = timerID.uuidString.replacingOccurrences(of: "-", with: "")
+        let paused = try await fixture.reveille("pause", compact)
+        #expect(paused.status == .exited(0), "\(paused)")
+        #expect(try await fixture.reveille("show", "--json", compact).output.contains(#""state":"paused""#))
+        let unknown = UUID().uuidString.lowercased()
+        let missing = try await fixture.reveille("cancel", unknown)
+        #expect(missing.status == .exited(65), "\(missing)")
+        #expect(missing.error.contains("no alarm matches the id \"\(unknown)\""), "\(missing.error)")
+    }
+
     @Test("An app's escape sequences in a title, a sound or its own name never reach the terminal")
     func inertAppText() async throws {
         let fixture = try await AgentFixture.start()

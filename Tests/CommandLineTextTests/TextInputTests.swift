@@ -412,6 +412,16 @@ extension `Text input` {
         let d = uuid("FFFF0000-0000-4000-8000-000000000004")
         var ids: [UUID] { [a, b, c, d] }
 
+        @Test("a whole id is known without the alarms: dashed or 32 digits, either case; a prefix is not")
+        func whole() {
+            #expect(AlarmIDInput.whole("1a2b3c4d-0000-4000-8000-000000000001") == a)
+            #expect(AlarmIDInput.whole(" 1A2B3C4D000040008000000000000001\n") == a)
+            #expect(AlarmIDInput.whole("1a2b3c4d-0000-4000-8000-00000000000") == nil)
+            #expect(AlarmIDInput.whole("1a2b3c4d") == nil)
+            #expect(AlarmIDInput.whole("1a2b3c4d-0000-4000-8000000000000001") == nil)
+            #expect(AlarmIDInput.whole("1a2b3c4d0000400080000000000000zz") == nil)
+        }
+
         @Test("the full id in any case, with or without dashes, or a unique prefix")
         func accepted() throws {
             #expect(try AlarmIDInput.resolve("ff", among: ids) == d)

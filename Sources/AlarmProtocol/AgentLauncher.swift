@@ -1,0 +1,116 @@
+import CLinux
+import DBus
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finding the agent on the bus, and starting it when nothing runs it: by D-Bus activation when it
+/// is installed, otherwise by running `reveilled` from a given folder.
+public enum AgentLauncher {
+    /// How long to wait for an agent started from a folder to take its name.
+    public static let startTimeout: Duration = .seconds(10)
+
+    /// Whether the agent owns its bus name now.
+    public static func isRunning(on connection: DBusConnection) async -> Bool {
+        let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            method: "NameHasOwner", arguments: [.string(AlarmBus.name)])
+        return reply?.first?.boolValue ?? false
+    }
+
+    /// Starts the agent and returns once it owns its name.
+    ///
+    /// D-Bus activation first; when the agent is not installed for activation, `reveilled` from
+    /// `folder`, in a session of its own, its output appended to `logURL()`.
+    public static func start(on connection: DBusConnection, beside folder: URL) async throws(AgentStartError) {
+        let appeared = connection.signals(
+            MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: AlarmBus.name))
+        do {
+            _ = try await connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                method: "StartServiceByName", arguments: [.string(AlarmBus.name), .uint32(0)], timeout: .seconds(30))
+            return
+        } catch let error as DBusError where error.name == DBusError.serviceUnknown {
+            // Not installed for activation: start the agent from the folder.
+        } catch {
+            throw AgentStartError("the agent could not be started by D-Bus activation: \(error)")
+        }
+        let agent = folder.appendingPathComponent("reveilled").path
+        guard FileManager.default.isExecutableFile(atPath: agent) else {
+            throw AgentStartError("the agent is not running, and \(agent) does not exist to start it")
+        }
+        try spawnDetached(agent)
+        let waiting = Task {
+            for await signal in appeared {
+                if case let arguments = signal.arguments, arguments.count == 3, arguments[2].stringValue?.isEmpty == false {
+                    return true
+                }
+            }
+            return false
+        }
+        let timeout = Task {
+            try await Task.sleep(for: startTimeout)
+            waiting.cancel()
+        }
+        defer { timeout.cancel() }
+        // The name may have appeared between the check and the subscription.
+        if await isRunning(on: connection) { waiting.cancel(); return }
+        let appearedInTime = await waiting.value
+        let runsNow = await isRunning(on: connection)
+        guard appearedInTime || runsNow else {
+            throw AgentStartError("the agent was started (\(agent)) but did not appear on the bus; see \(logURL().path)")
+        }
+    }
+
+    /// The folder of the running executable (`/proc/self/exe`).
+    public static func ownFolder() -> URL {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: path).deletingLastPathComponent()
+    }
+
+    /// Where a started agent writes its log: `$XDG_STATE_HOME/reveille/reveilled.log`.
+    public static func logURL() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/state")
+        return state.appendingPathComponent("reveille/reveilled.log")
+    }
+
+    /// Starts the agent in a session of its own, its output going to the log file.
+    static func spawnDetached(_ path: String) throws(AgentStartError) {
+        let log = logURL()
+        try? FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, reveille_posix_spawn_setsid())
+        var pid: pid_t = 0
+        let arguments = [path]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        guard status == 0 else {
+            throw AgentStartError("could not start \(path): \(String(cString: strerror(status)))")
+        }
+    }
+}
+
+/// The agent is not running and could not be started; the message says why.
+public struct AgentStartError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, for a person.
+    public var message: String
+
+    /// Creates an error with its message.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}
