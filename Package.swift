@@ -157,7 +157,9 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
         .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),
-        .testTarget(name: "NotificationTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "DBus", "TestRequirements"]),
+        .testTarget(
+            name: "NotificationTests",
+            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "CLibNotify", "TestSupport", "DBus", "TestRequirements"]),
         .testTarget(
             name: "AlarmModelTests",
             dependencies: [

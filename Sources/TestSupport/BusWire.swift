@@ -1,5 +1,10 @@
 /// The D-Bus wire format (marshalling), read and written in pure Swift for the sandbox's bus tools.
 ///
+/// It stays on purpose beside the `DBus` module, as an independent oracle: the tests' monitors
+/// (`NotifyMonitor`, the benchmarks' stamps) and bus tools read what went over the bus without
+/// libdbus or the `DBus` module's coding, so a fault in the agent's own marshalling (a type, a
+/// padding, a variant) cannot hide by being read back by the same code that wrote it.
+///
 /// See the D-Bus specification, "Message Protocol": every value is aligned to its type's natural
 /// boundary counted from the start of the message; arrays carry their byte length; variants carry
 /// their signature.
