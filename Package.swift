@@ -205,6 +205,10 @@ let package = Package(
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
         .testTarget(
             name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore", "CommandLineText", "TestSupport", "TestRequirements"]),
+        .testTarget(
+            name: "AlarmKitTests",
+            dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "DBus", "TestSupport", "TestRequirements"]
+        ),
         // The seed code itself imports AlarmKit only; the tests judge what it builds with the engine's state machine.
         .testTarget(name: "AlarmKitSourceTests", dependencies: ["AlarmKit", "AlarmRecords", "AlarmCore"]),
     ],

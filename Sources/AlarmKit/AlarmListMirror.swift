@@ -67,7 +67,7 @@ struct AlarmListMirror: Sendable {
     mutating func listed(_ list: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) -> Bool {
         // An id listed twice keeps its last entry.
         ordered = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }).values
-            .sorted { $0.id < $1.id }
+            .sorted { $0.id.precedes($1.id) }
         listed = (sender, serial)
         let waiting = early
         early = []
@@ -108,7 +108,7 @@ struct AlarmListMirror: Sendable {
         var high = ordered.count
         while low < high {
             let middle = (low + high) / 2
-            if ordered[middle].id < id { low = middle + 1 } else { high = middle }
+            if ordered[middle].id.precedes(id) { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -141,22 +141,28 @@ final class SubscriberWatch: Sendable {
 
     /// What the reading task has seen; an actor so the task and the run can share it.
     ///
-    /// Lists are compared as sorted arrays of ids, merged, not hashed into sets: a subscriber
+    /// Lists are compared as sorted arrays of ids, merged, not hashed into sets, and ids as their
+    /// order keys (two integers), not with `UUID`'s `<` (100 ns, byte by byte): a subscriber
     /// reads thousands of lists of thousands of alarms, and the check must not cost more than
-    /// what it checks.
+    /// what it checks. With `<`, the three subscribers' checks took a third of a core from the
+    /// agent they were measuring.
     actor SubscriberState {
         private(set) var report = LoadReport.Subscriber()
         /// The ids of the last list, sorted.
-        private var last: [UUID] = []
+        private var last: [UUID.OrderKey] = []
+        /// The last list's ids as they came.
+        private var lastList: [UUID] = []
         var firstList: CheckedContinuation<Void, Never>?
-        var target: (ids: [UUID], reached: CheckedContinuation<Void, Never>)?
+        var target: (ids: [UUID.OrderKey], reached: CheckedContinuation<Void, Never>)?
         var hasList = false
 
-        func take(_ ids: [UUID]) {
-            let ids = zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) ? ids : ids.sorted()
+        func take(_ list: [UUID]) {
+            let keys = list.map(\.orderKey)
+            let ids = zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) ? keys : keys.sorted()
             report.lists += 1
             if !Self.isSubset(last, of: ids) { report.shrinks += 1 }
             last = ids
+            lastList = list
             hasList = true
             firstList?.resume()
             firstList = nil
@@ -168,7 +174,7 @@ final class SubscriberWatch: Sendable {
         }
 
         /// Whether every id of `small` is in `large`; both sorted.
-        static func isSubset(_ small: [UUID], of large: [UUID]) -> Bool {
+        static func isSubset(_ small: [UUID.OrderKey], of large: [UUID.OrderKey]) -> Bool {
             guard small.count <= large.count else { return false }
             var index = large.startIndex
             for id in small {
@@ -185,7 +191,7 @@ final class SubscriberWatch: Sendable {
         }
 
         func wait(for ids: Set<UUID>) async {
-            let sorted = ids.sorted()
+            let sorted = ids.map(\.orderKey).sorted()
             if last == sorted {
                 report.reachedFinalList = true
                 return
@@ -201,7 +207,7 @@ final class SubscriberWatch: Sendable {
         /// The report, with the ids of the last list.
         func finalReport() -> LoadReport.Subscriber {
             var final = report
-            final.last = Set(last)
+            final.last = Set(lastList)
             return final
         }
     }

@@ -19,6 +19,26 @@ struct UUIDTextTests {
         }
     }
 
+    @Test("order keys order ids as Foundation's < does: random ids, and ids that differ in one byte")
+    func orderKeys() {
+        var ids = (0..<2_000).map { _ in UUID() }
+        // Ids that differ only in one byte, at every position, in both directions.
+        let base = UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
+        for position in 0..<16 {
+            for value: UInt8 in [0, 0x7f, 0x80, 0xff] {
+                var bytes = base.uuid
+                withUnsafeMutableBytes(of: &bytes) { $0[position] = value }
+                ids.append(UUID(uuid: bytes))
+            }
+        }
+        for (a, b) in zip(ids, ids.shuffled()) {
+            #expect(a.precedes(b) == (a < b), "\(a) \(b)")
+            #expect(b.precedes(a) == (b < a), "\(b) \(a)")
+        }
+        #expect(ids.sorted { $0.precedes($1) } == ids.sorted())
+        #expect(!base.precedes(base))
+    }
+
     @Test("random ids are version 4, RFC 4122 variant, and differ")
     func randomIDs() {
         let ids = (0..<10_000).map { _ in UUID.random() }

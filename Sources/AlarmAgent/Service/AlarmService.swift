@@ -199,7 +199,7 @@ public final class AlarmService: Sendable {
     /// back in nothing.
     func list(for caller: AlarmCaller, replyingTo call: DBusMethodCall) throws(DBusError) -> [DBusValue] {
         try exported.withLock { (map) throws(DBusError) in
-            let records = map.values.filter(caller.mayAccess).sorted { $0.id < $1.id }
+            let records = map.values.filter(caller.mayAccess).sorted { $0.id.precedes($1.id) }
             let reading = clock.read()
             let values: [DBusValue] = [.array(elementSignature: "a{sv}", records.map { AlarmWire.encode($0, at: reading, summary: true) })]
             try call.reply(values)

@@ -277,7 +277,7 @@ public actor AlarmEngine {
 
     /// The alarms the caller may see, ordered by id.
     public func alarms(visibleTo caller: AlarmCaller) -> [AlarmRecord] {
-        records.values.filter(caller.mayAccess).sorted { $0.id < $1.id }
+        records.values.filter(caller.mayAccess).sorted { $0.id.precedes($1.id) }
     }
 
     /// One alarm, if the caller may see it.
@@ -324,7 +324,7 @@ public actor AlarmEngine {
     /// `shutdown()` ends it.
     public func observeChanges(_ observer: @escaping @Sendable ([AlarmChange]) -> Void) {
         changeObserver = observer
-        let current = records.values.sorted(by: { $0.id < $1.id }).map(AlarmChange.updated)
+        let current = records.values.sorted(by: { $0.id.precedes($1.id) }).map(AlarmChange.updated)
         if !current.isEmpty { observer(current) }
     }
 
