@@ -37,6 +37,7 @@ let package = Package(
                 "AlarmModel",
                 "AlarmRecords",
                 "CSQLite",
+                "LinuxSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -53,6 +54,9 @@ let package = Package(
         .systemLibrary(
             name: "CLinux"
         ),
+        // The Linux system calls, one wrapper each: typed errors, EINTR retried in one place, and
+        // a seam for tests to make a call fail. Package access only: apps never see it.
+        .target(name: "LinuxSystem", dependencies: ["CLinux"]),
         .systemLibrary(
             name: "CGio",
             pkgConfig: "gio-2.0",
@@ -75,11 +79,11 @@ let package = Package(
         ),
         .target(
             name: "DBus",
-            dependencies: ["CDBus"]
+            dependencies: ["CDBus", "LinuxSystem"]
         ),
         .target(
             name: "AlarmProtocol",
-            dependencies: ["AlarmModel", "AlarmRecords", "DBus", "CLinux"]
+            dependencies: ["AlarmModel", "AlarmRecords", "DBus", "CLinux", "LinuxSystem"]
         ),
         .target(
             name: "AlarmKit",
@@ -101,14 +105,14 @@ let package = Package(
         .target(
             name: "AlarmDesktop",
             dependencies: [
-                "AlarmModel", "AlarmRecords", "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization",
+                "AlarmModel", "AlarmRecords", "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization", "LinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "AlarmAgent",
             dependencies: [
-                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "CLinux", "Localization",
+                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "CLinux", "Localization", "LinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -123,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "reveille",
             dependencies: [
-                "AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "CLinux", "Localization",
+                "AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "CLinux", "Localization", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -153,6 +157,7 @@ let package = Package(
         // Test traits the test targets share: `.requires(…)`, which fails a test where what it needs is
         // missing, instead of skipping it.
         .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore"], path: "Tests/TestRequirements"),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestRequirements"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
         .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),

@@ -4,6 +4,7 @@ import AlarmDesktop
 import AlarmProtocol
 import DBus
 import Foundation
+import LinuxSystem
 import Logging
 
 #if canImport(Glibc)
@@ -270,8 +271,8 @@ public final class AlarmAgent: Sendable {
 /// An exclusive lock on the store's folder (`flock` on `agent.lock`), so two agents never share
 /// one store, whatever bus they are on.
 final class AgentLock: Sendable {
-    /// The locked file's descriptor; -1 when the store is read-only and has no lock file.
-    private let descriptor: Int32
+    /// The locked file's descriptor; nil when the store is read-only and has no lock file.
+    private let descriptor: FileDescriptor?
 
     /// Takes the lock on `agent.lock` in `directory` (creating both). When the folder cannot be
     /// written but holds a database (`readableStore`), the lock file is locked read-only if it is
@@ -284,20 +285,23 @@ final class AgentLock: Sendable {
             throw AgentStartError.storeUnusable(folder: directory.path, reason: "it cannot be created")
         }
         let path = directory.appendingPathComponent("agent.lock").path
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor < 0 {
-            let failure = errno
-            guard readableStore, [EROFS, EPERM, EACCES].contains(failure) else {
-                throw AgentStartError.storeUnusable(folder: directory.path, reason: "agent.lock: \(String(cString: strerror(failure)))")
+        let descriptor: FileDescriptor?
+        do {
+            descriptor = try FileDescriptor.open(path, .readWrite, options: [.create, .closeOnExec], permissions: 0o600)
+        } catch {
+            guard readableStore, [.readOnlyFileSystem, .notPermitted, .permissionDenied].contains(error) else {
+                throw AgentStartError.storeUnusable(folder: directory.path, reason: "agent.lock: \(error)")
             }
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            descriptor = try? FileDescriptor.open(path, .readOnly)
         }
         self.descriptor = descriptor
-        guard descriptor < 0 || flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
+        do {
+            try descriptor?.lock(exclusive: true, waiting: false)
+        } catch {
+            try? descriptor?.close()
             throw AgentStartError.alreadyRunning("the store \(directory.path) is in use")
         }
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit { try? descriptor?.close() }
 }

@@ -1,6 +1,7 @@
 import DBus
 import Dispatch
 import Foundation
+import LinuxSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +40,7 @@ public final class SignalWatcher: @unchecked Sendable {  // immutable after init
     public static func onTermination(_ handler: @escaping @Sendable () -> Void) -> SignalWatcher {
         let queue = DispatchQueue(label: "reveille.signals")
         let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
+            SignalDisposition.ignore.apply(to: number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler(handler: handler)
             source.resume()

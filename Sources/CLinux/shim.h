@@ -4,9 +4,11 @@
 // Linux interfaces Glibc's Swift module does not bring in. No _GNU_SOURCE here: defining it would
 // give this module its own copies of system types (fd_set) that clash with Dispatch's.
 #include <errno.h>
+#include <fcntl.h>
 #include <libintl.h>
 #include <locale.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -30,6 +32,12 @@ static inline int reveille_pidfd_open(pid_t pid) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+/// `pipe2(fds, O_CLOEXEC)`: a pipe whose ends are close-on-exec; -1 with errno set when it fails.
+/// glibc declares `pipe2` only under _GNU_SOURCE, so it is made through `syscall` here.
+static inline int reveille_pipe_cloexec(int fds[2]) {
+    return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
 }
 
 #endif

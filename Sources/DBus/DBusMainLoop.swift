@@ -1,4 +1,5 @@
 import CDBus
+import LinuxSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -30,7 +31,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
     /// The `DBusConnection*`, owning one reference; used only on the loop thread.
     let connection: OpaquePointer
     /// Wakes `poll()` for queued jobs and libdbus wake-up requests; closed in `deinit`.
-    private let eventFD: Int32
+    private let eventFD: FileDescriptor
     private let queue = Mutex(JobQueue())
     private let iterationCount = Atomic<Int>(0)
     private let threadID = Atomic<UInt>(0)
@@ -82,20 +83,20 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
     /// Takes over one reference to an open, registered connection.
     init(connection: OpaquePointer) throws(DBusError) {
         self.connection = connection
-        let fd = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        guard fd >= 0 else {
-            throw DBusError(name: DBusError.failed, message: "eventfd failed with errno \(errno)")
+        do {
+            eventFD = try FileDescriptor.eventCounter()
+        } catch {
+            throw DBusError(name: DBusError.failed, message: "eventfd failed with errno \(error.rawValue)")
         }
-        eventFD = fd
         do {
             waiters = try ReplyWaiters()
         } catch {
-            close(fd)
+            try? eventFD.close()
             throw error
         }
     }
 
-    deinit { close(eventFD) }
+    deinit { try? eventFD.close() }
 
     /// How many times `poll()` has returned: a loop that is idle must not count up.
     var iterations: Int { iterationCount.load(ordering: .relaxed) }
@@ -216,8 +217,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
 
     /// Makes `poll()` return (writes the eventfd).
     private func wakeUp() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { write(eventFD, $0.baseAddress, 8) }
+        try? eventFD.signalEvent()
     }
 
     // MARK: - The loop
@@ -317,51 +317,49 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
     }
 
     /// Waits for a ready watch, the eventfd or the nearest timeout, and handles what is ready.
-    /// Returns false when `poll()` fails for good.
+    /// Returns false when `poll()` fails for good (a signal only makes it wait again, for what is
+    /// left of the timeout).
     private func pollOnce() -> Bool {
         var fds = [
-            pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: waiters.timerDescriptor, events: Int16(POLLIN), revents: 0),
+            PollDescriptor(eventFD, events: .readable),
+            PollDescriptor(waiters.timerDescriptor, events: .readable),
         ]
         var watchIDs: [Int] = []
         sources.withLock { sources in
             for entry in sources.watches where dbus_watch_get_enabled(entry.watch.pointer) != 0 {
                 let watch = entry.watch.pointer
                 let flags = dbus_watch_get_flags(watch)
-                var events: Int16 = 0
-                if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
-                if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-                fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+                var events: PollEvents = []
+                if flags & DBUS_WATCH_READABLE.rawValue != 0 { events.insert(.readable) }
+                if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events.insert(.writable) }
+                fds.append(PollDescriptor(FileDescriptor(rawValue: dbus_watch_get_unix_fd(watch)), events: events))
                 watchIDs.append(entry.id)
             }
         }
-        let ready = poll(&fds, nfds_t(fds.count), nextTimeoutMilliseconds())
+        let polled = Result { () throws(Errno) in try FileDescriptor.poll(&fds, timeoutMilliseconds: nextTimeoutMilliseconds()) }
         iterationCount.add(1, ordering: .relaxed)
-        if ready < 0 {
-            return errno == EINTR
+        guard case .success = polled else { return false }
+        if !fds[0].returnedEvents.isEmpty {
+            _ = try? eventFD.takeEvents()
         }
-        if fds[0].revents != 0 {
-            var count: UInt64 = 0
-            _ = withUnsafeMutableBytes(of: &count) { read(eventFD, $0.baseAddress, 8) }
-        }
-        if fds[1].revents != 0 {
+        if !fds[1].returnedEvents.isEmpty {
             for reply in waiters.takeExpired() {
                 reply.finish(.failure(DBusError(name: DBusError.noReply, message: "No reply came within the call's time limit")))
             }
         }
-        for (index, id) in watchIDs.enumerated() where fds[index + 2].revents != 0 {
+        for (index, id) in watchIDs.enumerated() where !fds[index + 2].returnedEvents.isEmpty {
             // A handled watch may remove others: look each one up again.
             let found = sources.withLock { sources in
                 sources.watches.first(where: { $0.id == id && dbus_watch_get_enabled($0.watch.pointer) != 0 })?.watch
             }
             guard let watch = found else { continue }
-            let revents = Int32(fds[index + 2].revents)
+            let revents = fds[index + 2].returnedEvents
             var flags: UInt32 = 0
-            if revents & Int32(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
-            if revents & Int32(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
-            if revents & Int32(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
-            if revents & Int32(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
-            if revents & Int32(POLLNVAL) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+            if revents.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
+            if revents.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
+            if revents.contains(.error) { flags |= DBUS_WATCH_ERROR.rawValue }
+            if revents.contains(.hangUp) { flags |= DBUS_WATCH_HANGUP.rawValue }
+            if revents.contains(.invalid) { flags |= DBUS_WATCH_ERROR.rawValue }
             dbus_watch_handle(watch.pointer, flags)
         }
         handleDueTimeouts()
@@ -415,9 +413,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
     /// Now on `CLOCK_MONOTONIC`, in nanoseconds: the clock of libdbus's time-outs and of the
     /// calls' deadlines (`ReplyWaiters`).
     static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        ClockID.monotonic.nanoseconds
     }
 
     /// When an enabled timeout fires if (re)started at `now` (`dbus_timeout_get_interval`).

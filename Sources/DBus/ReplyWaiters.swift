@@ -1,9 +1,6 @@
 import CDBus
+import LinuxSystem
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The method calls a connection sent and is waiting to hear back from, by serial, with their
 /// time limits on one kernel timer (`timerfd_create(CLOCK_MONOTONIC)`, set with `timerfd_settime`
@@ -15,7 +12,7 @@ import Glibc
 /// an idle connection never wakes.
 final class ReplyWaiters: Sendable {
     /// The timer, for the loop's `poll()`: readable once the earliest deadline has passed.
-    let timerDescriptor: Int32
+    let timerDescriptor: FileDescriptor
     private let table = Mutex(Table())
 
     private struct Table {
@@ -32,14 +29,14 @@ final class ReplyWaiters: Sendable {
 
     /// Makes the timer (`timerfd_create`).
     init() throws(DBusError) {
-        let descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard descriptor >= 0 else {
-            throw DBusError(name: DBusError.failed, message: "timerfd_create failed with errno \(errno)")
+        do {
+            timerDescriptor = try FileDescriptor.timer(clock: .monotonic)
+        } catch {
+            throw DBusError(name: DBusError.failed, message: "timerfd_create failed with errno \(error.rawValue)")
         }
-        timerDescriptor = descriptor
     }
 
-    deinit { Glibc.close(timerDescriptor) }
+    deinit { try? timerDescriptor.close() }
 
     /// Sends a call and adds it, both under the table's lock, so that its reply, however soon it
     /// comes, finds it here. `send` sends the message and returns its serial, or `nil` when it
@@ -89,8 +86,7 @@ final class ReplyWaiters: Sendable {
     /// Takes the calls whose time is up, and sets the timer for the next deadline: when the
     /// timer fires, on the loop thread. Reads the timer (clearing its readiness) first.
     func takeExpired() -> [PendingReply] {
-        var expirations: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &expirations) { read(timerDescriptor, $0.baseAddress, 8) }
+        _ = try? timerDescriptor.readExpirations()
         return table.withLock { table in
             let now = DBusMainLoop.now()
             var expired: [PendingReply] = []
@@ -124,22 +120,20 @@ final class ReplyWaiters: Sendable {
     /// `nil` when it is off): for tests.
     var status: (waiting: Int, firesIn: Duration?) {
         table.withLock { table in
-            var setting = itimerspec()
-            timerfd_gettime(timerDescriptor, &setting)
-            let firesIn = Duration.seconds(setting.it_value.tv_sec) + .nanoseconds(setting.it_value.tv_nsec)
-            return (table.waiting.count, firesIn == .zero ? nil : firesIn)
+            (table.waiting.count, (try? timerDescriptor.timerRemaining()) ?? nil)
         }
     }
 
     /// Sets the timer to fire at `deadline`, or turns it off (`timerfd_settime`, absolute).
     private func arm(_ table: inout Table, at deadline: UInt64?) {
-        var setting = itimerspec()
         if let deadline {
             // Zero would turn the timer off: a deadline at the clock's zero fires at once anyway.
             let nanoseconds = max(deadline, 1)
-            setting.it_value = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+            try? timerDescriptor.armTimer(
+                atSeconds: Int64(nanoseconds / 1_000_000_000), nanoseconds: Int64(nanoseconds % 1_000_000_000))
+        } else {
+            try? timerDescriptor.disarmTimer()
         }
-        timerfd_settime(timerDescriptor, Int32(TFD_TIMER_ABSTIME), &setting, nil)
         table.armed = deadline
     }
 }

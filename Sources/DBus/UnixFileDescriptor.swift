@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSystem
 
 /// A Unix file descriptor carried in a D-Bus message (type `h`), owned: it is closed when the
 /// last reference to it goes.
@@ -24,12 +22,11 @@ public final class UnixFileDescriptor: Hashable, Sendable, CustomStringConvertib
     /// Duplicates an open descriptor (`fcntl(F_DUPFD_CLOEXEC)`), leaving the original to its owner.
     /// Throws `org.freedesktop.DBus.Error.Failed` with the system's reason when it cannot.
     public static func duplicating(_ descriptor: Int32) throws(DBusError) -> UnixFileDescriptor {
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw DBusError(name: DBusError.failed, message: "Could not duplicate file descriptor \(descriptor): \(reason)")
+        do {
+            return UnixFileDescriptor(taking: try FileDescriptor(rawValue: descriptor).duplicate().rawValue)
+        } catch {
+            throw DBusError(name: DBusError.failed, message: "Could not duplicate file descriptor \(descriptor): \(error)")
         }
-        return UnixFileDescriptor(taking: copy)
     }
 
     /// A new descriptor for the same open file, owned by the returned object.
@@ -37,7 +34,7 @@ public final class UnixFileDescriptor: Hashable, Sendable, CustomStringConvertib
         try Self.duplicating(rawValue)
     }
 
-    deinit { close(rawValue) }
+    deinit { try? FileDescriptor(rawValue: rawValue).close() }
 
     /// Identity: see the type's documentation.
     public static func == (left: UnixFileDescriptor, right: UnixFileDescriptor) -> Bool { left === right }

@@ -5,11 +5,8 @@ import CommandLineText
 import ArgumentParser
 import Dispatch
 import Foundation
+import LinuxSystem
 import Localization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `reveille watch`: a live view of every alarm, with keys to control them; or, with `--json`, one
 /// line of JSON per change.
@@ -36,7 +33,7 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             // Bad usage is reported before anything else happens (such as starting the agent).
-            guard json || (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) else {
+            guard json || (FileDescriptor.standardInput.isTerminal && FileDescriptor.standardOutput.isTerminal) else {
                 throw CLIFailure.usage("watch needs a terminal; use reveille watch --json in scripts")
             }
             let session = try await AgentSession.open()
@@ -111,7 +108,7 @@ final class LiveView {
     private let timeStyle = DesktopTimeStyle.current()
     /// How the terminal takes colour for each alarm's tint (`nil`: none, as with `NO_COLOR`).
     private let color = TerminalColor.detect(
-        isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+        isTerminal: FileDescriptor.standardOutput.isTerminal, environment: ProcessInfo.processInfo.environment)
     /// `NO_COLOR` is set: no colour at all (a ringing row stays bold and inverse, the message plain).
     private let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
 
@@ -467,9 +464,8 @@ enum Output {
     static func write(_ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            let written = bytes.withUnsafeBytes { buffer in try? FileDescriptor.standardOutput.write(buffer) }
+            guard let written, written > 0 else { return }
             bytes = bytes.dropFirst(written)
         }
     }
@@ -477,24 +473,22 @@ enum Output {
 
 /// The terminal in raw mode on the alternate screen with the cursor hidden, until `restore()`.
 final class RawTerminal {
-    private var saved = termios()
-    /// Whether the modes were read, so that there is something to restore.
-    private let known: Bool
+    /// The modes before, to restore; nil when they could not be read (not a terminal).
+    private let saved: TerminalModes?
     private var active = false
 
     init() {
-        known = tcgetattr(STDIN_FILENO, &saved) == 0
+        saved = try? FileDescriptor.standardInput.terminalModes()
         enter()
     }
 
     /// Puts the terminal in raw mode (keys arrive one by one, unechoed, Ctrl-C as a byte; output
     /// still turns `\n` into `\r\n`) and switches to the alternate screen, cursor hidden.
     func enter() {
-        guard known else { return }
-        var raw = saved
-        cfmakeraw(&raw)
-        raw.c_oflag |= tcflag_t(OPOST)
-        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return }
+        guard let saved else { return }
+        guard (try? FileDescriptor.standardInput.setTerminalModes(saved.raw(keepingOutputProcessing: true), .now)) != nil else {
+            return
+        }
         active = true
         Output.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
     }
@@ -504,7 +498,7 @@ final class RawTerminal {
         guard active else { return }
         active = false
         Output.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        if let saved { try? FileDescriptor.standardInput.setTerminalModes(saved, .afterFlushingInput) }
     }
 
     deinit { restore() }
@@ -519,10 +513,15 @@ final class KeyReader {
         let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: DispatchQueue(label: "reveille.keys"))
         source.setEventHandler { [source] in
             var buffer = [UInt8](repeating: 0, count: 256)
-            let count = read(STDIN_FILENO, &buffer, buffer.count)
-            if count > 0 {
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                Result { () throws(Errno) in try FileDescriptor.standardInput.read(into: bytes) }
+            }
+            switch count {
+            case .success(let count) where count > 0:
                 handler(.input(Array(buffer.prefix(count))))
-            } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+            case .failure(.wouldBlock):
+                break
+            default:
                 // At its end the descriptor stays readable: stop watching it.
                 source.cancel()
                 handler(.endOfInput)
@@ -547,7 +546,7 @@ final class SignalEvents {
         let queue = DispatchQueue(label: "reveille.signals")
         self.numbers = numbers
         sources = numbers.map { number in
-            signal(number, SIG_IGN)
+            SignalDisposition.ignore.apply(to: number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { handler(number) }
             source.resume()
@@ -558,6 +557,6 @@ final class SignalEvents {
     /// Stops delivering them and puts their default actions back.
     func stop() {
         sources.forEach { $0.cancel() }
-        numbers.forEach { signal($0, SIG_DFL) }
+        numbers.forEach { SignalDisposition.default.apply(to: $0) }
     }
 }

@@ -1,10 +1,6 @@
-import CLinux
 import DBus
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSystem
 
 /// A process file descriptor (pidfd): a reference to one process that, unlike its id, can never
 /// come to name another. One wrapper per call: `pidfd_open`, the `Pid:` line of its
@@ -21,9 +17,11 @@ struct ProcessHandle {
     /// Opens a pidfd for a running process (`pidfd_open`), or the reason it cannot (no such
     /// process, a kernel before 5.3).
     static func open(processID: pid_t) throws(POSIXError) -> ProcessHandle {
-        let descriptor = reveille_pidfd_open(processID)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
-        return ProcessHandle(descriptor: UnixFileDescriptor(taking: descriptor))
+        do {
+            return ProcessHandle(descriptor: UnixFileDescriptor(taking: try ProcessCalls.openHandle(processID).rawValue))
+        } catch {
+            throw POSIXError(error)
+        }
     }
 
     /// The process's id in this process's pid namespace, from the kernel's `fdinfo` of the pidfd;
@@ -49,9 +47,7 @@ struct ProcessHandle {
     /// Whether the process still runs: a pidfd becomes readable when its process ends (`poll`
     /// with no wait).
     var isRunning: Bool {
-        var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
-        var ready: Int32
-        repeat { ready = poll(&entry, 1, 0) } while ready < 0 && errno == EINTR
-        return ready == 0
+        var entries = [PollDescriptor(FileDescriptor(rawValue: descriptor.rawValue), events: .readable)]
+        return (try? FileDescriptor.poll(&entries, timeoutMilliseconds: 0)) == 0
     }
 }

@@ -1,10 +1,7 @@
 import Dispatch
 import Foundation
+import LinuxSystem
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reports changes of one entry of a folder, through inotify: the file naming the system time zone
 /// (`/etc/localtime`), or the system bus's socket coming back.
@@ -22,13 +19,13 @@ public final class FileEntryWatcher: Sendable {
     /// created) may come as one element or as several.
     public let changes: AsyncStream<Void>
 
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let name: [UInt8]
     private let continuation: AsyncStream<Void>.Continuation
     private let source = Mutex<(any DispatchSourceRead)?>(nil)
 
     /// The events that mean the entry may be another file now.
-    private static let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)
+    private static let mask: InotifyEvents = [.created, .movedTo, .closedAfterWriting, .deleted, .attributesChanged]
 
     /// Starts watching `path`'s folder for changes of `path`. Throws a `POSIXError` when inotify
     /// cannot be set up or the folder cannot be watched (it does not exist, or no inotify watches
@@ -38,20 +35,24 @@ public final class FileEntryWatcher: Sendable {
         self.path = path
         name = Array(url.lastPathComponent.utf8)
         (changes, continuation) = AsyncStream.makeStream(of: Void.self)
-        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        guard inotify_add_watch(descriptor, url.deletingLastPathComponent().path, Self.mask | UInt32(IN_ONLYDIR)) >= 0 else {
-            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            close(descriptor)
-            throw error
+        do {
+            descriptor = try FileDescriptor.inotify()
+        } catch {
+            throw POSIXError(error)
+        }
+        do {
+            try descriptor.addWatch(url.deletingLastPathComponent().path, events: Self.mask.union(.onlyDirectory))
+        } catch {
+            try? descriptor.close()
+            throw POSIXError(error)
         }
         let descriptor = self.descriptor
         source.withLock { source in
             let readSource = DispatchSource.makeReadSource(
-                fileDescriptor: descriptor, queue: DispatchQueue(label: "reveille.file-entry"))
+                fileDescriptor: descriptor.rawValue, queue: DispatchQueue(label: "reveille.file-entry"))
             readSource.setEventHandler { [weak self] in self?.readEvents() }
             // The descriptor is closed once dispatch has let go of it.
-            readSource.setCancelHandler { close(descriptor) }
+            readSource.setCancelHandler { try? descriptor.close() }
             readSource.resume()
             source = readSource
         }
@@ -76,19 +77,18 @@ public final class FileEntryWatcher: Sendable {
         // Large enough for many events with names up to NAME_MAX; aligned for the event header.
         var buffer = [UInt64](repeating: 0, count: 4096 / 8)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = (try? buffer.withUnsafeMutableBytes { bytes throws(Errno) in try descriptor.read(into: bytes) }) ?? 0
             guard count > 0 else { break }
             buffer.withUnsafeBytes { bytes in
                 var offset = 0
                 // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len].
                 while offset + 16 <= count {
-                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let mask = InotifyEvents(rawValue: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
                     let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
                     let nameBytes = bytes[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
-                    if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    if mask.contains(.queueOverflow) {
                         mentioned = true  // events were lost: the file may have changed
-                    } else if mask & UInt32(IN_IGNORED) != 0 {
+                    } else if mask.contains(.watchRemoved) {
                         ended = true
                     } else if Array(nameBytes) == name {
                         mentioned = true

@@ -1,9 +1,5 @@
-import CLinux
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSystem
 
 /// A kernel timer read through a file descriptor: one wrapper over `timerfd_create`,
 /// `timerfd_settime` and `read`.
@@ -25,12 +21,13 @@ final class TimerFD: Sendable {
         /// machine. Needs `CAP_WAKE_ALARM`.
         case boottimeAlarm
 
-        var raw: clockid_t {
+        /// The kernel's clock.
+        var clock: LinuxSystem.ClockID {
             switch self {
-            case .realtime: CLOCK_REALTIME
-            case .boottime: CLOCK_BOOTTIME
-            case .realtimeAlarm: CLOCK_REALTIME_ALARM
-            case .boottimeAlarm: CLOCK_BOOTTIME_ALARM
+            case .realtime: .realtime
+            case .boottime: .boottime
+            case .realtimeAlarm: .realtimeAlarm
+            case .boottimeAlarm: .boottimeAlarm
             }
         }
     }
@@ -45,54 +42,57 @@ final class TimerFD: Sendable {
         case notYet
     }
 
+    /// The timer's descriptor, owned.
+    private let timer: FileDescriptor
+
     /// The descriptor, for waiting on.
-    let descriptor: Int32
+    var descriptor: Int32 { timer.rawValue }
 
     /// Creates a non-blocking, close-on-exec timer on a clock (`timerfd_create`).
     init(clock: ClockID) throws {
-        let descriptor = timerfd_create(clock.raw, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        self.descriptor = descriptor
+        do {
+            timer = try FileDescriptor.timer(clock: clock.clock)
+        } catch {
+            throw POSIXError(error)
+        }
     }
 
     /// Arms the timer at an absolute reading of its clock (`timerfd_settime` with
     /// `TFD_TIMER_ABSTIME`, and `TFD_TIMER_CANCEL_ON_SET` when `cancelOnSet`).
+    /// An instant of zero would disarm the timer; the earliest armable instant is 1 ns.
     func arm(atSeconds seconds: Int64, nanoseconds: Int64, cancelOnSet: Bool) throws {
-        var specification = itimerspec()
-        // An instant of zero would disarm the timer; the earliest armable instant is 1 ns.
-        specification.it_value.tv_sec = Int(max(0, seconds))
-        specification.it_value.tv_nsec = (seconds <= 0 && nanoseconds <= 0) ? 1 : Int(nanoseconds)
-        var flags = Int32(TFD_TIMER_ABSTIME)
-        if cancelOnSet { flags |= Int32(TFD_TIMER_CANCEL_ON_SET) }
-        guard timerfd_settime(descriptor, flags, &specification, nil) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
+        do {
+            try timer.armTimer(atSeconds: seconds, nanoseconds: nanoseconds, cancelOnSet: cancelOnSet)
+        } catch {
+            throw POSIXError(error)
         }
     }
 
-    /// Blocks the calling thread until the timer is readable (`poll`), retrying on `EINTR`.
+    /// Blocks the calling thread until the timer is readable (`poll`; a signal does not end the
+    /// wait).
     func waitUntilReadable() {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while poll(&entry, 1, -1) < 0 && errno == EINTR {}
+        var entries = [PollDescriptor(timer, events: .readable)]
+        _ = try? FileDescriptor.poll(&entries, timeoutMilliseconds: -1)
     }
 
     /// Reads the expiry count (`read`), telling an expiry from a clock set.
     func read() -> Expiry {
-        var count: UInt64 = 0
-        let result = Glibc.read(descriptor, &count, MemoryLayout<UInt64>.size)
-        if result == MemoryLayout<UInt64>.size { return .expired }
-        return errno == ECANCELED ? .clockWasSet : .notYet
+        do {
+            _ = try timer.readExpirations()
+            return .expired
+        } catch {
+            return error == .canceled ? .clockWasSet : .notYet
+        }
     }
 
-    deinit { close(descriptor) }
+    deinit { try? timer.close() }
 }
 
 /// Readings of the kernel's clocks (`clock_gettime`).
 enum KernelClock {
     /// Seconds and nanoseconds of a clock.
     static func read(_ clock: TimerFD.ClockID) -> (seconds: Int64, nanoseconds: Int64) {
-        var time = timespec()
-        clock_gettime(clock.raw, &time)
-        return (Int64(time.tv_sec), Int64(time.tv_nsec))
+        clock.clock.reading
     }
 
     /// The kernel's identifier of this boot (`/proc/sys/kernel/random/boot_id`).

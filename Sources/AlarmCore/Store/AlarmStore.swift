@@ -2,6 +2,7 @@ import AlarmModel
 import AlarmRecords
 import Foundation
 import GRDB
+import LinuxSystem
 import Logging
 
 #if canImport(Glibc)
@@ -309,7 +310,11 @@ public final class AlarmStore: Sendable {
     private static func unwritable(directory: URL, database: URL) -> String? {
         for path in [directory.path, database.path, database.path + "-wal", database.path + "-shm"] {
             guard path == directory.path || FileManager.default.fileExists(atPath: path) else { continue }
-            if access(path, W_OK) != 0 { return "\(path): \(String(cString: strerror(errno)))" }
+            do {
+                try FileSystem.checkAccess(path, .write)
+            } catch {
+                return "\(path): \(error)"
+            }
         }
         return nil
     }

@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSystem
 
 /// What a person's setting was before Reveille changed it, and what Reveille set it to: written to
 /// disk (and `fsync`ed) before anything is changed, removed once it is put back, and replayed
@@ -61,29 +58,37 @@ public struct RestoreJournal: Sendable {
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temporary = folder.appendingPathComponent("." + url.lastPathComponent + ".new")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == data.count, synced == 0, rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        do throws(Errno) {
+            let descriptor = try FileDescriptor.open(
+                temporary.path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: 0o600)
+            // Written once, and a short write fails (`EIO`): the journal is small.
+            let written = data.withUnsafeBytes { bytes in Result { () throws(Errno) in try descriptor.write(bytes) } }
+            let synced = Result { () throws(Errno) in try descriptor.sync() }
+            try? descriptor.close()
+            do throws(Errno) {
+                guard try written.get() == data.count else { throw Errno.ioError }
+                try synced.get()
+                try FileSystem.rename(temporary.path, to: url.path)
+            } catch {
+                try? FileSystem.unlink(temporary.path)
+                throw error
+            }
+        } catch {
+            throw POSIXError(error)
         }
         Self.syncFolder(folder)
     }
 
     /// Removes the journal (the setting is back, or the person took it over).
     public func clear() {
-        guard unlink(url.path) == 0 else { return }
+        guard (try? FileSystem.unlink(url.path)) != nil else { return }
         Self.syncFolder(url.deletingLastPathComponent())
     }
 
     private static func syncFolder(_ folder: URL) {
-        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        guard let descriptor = try? FileDescriptor.open(folder.path, .readOnly, options: [.directory, .closeOnExec]) else { return }
+        try? descriptor.sync()
+        try? descriptor.close()
     }
 }
 

@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import LinuxSystem
 
 /// Decoding sound files with libsndfile (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3 with libsndfile 1.1+).
 public enum SoundFile {
@@ -36,17 +37,18 @@ public enum SoundFile {
     private static func read(path: String, upTo limit: Int?) throws(SoundError) -> DecodedSound {
         // Opened without blocking (a FIFO would wait for a writer for good), then checked to be a
         // regular file on the descriptor itself, so nothing can swap the file in between.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw errno == ENOENT || errno == ENOTDIR
-                ? .fileNotFound(path: path) : .undecodable(path: path, reason: String(cString: strerror(errno)))
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
+        } catch {
+            throw error == .noSuchFile || error == .notADirectory
+                ? .fileNotFound(path: path) : .undecodable(path: path, reason: error.description)
         }
         // Closed here, after libsndfile is done with it (it is told not to close it: SF_FALSE).
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path) }
+        defer { try? descriptor.close() }
+        guard (try? descriptor.fileType()) == .regular else { throw .notAFile(path: path) }
         var info = SF_INFO()
-        guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 0) else {
+        guard let file = sf_open_fd(descriptor.rawValue, Int32(SFM_READ), &info, 0) else {
             throw .undecodable(path: path, reason: String(cString: sf_strerror(nil)))
         }
         defer { sf_close(file) }

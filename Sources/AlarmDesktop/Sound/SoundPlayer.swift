@@ -1,5 +1,6 @@
 import CALSA
 import Foundation
+import LinuxSystem
 import Synchronization
 
 /// The ALSA PCM a `SoundPlayer` plays to.
@@ -100,7 +101,7 @@ public final class SoundPlayer: Sendable {
     /// How it is played.
     public let configuration: Configuration
 
-    private let wakeDescriptor: Int32
+    private let wakeDescriptor: FileDescriptor
     private let state = Mutex(State())
 
     private struct State {
@@ -127,11 +128,12 @@ public final class SoundPlayer: Sendable {
     public init(sound: DecodedSound, configuration: Configuration = Configuration()) {
         self.sound = sound
         self.configuration = configuration
-        wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        // Without one (-1), stop() is seen only when the device has room (poll ignores -1).
+        wakeDescriptor = (try? FileDescriptor.eventCounter()) ?? FileDescriptor(rawValue: -1)
     }
 
     deinit {
-        if wakeDescriptor >= 0 { close(wakeDescriptor) }
+        if wakeDescriptor.rawValue >= 0 { try? wakeDescriptor.close() }
     }
 
     // MARK: What the caller sees
@@ -214,8 +216,7 @@ public final class SoundPlayer: Sendable {
             return true
         }
         guard signal else { return }
-        var one: UInt64 = 1
-        _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
+        try? wakeDescriptor.signalEvent()
     }
 
     /// Returns once the audio thread has closed the device (or at once if it never started or has
@@ -424,8 +425,7 @@ public final class SoundPlayer: Sendable {
             state.droppedInstant = dropped
             state.droppedDate = droppedDate
         }
-        var value: UInt64 = 0
-        _ = read(wakeDescriptor, &value, MemoryLayout<UInt64>.size)
+        _ = try? wakeDescriptor.takeEvents()
     }
 
     /// Sleeps until the PCM can take more frames, or `stop()` writes the eventfd; false when
@@ -438,25 +438,26 @@ public final class SoundPlayer: Sendable {
     /// second for as long as the alarm rings.
     private func waitForRoom(_ pcm: OpaquePointer) -> Bool {
         let count = Int(max(snd_pcm_poll_descriptors_count(pcm), 0))
-        var descriptors = [pollfd](repeating: pollfd(), count: 1 + count)
+        var descriptors = [PollDescriptor](repeating: PollDescriptor(), count: 1 + count)
         while !state.withLock({ $0.stopRequested }) {
             // The eventfd first, then the PCM's descriptors.
-            descriptors[0] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
-            let filled = descriptors.withUnsafeMutableBufferPointer { buffer in
+            descriptors[0] = PollDescriptor(wakeDescriptor, events: .readable)
+            let filled = descriptors.withUnsafeCPollDescriptors { buffer in
                 count > 0 ? Int(snd_pcm_poll_descriptors(pcm, buffer.baseAddress! + 1, UInt32(count))) : 0
             }
-            let ready = poll(&descriptors, nfds_t(1 + max(filled, 0)), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
+            do {
+                try FileDescriptor.poll(&descriptors, count: 1 + max(filled, 0), timeoutMilliseconds: -1)
+            } catch {
                 return false
             }
-            if descriptors[0].revents != 0 || filled <= 0 { return true }
+            if !descriptors[0].returnedEvents.isEmpty || filled <= 0 { return true }
             var events: UInt16 = 0
-            let translated = descriptors.withUnsafeMutableBufferPointer { buffer in
+            let translated = descriptors.withUnsafeCPollDescriptors { buffer in
                 snd_pcm_poll_descriptors_revents(pcm, buffer.baseAddress! + 1, UInt32(filled), &events)
             }
             // Room, or an error or hang-up that the next write reports and recovers from.
-            if translated < 0 || events & UInt16(POLLOUT | POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
+            let room: PollEvents = [.writable, .error, .hangUp, .invalid]
+            if translated < 0 || !room.isDisjoint(with: PollEvents(rawValue: Int16(bitPattern: events))) { return true }
         }
         return true
     }

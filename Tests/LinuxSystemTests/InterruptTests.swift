@@ -1,0 +1,116 @@
+import Foundation
+import LinuxSystem
+import Synchronization
+import Testing
+
+/// How many SIGUSR1 this process has handled.
+private let handledSignals = Atomic<Int>(0)
+
+/// A read blocked on an empty pipe, hit by a signal whose handler was installed without
+/// `SA_RESTART`: the kernel ends the read with `EINTR`, and the wrapper reads again.
+@Suite("Interrupted calls", .serialized)
+struct InterruptTests {
+    /// What the reader thread found.
+    private enum Outcome: Sendable, Equatable {
+        case data([UInt8])
+        case failed(Int32)
+    }
+
+    init() {
+        // A no-op handler, and no SA_RESTART: an interrupted read fails with EINTR.
+        var action = sigaction()
+        action.__sigaction_handler = .init(sa_handler: { _ in handledSignals.add(1, ordering: .relaxed) })
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(SIGUSR1, &action, nil)
+    }
+
+    @Test("the signal does end a raw read with EINTR (the setting the wrapper is tested in)")
+    func rawReadIsInterrupted() throws {
+        let outcome = try readInterrupted { readEnd, buffer in
+            let count = Glibc.read(readEnd.rawValue, buffer.baseAddress, buffer.count)
+            return count < 0 ? .failed(errno) : .data(Array(buffer.prefix(count)))
+        }
+        #expect(outcome == .failed(EINTR))
+    }
+
+    @Test("the wrapper's read is retried after the signal and returns the data written later")
+    func wrappedReadIsRetried() throws {
+        let outcome = try readInterrupted { readEnd, buffer in
+            do throws(Errno) {
+                let count = try readEnd.read(into: UnsafeMutableRawBufferPointer(buffer))
+                return .data(Array(buffer.prefix(count)))
+            } catch {
+                return .failed(error.rawValue)
+            }
+        }
+        #expect(outcome == .data(Array("wake up".utf8)))
+    }
+
+    /// Starts a thread that blocks in `read` (as `body` makes it) on an empty pipe, interrupts it
+    /// with SIGUSR1 once it sleeps in the call, then, once the handler has run and the thread
+    /// sleeps in `read` again or has returned, writes "wake up" and returns what the thread read.
+    private func readInterrupted(
+        _ body: @escaping @Sendable (FileDescriptor, UnsafeMutableBufferPointer<UInt8>) -> Outcome
+    ) throws -> Outcome {
+        let (readEnd, writeEnd) = try FileDescriptor.pipe()
+        defer { try? readEnd.close(); try? writeEnd.close() }
+        let started = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let reader = Mutex<(thread: pthread_t, task: String)?>(nil)
+        let outcome = Mutex<Outcome?>(nil)
+        let thread = Thread {
+            // Threads made from the cooperative pool's (dispatch's) start with signals blocked.
+            var usr1 = sigset_t()
+            sigemptyset(&usr1)
+            sigaddset(&usr1, SIGUSR1)
+            pthread_sigmask(SIG_UNBLOCK, &usr1, nil)
+            let task = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+            reader.withLock { $0 = (pthread_self(), task) }
+            started.signal()
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let result = buffer.withUnsafeMutableBufferPointer { body(readEnd, $0) }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        thread.start()
+        started.wait()
+        let (pthread, task) = try #require(reader.withLock { $0 })
+        try #require(task.contains("/task/"))
+
+        try #require(Self.waitUntilBlockedInRead(task: task))
+        let before = handledSignals.load(ordering: .relaxed)
+        #expect(pthread_kill(pthread, SIGUSR1) == 0)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while handledSignals.load(ordering: .relaxed) == before, ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(handledSignals.load(ordering: .relaxed) > before, "the handler ran")
+
+        // The raw read has returned by now or soon; the wrapper's sleeps in read again.
+        if finished.wait(timeout: .now() + .milliseconds(200)) == .success {
+            return try #require(outcome.withLock { $0 })
+        }
+        try #require(Self.waitUntilBlockedInRead(task: task))
+        _ = try Array("wake up".utf8).withUnsafeBytes { bytes in try writeEnd.write(bytes) }
+        #expect(finished.wait(timeout: .now() + .seconds(10)) == .success)
+        return try #require(outcome.withLock { $0 })
+    }
+
+    /// Waits (up to 10 s) until the thread `task` (`PID/task/TID`) sleeps in `read(2)`, as
+    /// `/proc/…/stat` (state S) and `/proc/…/syscall` (the call's number) tell.
+    private static func waitUntilBlockedInRead(task: String) -> Bool {
+        #if arch(x86_64)
+        let readNumber = "0"
+        #elseif arch(arm64)
+        let readNumber = "63"
+        #endif
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let stat = (try? String(contentsOfFile: "/proc/\(task)/stat", encoding: .utf8)) ?? ""
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+            let call = (try? String(contentsOfFile: "/proc/\(task)/syscall", encoding: .utf8))?.split(separator: " ").first
+            if state == "S", call.map({ $0 == readNumber }) ?? true { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+}
