@@ -83,7 +83,7 @@ let package = Package(
         ),
         .target(
             name: "AlarmProtocol",
-            dependencies: ["AlarmModel", "AlarmRecords", "DBus", "CLinux", "LinuxSystem"]
+            dependencies: ["AlarmModel", "AlarmRecords", "DBus", "LinuxSystem"]
         ),
         .target(
             name: "AlarmKit",
@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "reveille",
             dependencies: [
-                "AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "CLinux", "Localization", "LinuxSystem",
+                "AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "Localization", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

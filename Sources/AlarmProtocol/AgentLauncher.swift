@@ -1,10 +1,6 @@
-import CLinux
 import DBus
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSystem
 
 /// Finding the agent on the bus, and starting it when nothing runs it: by D-Bus activation when it
 /// is installed, otherwise by running `reveilled` from a given folder.
@@ -82,23 +78,10 @@ public enum AgentLauncher {
     static func spawnDetached(_ path: String) throws(AgentStartError) {
         let log = logURL()
         try? FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, reveille_posix_spawn_setsid())
-        var pid: pid_t = 0
-        let arguments = [path]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-        guard status == 0 else {
-            throw AgentStartError("could not start \(path): \(String(cString: strerror(status)))")
+        do {
+            _ = try ProcessCalls.spawn(path, appendingOutputTo: log.path)
+        } catch {
+            throw AgentStartError("could not start \(path): \(error)")
         }
     }
 }

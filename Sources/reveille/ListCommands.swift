@@ -37,7 +37,7 @@ struct ListCommand: AsyncParsableCommand {
                     records, at: reading, width: Terminal.width(), timeStyle: DesktopTimeStyle.current(),
                     headings: PersonText.listHeadings,
                     color: TerminalColor.detect(
-                        isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)))
+                        isTerminal: Terminal.isOutputTerminal, environment: ProcessInfo.processInfo.environment)))
             }
         }
     }

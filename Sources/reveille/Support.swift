@@ -1,28 +1,25 @@
 import AlarmKit
 import CommandLineText
 import Foundation
+import LinuxSystem
 import Localization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Facts about the terminal the command writes to.
 enum Terminal {
     /// The width of standard output's terminal, or `nil` when it is not a terminal.
     static func width() -> Int? {
-        guard isatty(STDOUT_FILENO) == 1 else { return nil }
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
+        guard isOutputTerminal, let size = try? FileDescriptor.standardOutput.terminalSize(), size.columns > 0 else { return nil }
+        return size.columns
     }
 
     /// The height of standard output's terminal, or 24.
     static func height() -> Int {
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 24 }
-        return Int(size.ws_row)
+        guard let size = try? FileDescriptor.standardOutput.terminalSize(), size.rows > 0 else { return 24 }
+        return size.rows
     }
+
+    /// Whether standard output is a terminal.
+    static var isOutputTerminal: Bool { FileDescriptor.standardOutput.isTerminal }
 }
 
 /// The words of the CLI's tables in the person's language (its messages stay English).

@@ -510,7 +510,7 @@ final class KeyReader {
 
     /// Starts reading; `handler` gets `.input` for each read and `.endOfInput` once, at its end.
     init(_ handler: @escaping @Sendable (LiveView.Event) -> Void) {
-        let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: DispatchQueue(label: "reveille.keys"))
+        let source = DispatchSource.makeReadSource(fileDescriptor: FileDescriptor.standardInput.rawValue, queue: DispatchQueue(label: "reveille.keys"))
         source.setEventHandler { [source] in
             var buffer = [UInt8](repeating: 0, count: 256)
             let count = buffer.withUnsafeMutableBytes { bytes in
