@@ -133,7 +133,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore"],
+            dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore", "LinuxSystem"],
             // The GNOME Shell test extension and the gjs scripts GNOMEShellServer runs.
             exclude: ["GNOMEShell"]
         ),

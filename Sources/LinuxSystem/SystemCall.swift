@@ -8,6 +8,8 @@ package enum SystemCall: String, Hashable, Sendable, CaseIterable {
     case read
     /// `write(2)`.
     case write
+    /// `send(2)`.
+    case send
     /// `poll(2)`.
     case poll
     /// `pipe2(2)`.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// A minimal D-Bus client over a Unix socket, in pure Swift: enough for the sandbox to wait for bus
@@ -8,7 +9,7 @@ import Synchronization
 /// One thread reads at a time (the read buffer is behind a lock); sending is safe from any thread.
 final class BusConnection: Sendable {
     /// The socket; closed by `close()`.
-    private let socket: Int32
+    private let socket: FileDescriptor
     /// Bytes read but not yet returned as messages; held by the one reading.
     private let state = Mutex(State())
     /// Whether the socket was shut down or closed; held while writing, so the descriptor is never
@@ -33,10 +34,10 @@ final class BusConnection: Sendable {
         let deadline = ContinuousClock.now + timeout
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw SandboxError.failed("socket(): \(String(cString: strerror(errno)))") }
-        self.socket = socket
+        self.socket = FileDescriptor(rawValue: socket)
         do {
-            try Self.connect(socket, to: try Self.socketPath(in: address))
-            try Self.authenticate(socket, deadline: deadline)
+            try Self.connect(self.socket, to: try Self.socketPath(in: address))
+            try Self.authenticate(self.socket, deadline: deadline)
         } catch {
             close()
             throw error
@@ -86,10 +87,15 @@ final class BusConnection: Sendable {
                 }
                 guard try Self.waitReadable(socket, until: deadline) else { return nil }
                 var chunk = [UInt8](repeating: 0, count: 65536)
-                let count = chunk.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, $0.count, 0) }
-                if count < 0 {
-                    if errno == EINTR || errno == EAGAIN { continue }
-                    throw SandboxError.failed("reading from the bus: \(String(cString: strerror(errno)))")
+                // read(2) is recv(2) without flags on a connected socket.
+                let read = chunk.withUnsafeMutableBytes { bytes in
+                    Result { () throws(Errno) in try socket.read(into: bytes) }
+                }
+                let count: Int
+                switch read {
+                case .success(let read): count = read
+                case .failure(.wouldBlock): continue
+                case .failure(let error): throw SandboxError.failed("reading from the bus: \(error)")
                 }
                 if count == 0 { throw SandboxError.failed("the bus closed the connection") }
                 state.buffer.append(contentsOf: chunk[0..<count])
@@ -130,7 +136,7 @@ final class BusConnection: Sendable {
     func shutdown() {
         lifecycle.withLock { lifecycle in
             if lifecycle == .open {
-                Glibc.shutdown(socket, Int32(SHUT_RDWR))
+                Glibc.shutdown(socket.rawValue, Int32(SHUT_RDWR))
                 lifecycle = .shutDown
             }
         }
@@ -143,7 +149,7 @@ final class BusConnection: Sendable {
         state.withLock { _ in
             lifecycle.withLock { lifecycle in
                 if lifecycle != .closed {
-                    Glibc.close(socket)
+                    try? socket.close()
                     lifecycle = .closed
                 }
             }
@@ -188,7 +194,7 @@ final class BusConnection: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func connect(_ socket: Int32, to path: [UInt8]) throws {
+    private static func connect(_ socket: FileDescriptor, to path: [UInt8]) throws {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
@@ -199,7 +205,7 @@ final class BusConnection: Sendable {
         // Abstract names are exactly their bytes; paths are NUL-terminated.
         let length = MemoryLayout<sa_family_t>.size + path.count + (path.first == 0 ? 0 : 1)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(length)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket.rawValue, $0, socklen_t(length)) }
         }
         guard result == 0 else {
             throw SandboxError.failed("connecting to the bus: \(String(cString: strerror(errno)))")
@@ -207,15 +213,14 @@ final class BusConnection: Sendable {
     }
 
     /// The SASL exchange: a NUL byte, `AUTH EXTERNAL <uid in hex>`, `OK <guid>`, `BEGIN`.
-    private static func authenticate(_ socket: Int32, deadline: ContinuousClock.Instant) throws {
+    private static func authenticate(_ socket: FileDescriptor, deadline: ContinuousClock.Instant) throws {
         let uid = Array(String(getuid()).utf8).map { String(format: "%02x", $0) }.joined()
         try writeAll(socket, [0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8))
         var line: [UInt8] = []
         while !(line.count >= 2 && line.suffix(2) == [13, 10]) {
             guard try waitReadable(socket, until: deadline) else { throw SandboxError.timeout("bus authentication") }
             var byte: UInt8 = 0
-            let count = Glibc.recv(socket, &byte, 1, 0)
-            if count < 0, errno == EINTR { continue }
+            let count = try? withUnsafeMutableBytes(of: &byte) { bytes throws(Errno) in try socket.read(into: bytes) }
             guard count == 1 else { throw SandboxError.failed("the bus closed the connection during authentication") }
             line.append(byte)
         }
@@ -224,20 +229,19 @@ final class BusConnection: Sendable {
         try writeAll(socket, Array("BEGIN\r\n".utf8))
     }
 
-    private static func writeAll(_ socket: Int32, _ bytes: [UInt8]) throws {
+    private static func writeAll(_ socket: FileDescriptor, _ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let result = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw SandboxError.failed("writing to the bus: \(String(cString: strerror(errno)))")
+            let result = bytes[sent...].withUnsafeBytes { bytes in Result { () throws(Errno) in try socket.send(bytes) } }
+            switch result {
+            case .success(let count): sent += count
+            case .failure(let error): throw SandboxError.failed("writing to the bus: \(error)")
             }
-            sent += result
         }
     }
 
     /// Waits until the socket can be read; `false` when `deadline` passes first.
-    private static func waitReadable(_ socket: Int32, until deadline: ContinuousClock.Instant?) throws -> Bool {
+    private static func waitReadable(_ socket: FileDescriptor, until deadline: ContinuousClock.Instant?) throws -> Bool {
         while true {
             var milliseconds: Int32 = -1
             if let deadline {
@@ -246,11 +250,12 @@ final class BusConnection: Sendable {
                 let (seconds, attoseconds) = left.components
                 milliseconds = Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 60_000))
             }
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let result = poll(&descriptor, 1, milliseconds)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw SandboxError.failed("poll(): \(String(cString: strerror(errno)))")
+            var descriptors = [PollDescriptor(socket, events: .readable)]
+            let result: Int
+            do {
+                result = try FileDescriptor.poll(&descriptors, timeoutMilliseconds: milliseconds)
+            } catch {
+                throw SandboxError.failed("poll(): \(error)")
             }
             if result > 0 { return true }
             if deadline == nil { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// A private, headless Linux desktop for tests, made of the real programs: a private D-Bus session
@@ -426,7 +427,7 @@ public final class DesktopSandbox: Sendable {
             xvfb.stop()
             bus.stop()
             let leftovers = DesktopSandbox.leftoverProcesses(in: root)
-            for pid in leftovers { _ = Glibc.kill(pid, SIGKILL) }
+            for pid in leftovers { try? ProcessCalls.kill(pid, signal: SIGKILL) }
             ProcessTable.waitUntilGone(leftovers, timeout: .seconds(2))
             try? FileManager.default.removeItem(at: root)
             SandboxSlots.give()

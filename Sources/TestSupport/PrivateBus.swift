@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 
 /// A private D-Bus session bus for tests: a real `dbus-daemon` with its own configuration, socket
@@ -64,10 +65,10 @@ public final class PrivateBus: Sendable {
     /// more than once.
     public func stop() {
         guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
-        kill(pid, SIGTERM)
+        try? ProcessCalls.kill(pid, signal: SIGTERM)
         // The daemon removes its socket as it exits: removing the folder meanwhile would race it.
         if !ProcessTable.waitUntilGone([pid], timeout: .seconds(2)) {
-            kill(pid, SIGKILL)
+            try? ProcessCalls.kill(pid, signal: SIGKILL)
             ProcessTable.waitUntilGone([pid], timeout: .seconds(2))
         }
         try? FileManager.default.removeItem(at: directory)
@@ -113,27 +114,27 @@ public enum Executables {
     /// the program forked lives on, and whose children inherit a signal mask blocking SIGTERM.
     @discardableResult
     public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
-        let (readEnd, writeEnd) = try Pipes.make()
+        let (readEnd, writeEnd) = try Pipes.makeDescriptors()
         let pid: pid_t
         do {
             pid = try ProcessSpawner.spawn(
                 path, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
-                standardOutput: .descriptor(writeEnd), standardError: .inherited, newProcessGroup: false)
+                standardOutput: .descriptor(writeEnd.rawValue), standardError: .inherited, newProcessGroup: false)
         } catch {
-            close(readEnd)
-            close(writeEnd)
+            try? readEnd.close()
+            try? writeEnd.close()
             throw error
         }
-        close(writeEnd)
+        try? writeEnd.close()
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            // A failed read ends the output like its end does.
+            let count = (try? buffer.withUnsafeMutableBytes { bytes throws(Errno) in try readEnd.read(into: bytes) }) ?? 0
             if count <= 0 { break }
             data += buffer[0..<count]
         }
-        close(readEnd)
+        try? readEnd.close()
         let status = ProcessSpawner.wait(pid)
         let text = String(decoding: data, as: UTF8.self)
         guard status == .exited(0) else {

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// Starting programs with `posix_spawn`, cleanly: default signal handlers and an empty signal mask
 /// in the child, no descriptors of this process but the ones asked for, optionally a process group
@@ -74,7 +75,7 @@ enum ProcessSpawner {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var duplicates: [Int32] = []
-        defer { for duplicate in duplicates { close(duplicate) } }
+        defer { for duplicate in duplicates { try? FileDescriptor(rawValue: duplicate).close() } }
 
         /// dup2 onto the same number would leave close-on-exec set: go through a spare number.
         func source(_ parent: Int32, for child: Int32) throws -> Int32 {
@@ -132,11 +133,11 @@ enum ProcessSpawner {
     /// Waits for the child `pid` to end and reaps it; `nil` if it is not a child of this process
     /// (or something else reaped it first).
     static func wait(_ pid: pid_t) -> SandboxProcess.ExitStatus? {
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0 {
-            if errno != EINTR { return nil }
+        // Without WNOHANG waitpid returns only once the child has ended: nil only from an error.
+        switch try? ProcessCalls.wait(for: pid) {
+        case .exited(let status): .exited(status)
+        case .signaled(let signal): .signaled(signal)
+        case nil: nil
         }
-        let signal = raw & 0x7f
-        return signal == 0 ? .exited((raw >> 8) & 0xff) : .signaled(signal)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// A program started by the sandbox: in its own process group, with its standard output and error
@@ -90,7 +91,7 @@ public final class SandboxProcess: Sendable {
     /// to another group by then.
     public func signal(_ signal: Int32) {
         guard isRunning || !groupMembers.isEmpty else { return }
-        _ = Glibc.kill(-pid, signal)
+        try? ProcessCalls.kill(-pid, signal: signal)
     }
 
     /// The live processes of its group: the process itself while it runs, and any children it did

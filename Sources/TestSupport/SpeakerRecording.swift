@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 
 /// What PipeWire's speakers (the null sink's monitor) play, read as it arrives, each piece stamped
@@ -66,13 +67,11 @@ public final class SpeakerRecording: Sendable {
 
     /// The reading thread: blocks in `read` until the recorder ends.
     private func readUntilEnd() {
-        let descriptor = open(fifo.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
+        guard let descriptor = try? FileDescriptor.open(fifo.path, .readOnly, options: [.closeOnExec]) else { return }
+        defer { try? descriptor.close() }
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = (try? buffer.withUnsafeMutableBytes { bytes throws(Errno) in try descriptor.read(into: bytes) }) ?? 0
             guard count > 0 else { break }
             let arrived = Date()
             state.withLock { state in

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// A headless X server (Xvfb) on a display number it picks itself (`-displayfd`), so parallel
@@ -8,7 +9,7 @@ final class XvfbDisplay: Sendable {
     /// The Xvfb process.
     let process: SandboxProcess
     /// The read end of the pipe Xvfb writes its display number to, until it has been read.
-    private let readEnd: Mutex<Int32>
+    private let readEnd: Mutex<FileDescriptor?>
     /// The display number, once known.
     private let number = Mutex<Int?>(nil)
 
@@ -17,8 +18,8 @@ final class XvfbDisplay: Sendable {
 
     /// Starts Xvfb; `waitUntilReady` returns its display.
     init(executable: String, environment: [String: String], outputFolder: URL) throws {
-        let (readEnd, writeEnd) = try Pipes.make()
-        defer { Glibc.close(writeEnd) }
+        let (readEnd, writeEnd) = try Pipes.makeDescriptors()
+        defer { try? writeEnd.close() }
         do {
             process = try SandboxProcess(
                 executable: executable,
@@ -27,9 +28,9 @@ final class XvfbDisplay: Sendable {
                     "-screen", "0", "1280x800x24",
                 ],
                 environment: environment, outputFolder: outputFolder,
-                passing: [(parent: writeEnd, child: Self.displayDescriptor)])
+                passing: [(parent: writeEnd.rawValue, child: Self.displayDescriptor)])
         } catch {
-            Glibc.close(readEnd)
+            try? readEnd.close()
             throw error
         }
         self.readEnd = Mutex(readEnd)
@@ -38,8 +39,9 @@ final class XvfbDisplay: Sendable {
     /// Waits until the server accepts connections and returns its display name, such as `:3`.
     func waitUntilReady(timeout: Duration) throws -> String {
         if let number = number.withLock({ $0 }) { return ":\(number)" }
-        let descriptor = readEnd.withLock { $0 }
-        defer { readEnd.withLock { if $0 >= 0 { Glibc.close($0); $0 = -1 } } }
+        // Once closed, -1: poll ignores it, so the wait runs out its timeout.
+        let descriptor = readEnd.withLock { $0 } ?? FileDescriptor(rawValue: -1)
+        defer { closeReadEnd() }
         let deadline = ContinuousClock.now + timeout
         var text = ""
         while !text.contains("\n") {
@@ -47,13 +49,12 @@ final class XvfbDisplay: Sendable {
             guard left > .zero else {
                 throw SandboxError.timeout("Xvfb to report its display within \(timeout)\n\(process.outputs())")
             }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { continue }
+            var poller = [PollDescriptor(descriptor, events: .readable)]
+            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            guard let ready = try? FileDescriptor.poll(&poller, timeoutMilliseconds: milliseconds), ready > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 64)
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            // A failed read, like the pipe's end, means Xvfb is gone.
+            let count = (try? buffer.withUnsafeMutableBytes { bytes throws(Errno) in try descriptor.read(into: bytes) }) ?? 0
             guard count > 0 else {
                 _ = try? process.waitForExit(timeout: .seconds(1))
                 throw SandboxError.failed(
@@ -68,9 +69,17 @@ final class XvfbDisplay: Sendable {
         return ":\(value)"
     }
 
+    /// Closes the display pipe's read end, if still open.
+    private func closeReadEnd() {
+        readEnd.withLock { descriptor in
+            try? descriptor?.close()
+            descriptor = nil
+        }
+    }
+
     /// Stops the server and removes its lock file and socket if it could not remove them itself.
     func stop() {
-        readEnd.withLock { if $0 >= 0 { Glibc.close($0); $0 = -1 } }
+        closeReadEnd()
         process.stop()
         guard let number = number.withLock({ $0 }) else { return }
         let lock = "/tmp/.X\(number)-lock"
