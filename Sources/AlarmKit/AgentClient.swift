@@ -47,6 +47,10 @@ public final class AgentClient: Sendable {
     public func resume(id: UUID) async throws { _ = try await call("Resume", [.string(id.lowercasedText())]) }
     /// Snoozes or repeats an alerting alarm.
     public func countdown(id: UUID) async throws { _ = try await call("Countdown", [.string(id.lowercasedText())]) }
+    /// Snoozes or repeats an alerting alarm for `seconds` instead of its `postAlert` duration.
+    public func snooze(id: UUID, for seconds: TimeInterval) async throws {
+        _ = try await call("Snooze", [.string(id.lowercasedText()), .double(seconds)])
+    }
 
     /// The alarms the caller may see.
     public func list() async throws -> [AlarmWire.RemoteAlarm] {

@@ -182,10 +182,31 @@ struct StopCommand: AlarmControlCommand {
 }
 
 /// `reveille snooze`.
-struct SnoozeCommand: AlarmControlCommand {
+struct SnoozeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "snooze", abstract: "Snooze a ringing alarm (or repeat a timer) for its snooze duration.",
-        discussion: "Example:\n  reveille snooze 3f2a")
+        commandName: "snooze", abstract: "Snooze a ringing alarm (or repeat a timer), for its snooze duration or the one given.",
+        discussion: "Examples:\n  reveille snooze 3f2a\n  reveille snooze 3f2a 20m")
     @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
-    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.countdown(id: id) }
+    @Argument(help: ArgumentHelp("How long to snooze this time, such as 5m or 1h30m (default: the alarm's snooze).", valueName: "duration"))
+    var duration: String?
+
+    func validate() throws {
+        try checkIDSyntax(id)
+        _ = try seconds()
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let session = try await AgentSession.open()
+            let seconds = try seconds()
+            try await session.run(naming: id) { client, uuid in
+                if let seconds { try await client.snooze(id: uuid, for: seconds) } else { try await client.countdown(id: uuid) }
+            }
+        }
+    }
+
+    /// The duration given, in seconds.
+    private func seconds() throws -> TimeInterval? {
+        try duration.map { text in try parsed { () throws(InputError) in try DurationInput.parse(text) } }
+    }
 }

@@ -87,6 +87,53 @@ struct CLITests {
         #expect(missing.error.contains("no alarm matches the id \"\(unknown)\""), "\(missing.error)")
     }
 
+    @Test("snooze ID DUR and Snooze(s, d) snooze for the time chosen; a bad time is refused by name and changes nothing")
+    func snoozeForChosenTime() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let added = try await fixture.reveille("timer", "1s", "--title", "Chosen snooze", "--snooze", "1m")
+        let id = try #require(UUID(uuidString: added.line), "\(added)")
+        try await AlertingTests.waitForState("alerting", of: id, in: fixture)
+
+        // Refused before anything changes: the command's own reading, then the agent's named error.
+        let unreadable = try await fixture.reveille("snooze", id.uuidString, "soon")
+        #expect(unreadable.status == .exited(64), "\(unreadable)")
+        let connection = try fixture.client().connection
+        for seconds: Double in [0, -5, .infinity, 400 * 86_400] {
+            let name = await fixture.errorName(of: "Snooze", [.string(id.uuidString.lowercased()), .double(seconds)], on: connection)
+            #expect(name == "io.github.reveille.Alarms1.Error.InvalidArguments", "\(seconds): \(name ?? "accepted")")
+        }
+        #expect(try await fixture.listedAlarms().first?.state == "alerting")
+
+        // 20 minutes this time, not the alarm's minute.
+        let snoozed = try await fixture.reveille("snooze", String(id.uuidString.prefix(8)), "20m")
+        #expect(snoozed.status == .exited(0), "\(snoozed)")
+        let shown = try #require(try await fixture.listedAlarms().first)
+        #expect(shown.state == "countdown")
+        #expect((1_190...1_200).contains(shown.remaining ?? 0), "\(shown)")
+        #expect(shown.countdown?.postAlert == 60, "the alarm's own snooze stays a minute")
+
+        // Through D-Bus, by an app on its own ringing alarm (a countdown cannot be snoozed).
+        try await fixture.authorizeTestProcess()
+        let secondID = UUID()
+        _ = try await fixture.client().schedule(id: secondID, definition: Fixtures.timer(1, title: "By D-Bus"))
+        try await AlertingTests.waitForState("alerting", of: secondID, in: fixture)
+        #expect(await fixture.errorName(of: "Snooze", [.string(secondID.uuidString.lowercased()), .double(90)], on: connection) == nil)
+        let viaBus = try #require(try await fixture.listedAlarms().first { $0.id == secondID.uuidString.lowercased() })
+        #expect(viaBus.state == "countdown")
+        #expect((80...90).contains(viaBus.remaining ?? 0), "\(viaBus)")
+        #expect(await fixture.errorName(of: "Snooze", [.string(secondID.uuidString.lowercased()), .double(90)], on: connection)
+            == "io.github.reveille.Alarms1.Error.NotAllowed")
+
+        // Both snoozes are stored: a restarted agent counts down the same times.
+        let agent = try #require(fixture.agent)
+        let restarted = try await fixture.restart(agent)
+        defer { restarted.terminate() }
+        let relisted = try await fixture.listedAlarms()
+        #expect((1_100...1_200).contains(relisted.first { $0.id == id.uuidString.lowercased() }?.remaining ?? 0), "\(relisted)")
+        #expect((1...90).contains(relisted.first { $0.id == secondID.uuidString.lowercased() }?.remaining ?? 0), "\(relisted)")
+    }
+
     @Test("An app's escape sequences in a title, a sound or its own name never reach the terminal")
     func inertAppText() async throws {
         let fixture = try await AgentFixture.start()

@@ -38,17 +38,19 @@ struct StateMachineTests {
         .resume: [.paused],
         .stop: [.alerting],
         .countdown: [.alerting],
+        .snooze(120): [.alerting],
     ]
 
     @Test("Requests the state does not allow throw a typed error naming both, and change nothing",
-          arguments: [AlarmStateMachine.Event.cancel, .pause, .resume, .stop, .countdown], Alarm.State.allCases)
+          arguments: [AlarmStateMachine.Event.cancel, .pause, .resume, .stop, .countdown, .snooze(120)], Alarm.State.allCases)
     func everyRequestInEveryState(event: AlarmStateMachine.Event, state: Alarm.State) throws {
         let before = record(in: state)
         if Self.allowed[event]!.contains(state) {
             let transition = try machine.handle(event, to: before, at: reading)
             #expect(transition.actions.contains { $0.isDurable }, "an allowed request is stored")
         } else {
-            let operation = AlarmOperation(rawValue: "\(event)")!
+            // A snooze for a chosen time is a countdown, as far as the alarm's state goes.
+            let operation: AlarmOperation = if case .snooze = event { .countdown } else { AlarmOperation(rawValue: "\(event)")! }
             #expect(throws: AlarmRequestError.operationNotAllowed(operation, state: state)) {
                 try machine.handle(event, to: before, at: reading)
             }
@@ -114,6 +116,31 @@ struct StateMachineTests {
         #expect(throws: AlarmRequestError.noPostAlertDuration(id)) {
             try machine.handle(.countdown, to: plain, at: reading)
         }
+    }
+
+    @Test("Snooze for a chosen time counts that down instead of the post-alert duration, even without one")
+    func snoozeForChosenTime() throws {
+        let snoozed = try machine.handle(.snooze(1_200), to: record(in: .alerting), at: reading)
+        guard case .countdown(let running) = snoozed.record?.phase else { Issue.record("not counting down"); return }
+        #expect(running.kind == .postAlert)
+        #expect(running.duration == 1_200)
+        #expect(running.endsAt.remaining(from: reading) == 1_200)
+        #expect(snoozed.actions.contains(.endAlert(id, .snoozed)))
+        #expect(snoozed.actions.contains(.recordHistory(.alertEnded(alarmID: id, outcome: .snoozed, at: reading.now))))
+        // The alarm's own snooze stays what it was for next time.
+        #expect(snoozed.record?.definition.countdownDuration?.postAlert == 300)
+
+        var plain = record(in: .alerting)
+        plain.definition = Fixtures.definition(Fixtures.clockTime(7, 30))
+        let chosen = try machine.handle(.snooze(60), to: plain, at: reading)
+        guard case .countdown(let plainRunning) = chosen.record?.phase else { Issue.record("not counting down"); return }
+        #expect(plainRunning.endsAt.remaining(from: reading) == 60)
+    }
+
+    @Test("Snooze refuses a time that is not a positive number of seconds up to a year, and changes nothing",
+          arguments: [0, -5, .infinity, .nan, AlarmDefinition.maximumDuration + 1])
+    func snoozeRefusesBadTimes(seconds: TimeInterval) {
+        #expect(throws: AlarmRequestError.self) { try machine.handle(.snooze(seconds), to: record(in: .alerting), at: reading) }
     }
 
     @Test("Scheduling validates every field and names the bad one",

@@ -38,6 +38,18 @@ extension AlarmService {
                 control("Pause", service) { try await $0.engine.pause(id: $1, caller: $2) },
                 control("Resume", service) { try await $0.engine.resume(id: $1, caller: $2) },
                 control("Countdown", service) { try await $0.engine.countdown(id: $1, caller: $2) },
+                DBusMethod(
+                    name: "Snooze", inArguments: [.init(name: "id", signature: "s"), .init(name: "seconds", signature: "d")],
+                    outArguments: []
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        let id = try Self.id(call.arguments.first)
+                        let seconds = try Self.snoozeDuration(call.arguments.count > 1 ? call.arguments[1] : nil)
+                        try await s.engine.snooze(id: id, for: seconds, caller: try await s.caller(of: call).caller)
+                        return []
+                    }
+                },
                 listing("List", watching: .objects, service),
                 listing("Watch", watching: .lists, service),
                 DBusMethod(
@@ -199,6 +211,20 @@ extension AlarmService {
                 return []
             }
         }
+    }
+
+    /// The seconds `Snooze` was given: a positive, finite number, at most a year (as a countdown's
+    /// durations); otherwise the named error `InvalidArguments`, before the alarm is looked at.
+    static func snoozeDuration(_ value: DBusValue?) throws -> TimeInterval {
+        guard let seconds = value?.doubleValue else {
+            throw DBusError(name: AgentError.invalidArguments, message: "the snooze duration is not a number of seconds")
+        }
+        do {
+            try AlarmDefinition.validate(duration: seconds, field: "snooze duration")
+        } catch {
+            throw DBusError(name: AgentError.invalidArguments, message: error.description)
+        }
+        return seconds
     }
 
     /// A method answering the caller's alarms (`AlarmService.list`), noting the caller as

@@ -239,6 +239,10 @@ public actor AlarmEngine {
     public func resume(id: UUID, caller: AlarmCaller) throws { try request(.resume, id: id, caller: caller) }
     /// Snoozes or repeats an alerting alarm into its `postAlert` countdown.
     public func countdown(id: UUID, caller: AlarmCaller) throws { try request(.countdown, id: id, caller: caller) }
+    /// Snoozes or repeats an alerting alarm for `seconds` instead of its `postAlert` duration.
+    public func snooze(id: UUID, for seconds: TimeInterval, caller: AlarmCaller) throws {
+        try request(.snooze(seconds), id: id, caller: caller)
+    }
 
     /// Carries out a caller's request on one alarm, stored first.
     ///

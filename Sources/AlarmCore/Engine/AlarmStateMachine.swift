@@ -30,6 +30,9 @@ public struct AlarmStateMachine: Sendable {
         case resume
         /// Snooze or repeat its alert into the `postAlert` countdown.
         case countdown
+        /// Snooze or repeat its alert for this many seconds instead of its `postAlert` duration
+        /// (checked as a countdown duration is: positive, at most `AlarmDefinition.maximumDuration`).
+        case snooze(TimeInterval)
         /// Its deadline came.
         case deadlineReached
         /// The wall clock was set: check its deadline again.
@@ -46,7 +49,7 @@ public struct AlarmStateMachine: Sendable {
             case .stop: .stop
             case .pause: .pause
             case .resume: .resume
-            case .countdown: .countdown
+            case .countdown, .snooze: .countdown
             case .deadlineReached, .clockChanged, .resumedFromSuspend, .timeZoneChanged: nil
             }
         }
@@ -154,15 +157,11 @@ public struct AlarmStateMachine: Sendable {
 
         case (.countdown, .alerting):
             guard let postAlert = postAlertDuration(of: record) else { throw .noPostAlertDuration(record.id) }
-            var next = record
-            next.phase = .countdown(.init(
-                kind: .postAlert, endsAt: reading.elapsedDeadline(after: postAlert), duration: postAlert))
-            return Transition(
-                record: next,
-                actions: [
-                    .recordHistory(.alertEnded(alarmID: record.id, outcome: .snoozed, at: reading.now)),
-                    .store(next), .endAlert(record.id, .snoozed),
-                ] + presentAndArm(next))
+            return snooze(record, for: postAlert, at: reading)
+
+        case (.snooze(let seconds), .alerting):
+            try AlarmDefinition.validate(duration: seconds, field: "duration")
+            return snooze(record, for: seconds, at: reading)
 
         case (.deadlineReached, _), (.clockChanged, _), (.resumedFromSuspend, _):
             return deadlineCheck(record, at: reading)
@@ -183,6 +182,18 @@ public struct AlarmStateMachine: Sendable {
     func postAlertDuration(of record: AlarmRecord) -> TimeInterval? {
         if let postAlert = record.definition.countdownDuration?.postAlert { return postAlert }
         return record.definition.presentation.alert.secondaryButtonBehavior == .countdown ? policy.defaultSnooze : nil
+    }
+
+    /// Ends an alert into a `postAlert` countdown of `seconds`: a snooze, or a timer's repeat.
+    private func snooze(_ record: AlarmRecord, for seconds: TimeInterval, at reading: ClockReading) -> Transition {
+        var next = record
+        next.phase = .countdown(.init(kind: .postAlert, endsAt: reading.elapsedDeadline(after: seconds), duration: seconds))
+        return Transition(
+            record: next,
+            actions: [
+                .recordHistory(.alertEnded(alarmID: record.id, outcome: .snoozed, at: reading.now)),
+                .store(next), .endAlert(record.id, .snoozed),
+            ] + presentAndArm(next))
     }
 
     private func cancel(_ record: AlarmRecord, at reading: ClockReading) -> Transition {

@@ -255,7 +255,9 @@ extension AlarmDefinition {
         }
     }
 
-    private static func validate(duration: TimeInterval?, field: String) throws(AlarmRequestError) {
+    /// Checks a countdown duration: a positive, finite number of seconds, at most `maximumDuration`.
+    /// A missing duration passes; `field` names it in the error.
+    package static func validate(duration: TimeInterval?, field: String) throws(AlarmRequestError) {
         guard let duration else { return }
         guard duration.isFinite, duration > 0 else {
             throw .invalidConfiguration(field: field, reason: "\(duration) is not a positive number of seconds")
