@@ -6,7 +6,6 @@
 //   countdown UUID TITLE SECONDS-LEFT DURATION      paused UUID TITLE SECONDS-LEFT DURATION
 //   endAlert UUID      endCountdown UUID      missed UUID TITLE COUNT      flush      quit
 // Prints `ready`, `flushed`, and `action UUID RESPONSE` lines (tab-separated) on standard output.
-import AlarmCore
 import AlarmModel
 import AlarmDesktop
 import Foundation

@@ -1,4 +1,3 @@
-import AlarmCore
 import AlarmModel
 import Foundation
 

@@ -1,4 +1,3 @@
-import AlarmCore
 import AlarmModel
 
 /// An image as the notification specification's `image-data` hint carries it: the D-Bus

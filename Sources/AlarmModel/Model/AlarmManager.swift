@@ -2,7 +2,7 @@ import Foundation
 
 /// The entry point apps use to schedule and control alarms, as AlarmKit's `AlarmManager`.
 ///
-/// `AlarmCore` declares the type and the values it carries; the `AlarmKit` library adds the
+/// `AlarmModel` declares the type and the values it carries; the `AlarmKit` library adds the
 /// client that talks to the agent.
 public final class AlarmManager: Sendable {
     /// Creates a manager; apps use the shared instance from `AlarmKit`.
