@@ -113,14 +113,10 @@ public final class AgentClient: Sendable {
 
     /// A property of the manager object.
     public func property(_ name: String) async throws -> DBusValue {
-        do {
-            let reply = try await connection.call(
-                destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
-                arguments: [.string(Self.managerInterface), .string(name)])
-            return try Self.first(reply).unwrapped
-        } catch let error as DBusError {
-            throw AgentClientError(error)
-        }
+        let reply = try await connection.call(
+            destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
+            arguments: [.string(Self.managerInterface), .string(name)])
+        return try Self.first(reply).unwrapped
     }
 
     /// Whether the agent owns its bus name now.
@@ -324,4 +320,10 @@ public struct AgentClientError: Error, Hashable, Sendable, CustomStringConvertib
     /// Whether the call found no agent to answer: none runs and none could be started by D-Bus
     /// activation (`AgentClient.startAgent` can start one).
     public var isAgentMissing: Bool { name == DBusError.serviceUnknown }
+
+    /// The bus's message when `error` is an error of the bus itself (`DBusError`, as `property`
+    /// and the connection throw), for callers that do not use the `DBus` module; `nil` otherwise.
+    public static func busErrorMessage(of error: any Error) -> String? {
+        (error as? DBusError)?.message
+    }
 }

@@ -51,6 +51,9 @@ struct AgentSession {
         } catch let error as CLIFailure {
             throw error
         } catch {
+            if let message = AgentClientError.busErrorMessage(of: error) {
+                throw CLIFailure.unavailable("the agent could not be reached: \(message)")
+            }
             throw CLIFailure.other("\(error)")
         }
     }
