@@ -8,29 +8,9 @@ import LinuxSystem
 /// `CLOCK_REALTIME` timer armed with `cancelOnSet` also becomes readable when the wall clock is
 /// set, and its read then fails with `ECANCELED` (so does a `CLOCK_REALTIME_ALARM` one).
 final class TimerFD: Sendable {
-    /// The clocks a timer can follow.
-    enum ClockID {
-        /// `CLOCK_REALTIME`: the wall clock, which can be set.
-        case realtime
-        /// `CLOCK_BOOTTIME`: elapsed time since boot, suspend included.
-        case boottime
-        /// `CLOCK_REALTIME_ALARM`: the wall clock, and a timer on it wakes a suspended machine
-        /// (through the real-time clock). Needs `CAP_WAKE_ALARM`.
-        case realtimeAlarm
-        /// `CLOCK_BOOTTIME_ALARM`: elapsed time since boot, and a timer on it wakes a suspended
-        /// machine. Needs `CAP_WAKE_ALARM`.
-        case boottimeAlarm
-
-        /// The kernel's clock.
-        var clock: LinuxSystem.ClockID {
-            switch self {
-            case .realtime: .realtime
-            case .boottime: .boottime
-            case .realtimeAlarm: .realtimeAlarm
-            case .boottimeAlarm: .boottimeAlarm
-            }
-        }
-    }
+    /// The clocks a timer can follow: `LinuxSystem`'s (`CLOCK_REALTIME`, `CLOCK_BOOTTIME` and their
+    /// `_ALARM` kinds, which wake a suspended machine and need `CAP_WAKE_ALARM`).
+    typealias ClockID = LinuxSystem.ClockID
 
     /// What a read found.
     enum Expiry {
@@ -51,7 +31,7 @@ final class TimerFD: Sendable {
     /// Creates a non-blocking, close-on-exec timer on a clock (`timerfd_create`).
     init(clock: ClockID) throws {
         do {
-            timer = try FileDescriptor.timer(clock: clock.clock)
+            timer = try FileDescriptor.timer(clock: clock)
         } catch {
             throw POSIXError(error)
         }
@@ -92,7 +72,7 @@ final class TimerFD: Sendable {
 enum KernelClock {
     /// Seconds and nanoseconds of a clock.
     static func read(_ clock: TimerFD.ClockID) -> (seconds: Int64, nanoseconds: Int64) {
-        clock.clock.reading
+        clock.reading
     }
 
     /// The kernel's identifier of this boot (`/proc/sys/kernel/random/boot_id`).
