@@ -110,6 +110,8 @@ public struct CommandLineFuzz: Sendable {
             command = [rng.pick(["show", "cancel", "pause", "resume", "stop", "snooze"])]
             positionals = [idValue()]
             if command == ["show"], rng.chance(0.5) { options.append(("--json", nil)) }
+            // `snooze ID [DUR]`: this time's snooze, sometimes.
+            if command == ["snooze"], rng.chance(0.5) { positionals.append(value(Self.durations)) }
         case "list":
             command = ["list"]
             if rng.chance(0.5) { options.append(("--json", nil)) }
@@ -199,7 +201,9 @@ public struct CommandLineFuzz: Sendable {
             let known = ["add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "watch", "status", "history", "auth"]
             return known.contains(text(first)) ? nil : "an unknown subcommand"
         }
-        if let structural { return structural }
+        // `snooze ID DUR`: a second argument is the snooze's duration, not an extra one.
+        let secondIsDuration = command == ["snooze"] && positionals.count == 2
+        if let structural, !(secondIsDuration && structural == "an extra argument") { return structural }
         func option(_ name: String) -> String? { options.last { $0.name == name }?.value.map(text) }
         func bad(_ body: () throws -> Void) -> String? {
             do { try body() } catch { return "\(error)" }
@@ -238,7 +242,8 @@ public struct CommandLineFuzz: Sendable {
             }
             return nil
         case "show", "cancel", "pause", "resume", "stop", "snooze":
-            return bad { _ = try AlarmIDInput.checkSyntax(text(positionals[0])) }
+            if let error = bad({ _ = try AlarmIDInput.checkSyntax(text(positionals[0])) }) { return error }
+            return secondIsDuration ? bad { _ = try DurationInput.parse(text(positionals[1])) } : nil
         case "history":
             if let limit = option("--limit"), (Int(limit) ?? 0) < 1 { return "--limit is not a positive number" }
             return nil
