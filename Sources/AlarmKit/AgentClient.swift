@@ -51,6 +51,14 @@ public final class AgentClient: Sendable {
     public func snooze(id: UUID, for seconds: TimeInterval) async throws {
         _ = try await call("Snooze", [.string(id.lowercasedText()), .double(seconds)])
     }
+    /// Skips a repeating alarm's next alert; it rings again the time after.
+    public func skip(id: UUID) async throws { _ = try await call("Skip", [.string(id.lowercasedText())]) }
+    /// Rings a skipped alert after all, if it is still ahead; does nothing when none is skipped.
+    public func unskip(id: UUID) async throws { _ = try await call("Unskip", [.string(id.lowercasedText())]) }
+    /// Turns an alarm off (it keeps its settings and never rings) or on again.
+    public func setEnabled(_ enabled: Bool, id: UUID) async throws {
+        _ = try await call("SetEnabled", [.string(id.lowercasedText()), .boolean(enabled)])
+    }
 
     /// The alarms the caller may see.
     public func list() async throws -> [AlarmWire.RemoteAlarm] {

@@ -13,7 +13,11 @@ import Foundation
 /// `tintColor`, `metadata` (`ay`), `sound` (`default`, a path or a theme name), `stopIntent` and
 /// `secondaryIntent` (the names of the app's own actions), `applicationID` (the desktop app id whose
 /// actions those are, for an app the agent knows by its executable), `breakthrough` (`b`: whether
-/// the alert breaks through do-not-disturb; true when left out, and left out when true). Without `presentation`, the alert
+/// the alert breaks through do-not-disturb; true when left out, and left out when true), `volume`
+/// (the alert sound's volume in percent, 0–100, an integer or `d`), `ramp` (`d`: seconds the sound
+/// takes to rise to it; 0 starts there), `ringTimeout` (`d`: seconds an unanswered alert rings; 0
+/// until answered), each the agent's setting when left out, and `enabled` (`b`: false turns the
+/// alarm off; true when left out, and left out when true). Without `presentation`, the alert
 /// shows `title` with Stop, and Snooze (Repeat for a timer) when there is a `postAlert` duration.
 public enum AlarmWire {
     // MARK: - Alarm objects
@@ -65,6 +69,10 @@ public enum AlarmWire {
         if let secondary = definition.secondaryIntent { entries["secondaryIntent"] = .string(secondary) }
         if let application = definition.applicationID { entries["applicationID"] = .string(application) }
         if !definition.breakthrough { entries["breakthrough"] = .boolean(false) }
+        if let volume = definition.volume { entries["volume"] = .int32(Int32(volume)) }
+        if let ramp = definition.soundRamp { entries["ramp"] = .double(ramp) }
+        if let ringTimeout = definition.ringTimeout { entries["ringTimeout"] = .double(ringTimeout) }
+        if !definition.isEnabled { entries["enabled"] = .boolean(false) }
         return entries
     }
 
@@ -104,6 +112,12 @@ public enum AlarmWire {
         let breakthrough = try reader.optional("breakthrough") { value, field throws(AlarmRequestError) in
             try boolean(value, field: field)
         }
+        let volume = try reader.optional("volume") { value, field throws(AlarmRequestError) in try percent(value, field: field) }
+        let ramp = try reader.optional("ramp") { value, field throws(AlarmRequestError) in try seconds(value, field: field) }
+        let ringTimeout = try reader.optional("ringTimeout") { value, field throws(AlarmRequestError) in
+            try seconds(value, field: field)
+        }
+        let enabled = try reader.optional("enabled") { value, field throws(AlarmRequestError) in try boolean(value, field: field) }
         try reader.finish()
         var definition = AlarmDefinition(
             schedule: schedule, countdownDuration: countdown, presentation: presentation!,
@@ -112,6 +126,10 @@ public enum AlarmWire {
         definition.secondaryIntent = secondaryIntent
         definition.applicationID = applicationID
         definition.breakthrough = breakthrough ?? true
+        definition.volume = volume
+        definition.soundRamp = ramp
+        definition.ringTimeout = ringTimeout
+        definition.isEnabled = enabled ?? true
         return definition
     }
 
@@ -130,7 +148,8 @@ public enum AlarmWire {
     // MARK: - Alarms
 
     /// The `a{sv}` form of an alarm as the agent sends it: its configuration, plus `id`, `state`,
-    /// `kind`, `title`, `owner`, and `fireDate` and `remaining` when known.
+    /// `kind`, `title`, `owner`, and `fireDate` and `remaining` when known; `skipped` (`d`, seconds
+    /// since 1970) while a repeating alarm skips an alert still ahead.
     ///
     /// A `summary` (what `List` sends) leaves out the presentation and metadata: a list of a
     /// thousand alarms stays quick to send and read, and `Get` gives the whole alarm. It keeps a
@@ -146,6 +165,7 @@ public enum AlarmWire {
         ]) { $1 }
         if let fireDate = record.fireDate(from: reading) { extra["fireDate"] = .double(fireDate.timeIntervalSince1970) }
         if let remaining = record.remaining(from: reading) { extra["remaining"] = .double(remaining) }
+        if let skipped = record.pendingSkip(at: reading.now) { extra["skipped"] = .double(skipped.timeIntervalSince1970) }
         switch record.phase {
         case .alerting(let ringing):
             extra["alertScheduledAt"] = .double(ringing.scheduledAt.timeIntervalSince1970)
@@ -179,6 +199,7 @@ public enum AlarmWire {
             var countdownTotal: TimeInterval?
             var alertScheduledAt: Date?
             var alertStartedAt: Date?
+            var skippedAlert: Date?
         }
 
         /// The box the copies share.
@@ -192,13 +213,13 @@ public enum AlarmWire {
         public init(
             alarm: Alarm, definition: AlarmDefinition, owner: String, fireDate: Date? = nil, remaining: TimeInterval? = nil,
             countdownTotal: TimeInterval? = nil, alertScheduledAt: Date? = nil, alertStartedAt: Date? = nil,
-            countdownEnd: ElapsedDeadline? = nil
+            countdownEnd: ElapsedDeadline? = nil, skippedAlert: Date? = nil
         ) {
             id = alarm.id
             storage = CopyOnWrite(Fields(
                 alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
                 countdownEnd: countdownEnd, countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt,
-                alertStartedAt: alertStartedAt))
+                alertStartedAt: alertStartedAt, skippedAlert: skippedAlert))
         }
 
         /// The alarm as AlarmKit shows it.
@@ -252,6 +273,12 @@ public enum AlarmWire {
             set { storage.fields.alertStartedAt = newValue }
         }
 
+        /// The alert a repeating alarm skips, while it is ahead.
+        public var skippedAlert: Date? {
+            get { storage.fields.skippedAlert }
+            set { storage.fields.skippedAlert = newValue }
+        }
+
         /// The alarm as a record, its instants read against `reading` (a running countdown ends at
         /// `countdownEnd`, or, without one, `remaining` seconds after `reading`).
         public func record(at reading: ClockReading) -> AlarmRecord {
@@ -272,7 +299,8 @@ public enum AlarmWire {
                 phase = .alerting(.init(
                     scheduledAt: alertScheduledAt ?? reading.now, startedAt: alertStartedAt ?? reading.now, timesOutAt: nil))
             }
-            return AlarmRecord(id: alarm.id, owner: owner, definition: definition, phase: phase, anchor: reading.now)
+            return AlarmRecord(
+                id: alarm.id, owner: owner, definition: definition, phase: phase, anchor: reading.now, skippedAlert: skippedAlert)
         }
     }
 
@@ -304,6 +332,7 @@ public enum AlarmWire {
         let total = entries.take("countdownTotal")?.doubleValue
         let scheduledAt = entries.take("alertScheduledAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
         let startedAt = entries.take("alertStartedAt")?.doubleValue.map(Date.init(timeIntervalSince1970:))
+        let skipped = entries.take("skipped")?.doubleValue.map(Date.init(timeIntervalSince1970:))
         _ = entries.take("kind")
         // The rest is the configuration. The title also stands inside a full presentation.
         if entries.contains("presentation") { _ = entries.take("title") }
@@ -317,7 +346,7 @@ public enum AlarmWire {
         return RemoteAlarm(
             alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
             countdownTotal: total, alertScheduledAt: scheduledAt, alertStartedAt: startedAt,
-            countdownEnd: state == .countdown ? remaining.map(reading.elapsedDeadline(after:)) : nil)
+            countdownEnd: state == .countdown ? remaining.map(reading.elapsedDeadline(after:)) : nil, skippedAlert: skipped)
     }
 
     // MARK: - Parts
@@ -489,6 +518,20 @@ public enum AlarmWire {
         if let number = value.doubleValue { return number }
         if let number = value.integerValue { return Double(number) }
         throw .invalidConfiguration(field: field, reason: "must be a number of seconds (d), not \(value.unwrapped.signature)")
+    }
+
+    /// A percentage: an integer, or a `d` with no fraction; its range is the model's to check.
+    static func percent(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Int {
+        if let number = value.doubleValue {
+            guard number.isFinite, number.rounded() == number, let whole = Int(exactly: number) else {
+                throw .invalidConfiguration(field: field, reason: "\(number) is not a whole percentage")
+            }
+            return whole
+        }
+        guard let number = value.integerValue, let small = Int(exactly: number) else {
+            throw .invalidConfiguration(field: field, reason: "must be a percentage (i or d), not \(value.unwrapped.signature)")
+        }
+        return small
     }
 
     static func bytes(_ value: DBusValue, field: String) throws(AlarmRequestError) -> Data {

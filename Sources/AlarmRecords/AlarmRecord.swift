@@ -14,14 +14,26 @@ public struct AlarmRecord: Hashable, Sendable, Identifiable {
     /// The instant the next occurrence of a clock-time schedule is looked for after; the last
     /// occurrence that alerted, or the instant the alarm was scheduled.
     public var anchor: Date
+    /// The occurrence of a repeating alarm that was skipped (`reveille skip`): it does not ring,
+    /// and the alarm is scheduled for the one after. Cleared when that one alerts, or by `unskip`.
+    public var skippedAlert: Date?
 
     /// Creates a record.
-    public init(id: UUID, owner: String, definition: AlarmDefinition, phase: Phase, anchor: Date) {
+    public init(
+        id: UUID, owner: String, definition: AlarmDefinition, phase: Phase, anchor: Date, skippedAlert: Date? = nil
+    ) {
         self.id = id
         self.owner = owner
         self.definition = definition
         self.phase = phase
         self.anchor = anchor
+        self.skippedAlert = skippedAlert
+    }
+
+    /// The skipped occurrence, while it is still ahead of `now` (what the list shows).
+    public func pendingSkip(at now: Date) -> Date? {
+        guard let skippedAlert, skippedAlert > now else { return nil }
+        return skippedAlert
     }
 
     /// The alarm as AlarmKit shows it.
@@ -112,9 +124,12 @@ extension AlarmRecord {
         }
     }
 
-    /// The deadline the engine must wake up for, if the alarm's state has one.
+    /// The deadline the engine must wake up for, if the alarm's state has one (an alarm turned off
+    /// has none).
     public var deadline: Deadline? {
         switch phase {
+        case .scheduled where !definition.isEnabled:
+            nil
         case .scheduled(let alertAt):
             .wall(alertAt.addingTimeInterval(-(definition.countdownDuration?.preAlert ?? 0)))
         case .countdown(let countdown):
@@ -127,9 +142,10 @@ extension AlarmRecord {
     }
 
     /// The next instant the alarm alerts, when known: its scheduled instant, or the end of its
-    /// running countdown.
+    /// running countdown; `nil` for an alarm turned off.
     public func fireDate(from reading: ClockReading) -> Date? {
         switch phase {
+        case .scheduled where !definition.isEnabled: nil
         case .scheduled(let alertAt): alertAt
         case .countdown(let countdown): countdown.endsAt.wallInstant(from: reading)
         case .paused, .alerting: nil

@@ -9,8 +9,9 @@ import Foundation
 /// (`preAlert`, `postAlert` seconds), `fireDate` (the next alert instant, when known), `remaining`
 /// (seconds left of a running or paused countdown), `sound` (`"default"` or the name),
 /// `breakthrough` (`false` for an alarm that respects do-not-disturb; left out when it breaks
-/// through, as alarms do by default). Instants are
-/// ISO-8601 in UTC. Keys with no value are left out. Fields are only ever added.
+/// through, as alarms do by default), `volume` (percent), `ramp` and `ringTimeout` (seconds) when
+/// the alarm has its own, `enabled` (`false` for an alarm turned off; left out when on), `skipped`
+/// (the alert a repeating alarm skips, while it is ahead). Instants are ISO-8601 in UTC. Keys with no value are left out. Fields are only ever added.
 public struct AlarmDescription: Codable, Hashable, Sendable {
     /// The alarm's id, lowercase.
     public var id: String
@@ -32,6 +33,16 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     public var sound: String
     /// `false` when the alarm respects do-not-disturb; `nil` (left out) when it breaks through.
     public var breakthrough: Bool?
+    /// The alarm's own volume in percent; `nil` rings at the agent's.
+    public var volume: Int?
+    /// The alarm's own crescendo, in seconds.
+    public var ramp: Double?
+    /// The alarm's own ring time-out, in seconds (0: until answered).
+    public var ringTimeout: Double?
+    /// `false` when the alarm is turned off; `nil` (left out) when it is on.
+    public var enabled: Bool?
+    /// The alert a repeating alarm skips, ISO-8601, while it is ahead.
+    public var skipped: String?
 
     /// A schedule in JSON.
     public struct ScheduleDescription: Codable, Hashable, Sendable {
@@ -95,6 +106,11 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
         case .named(let name): sound = name
         }
         breakthrough = definition.breakthrough ? nil : false
+        volume = definition.volume
+        ramp = definition.soundRamp
+        ringTimeout = definition.ringTimeout
+        enabled = definition.isEnabled ? nil : false
+        skipped = record.pendingSkip(at: reading.now).map(Self.iso8601)
     }
 
     /// The JSON text: keys sorted, no extra spaces, `/` not escaped.

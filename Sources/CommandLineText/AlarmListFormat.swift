@@ -12,7 +12,8 @@ import Foundation
 /// 51d0aa3e  timer  paused     -          paused 4m 10s  Pasta
 /// ```
 ///
-/// Columns: `ID`, the first 8 characters of the lowercase id; `KIND`, `alarm` or `timer`; `STATE`;
+/// Columns: `ID`, the first 8 characters of the lowercase id; `KIND`, `alarm` or `timer`; `STATE`
+/// (`off` for an alarm turned off, `skipping` for one that skips its next alert);
 /// `NEXT`, the next alert as local time (``LocalTimeFormat``), the end of a running countdown,
 /// `RINGING` while alerting, `-` when there is none; `IN`, how far away that is
 /// (``RelativeTimeFormat``), how long ago a ringing alarm began, or `paused` and the time left of a
@@ -143,9 +144,19 @@ public enum AlarmListFormat {
             }
             if key.isNaN { key = .infinity }
             cells = [
-                String(id.prefix(8)), record.definition.isTimer ? "timer" : "alarm", record.state.rawValue, next,
-                distance,
+                String(id.prefix(8)), record.definition.isTimer ? "timer" : "alarm", Self.stateText(of: record, at: reading.now),
+                next, distance,
             ]
+        }
+
+        /// The STATE cell: AlarmKit's state, or `off` for an alarm turned off, `skipping` for one
+        /// that skips its next alert (NEXT is then the alert after it).
+        static func stateText(of record: AlarmRecord, at now: Date) -> String {
+            if case .scheduled = record.phase {
+                if !record.definition.isEnabled { return "off" }
+                if record.pendingSkip(at: now) != nil { return "skipping" }
+            }
+            return record.state.rawValue
         }
 
         static func precedes(_ a: Row, _ b: Row) -> Bool {

@@ -107,7 +107,7 @@ public struct CommandLineFuzz: Sendable {
             positionals = [value(Self.durations)]
             options += scheduleOptions()
         case "id":
-            command = [rng.pick(["show", "cancel", "pause", "resume", "stop", "snooze"])]
+            command = [rng.pick(["show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on"])]
             positionals = [idValue()]
             if command == ["show"], rng.chance(0.5) { options.append(("--json", nil)) }
             // `snooze ID [DUR]`: this time's snooze, sometimes.
@@ -182,6 +182,9 @@ public struct CommandLineFuzz: Sendable {
         if rng.chance(0.3) { options.append(("--snooze", value(Self.durations))) }
         if rng.chance(0.15) { options.append(("--sound", value(Self.sounds))) }
         if rng.chance(0.15) { options.append(("--id", value([UUID.random(using: &rng).uuidString, "not-a-uuid"]))) }
+        if rng.chance(0.1) { options.append(("--volume", value(["0", "60", "60%", "100", "101", "-1", "loud", "", "1e2"]))) }
+        if rng.chance(0.1) { options.append(("--ramp", value(["0", "0s"] + Self.durations))) }
+        if rng.chance(0.1) { options.append(("--ring-for", value(["0", "2d", "25h"] + Self.durations))) }
         if rng.chance(0.3) { options.append(("--json", nil)) }
         return options
     }
@@ -198,7 +201,10 @@ public struct CommandLineFuzz: Sendable {
         if values.contains(where: { $0.first == UInt8(ascii: "-") || helpWords.contains(text($0)) }) { return nil }
         if command.isEmpty {
             guard let first = positionals.first else { return nil }
-            let known = ["add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "watch", "status", "history", "auth"]
+            let known = [
+                "add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on", "watch",
+                "status", "history", "auth",
+            ]
             return known.contains(text(first)) ? nil : "an unknown subcommand"
         }
         // `snooze ID DUR`: a second argument is the snooze's duration, not an extra one.
@@ -219,6 +225,20 @@ public struct CommandLineFuzz: Sendable {
             }
             if let title = option("--title"), title.count > AlarmDefinition.maximumTextLength { return "--title is too long" }
             if let snooze = option("--snooze"), let error = bad({ _ = try DurationInput.parse(snooze) }) { return error }
+            if let volume = option("--volume") {
+                let digits = volume.hasSuffix("%") ? String(volume.dropLast()) : volume
+                guard let percent = Int(digits.trimmingCharacters(in: .whitespaces)), (0...100).contains(percent) else {
+                    return "--volume is not a percentage"
+                }
+            }
+            for (name, limit) in [("--ramp", AlarmDefinition.maximumSoundRamp), ("--ring-for", AlarmDefinition.maximumRingTimeout)] {
+                guard let span = option(name), span.trimmingCharacters(in: .whitespaces) != "0" else { continue }
+                do {
+                    if try DurationInput.parse(span) > limit { return "\(name) is too long" }
+                } catch {
+                    return "\(error)"
+                }
+            }
             if command[0] == "timer" {
                 return bad { _ = try DurationInput.parse(text(positionals[0])) }
             }
@@ -241,7 +261,7 @@ public struct CommandLineFuzz: Sendable {
                 if fromNow > limit { return "the instant is more than a century away" }
             }
             return nil
-        case "show", "cancel", "pause", "resume", "stop", "snooze":
+        case "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on":
             if let error = bad({ _ = try AlarmIDInput.checkSyntax(text(positionals[0])) }) { return error }
             return secondIsDuration ? bad { _ = try DurationInput.parse(text(positionals[1])) } : nil
         case "history":

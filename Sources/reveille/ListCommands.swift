@@ -113,9 +113,18 @@ enum AlarmDetails {
         if let remaining = record.remaining(from: reading) {
             lines.append(("remaining", DurationFormat.clock(remaining)))
         }
+        if !definition.isEnabled { lines.append(("off", "turned off: it does not ring until turned on (reveille on)")) }
+        if let skipped = record.pendingSkip(at: reading.now) {
+            lines.append(("skips", LocalTimeFormat.string(for: skipped, at: reading, style: timeStyle) + "  (undo with reveille unskip)"))
+        }
         lines.append(("sound", alarm.definition.sound == .default ? "default" : {
             if case .named(let name) = alarm.definition.sound { return AlarmListFormat.cleaned(name) } else { return "default" }
         }()))
+        if let volume = definition.volume { lines.append(("volume", "\(volume) %")) }
+        if let ramp = definition.soundRamp { lines.append(("ramp", ramp == 0 ? "none (full volume at once)" : DurationFormat.units(ramp))) }
+        if let ringTimeout = definition.ringTimeout {
+            lines.append(("rings for", ringTimeout == 0 ? "until answered" : DurationFormat.units(ringTimeout)))
+        }
         lines.append(("owner", AlarmListFormat.cleaned(alarm.owner)))
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
@@ -208,5 +217,48 @@ struct SnoozeCommand: AsyncParsableCommand {
     /// The duration given, in seconds.
     private func seconds() throws -> TimeInterval? {
         try duration.map { text in try parsed { () throws(InputError) in try DurationInput.parse(text) } }
+    }
+}
+
+/// `reveille skip`.
+struct SkipCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "skip", abstract: "Skip a repeating alarm's next alert; it rings again the time after.",
+        discussion: "Examples:\n  reveille skip 3f2a\n  reveille unskip 3f2a")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.skip(id: id) }
+}
+
+/// `reveille unskip`.
+struct UnskipCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unskip", abstract: "Ring a skipped alert after all, if it is still ahead.",
+        discussion: "Example:\n  reveille unskip 3f2a")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.unskip(id: id) }
+}
+
+/// `reveille off`.
+struct OffCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "off", abstract: "Turn an alarm off: it keeps its settings and never rings until turned on.",
+        discussion: "Examples:\n  reveille off 3f2a\n  reveille on 3f2a")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.setEnabled(false, id: id) }
+}
+
+/// `reveille on`.
+struct OnCommand: AlarmControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "on", abstract: "Turn an alarm on again: it rings at its next time from now.",
+        discussion: "Example:\n  reveille on 3f2a")
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    static func act(_ client: AgentClient, _ id: UUID) async throws {
+        do {
+            try await client.setEnabled(true, id: id)
+        } catch let error as AgentClientError where error.kind == .invalid {
+            // The alarm's own instant passed while it was off: nothing the person typed was wrong.
+            throw CLIFailure.refused(error.message)
+        }
     }
 }

@@ -21,6 +21,7 @@ struct Reveille: AsyncParsableCommand {
         subcommands: [
             AddCommand.self, TimerCommand.self, ListCommand.self, ShowCommand.self,
             CancelCommand.self, PauseCommand.self, ResumeCommand.self, StopCommand.self, SnoozeCommand.self,
+            SkipCommand.self, UnskipCommand.self, OffCommand.self, OnCommand.self,
             WatchCommand.self, StatusCommand.self, HistoryCommand.self, AuthCommand.self,
         ])
 

@@ -15,6 +15,17 @@ struct AlarmOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A sound file, or a sound-theme name (default: alarm-clock-elapsed).", valueName: "file|name"))
     var sound: String?
 
+    @Option(help: ArgumentHelp("The alert sound's volume: 0 to 100 (percent of the sound's own level; default: full).", valueName: "percent"))
+    var volume: String?
+
+    @Option(help: ArgumentHelp("How long the sound takes to rise to its volume: 90s, 1m; 0 starts there (default: the agent's).", valueName: "duration"))
+    var ramp: String?
+
+    @Option(
+        name: .customLong("ring-for"),
+        help: ArgumentHelp("How long an unanswered alert rings: 20m, 1h; 0 rings until answered (default: the agent's, 10m).", valueName: "duration"))
+    var ringFor: String?
+
     @Option(help: ArgumentHelp("The alarm's id (a UUID); scheduling an id again replaces that alarm.", valueName: "uuid"))
     var id: String?
 
@@ -36,6 +47,25 @@ struct AlarmOptions: ParsableArguments {
     /// The snooze duration, if any.
     func snoozeDuration() throws -> TimeInterval? {
         try snooze.map { text in try parsed { () throws(InputError) in try DurationInput.parse(text) } }
+    }
+
+    /// Gives the definition the alarm's own volume, crescendo and ring time-out, where given.
+    func applySoundSettings(to definition: inout AlarmDefinition) throws {
+        if let volume {
+            let digits = volume.hasSuffix("%") ? String(volume.dropLast()) : volume
+            guard let percent = Int(digits.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("invalid --volume \(QuotedText.quote(volume)): not a whole number from 0 to 100")
+            }
+            definition.volume = percent
+        }
+        definition.soundRamp = try ramp.map { try Self.spanOrZero($0) }
+        definition.ringTimeout = try ringFor.map { try Self.spanOrZero($0) }
+    }
+
+    /// A length of time that may be `0` (a crescendo, a ring time-out); otherwise a duration.
+    private static func spanOrZero(_ text: String) throws -> TimeInterval {
+        if text.trimmingCharacters(in: .whitespaces) == "0" { return 0 }
+        return try parsed { () throws(InputError) in try DurationInput.parse(text) }
     }
 
     /// The sound: a path made absolute (the agent runs elsewhere), or a theme name.
@@ -70,6 +100,9 @@ struct AlarmOptions: ParsableArguments {
             case "countdownDuration.preAlert": option = durationOption
             case "countdownDuration.postAlert": option = "--snooze"
             case "sound": option = "--sound"
+            case "volume": option = "--volume"
+            case "soundRamp": option = "--ramp"
+            case "ringTimeout": option = "--ring-for"
             case let field where field.hasPrefix("schedule"): option = time.map { "time \(QuotedText.quote($0))" } ?? "time"
             default: option = field
             }
@@ -120,6 +153,7 @@ struct AddCommand: AsyncParsableCommand {
               reveille add 6:45pm --title "Call mum"
               reveille add "2026-12-01 07:30" --title Train
               reveille add 7:00 --repeat sat,sun --countdown 10m --sound ~/Music/birds.ogg
+              reveille add 6:30 --repeat weekdays --volume 60 --ramp 90s --ring-for 20m
               id=$(reveille add 7:30)
             """)
 
@@ -155,6 +189,7 @@ struct AddCommand: AsyncParsableCommand {
             throw ValidationError("invalid time \(QuotedText.quote(time)): \(date.formatted(date: .abbreviated, time: .shortened)) has already passed")
         }
         definition.tintColor = .orange
+        try options.applySoundSettings(to: &definition)
         try AlarmOptions.checkLocally(definition, durationOption: "--countdown", time: time)
         return definition
     }
@@ -192,10 +227,11 @@ struct TimerCommand: AsyncParsableCommand {
     func definition() throws -> AlarmDefinition {
         let seconds = try parsed { () throws(InputError) in try DurationInput.parse(duration) }
         let snooze = try options.snoozeDuration()
-        let definition = AlarmDefinition(
+        var definition = AlarmDefinition(
             schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: snooze),
             presentation: AlarmWire.defaultPresentation(title: options.title ?? "Timer", isTimer: true, snoozes: snooze != nil),
             tintColor: .green, sound: try options.alertSound())
+        try options.applySoundSettings(to: &definition)
         try AlarmOptions.checkLocally(definition, durationOption: "duration")
         return definition
     }

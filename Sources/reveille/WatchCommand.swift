@@ -16,7 +16,8 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Watch alarms live, and stop, snooze, pause or resume them with keys.",
         discussion: """
             Countdowns tick with progress bars and ringing alarms stand out. Keys: ↑/↓ (or k/j) select, \
-            s stop, z snooze, p pause, r resume, c cancel, q quit. This is also how to control alarms \
+            s stop, z snooze, p pause, r resume, c cancel, x skip the next alert (again: undo), o turn \
+            off (again: on), q quit. This is also how to control alarms \
             where no notification server runs.
 
             With --json, prints the whole list of alarms as a JSON array on one line, now and after \
@@ -213,7 +214,7 @@ final class LiveView {
         case .character(let letter):
             guard let action = Action(rawValue: letter), let index else { break }
             do {
-                try await action.perform(on: rows[index].id, with: session.client)
+                try await action.perform(on: rows[index].remote, with: session.client)
                 message = ""
             } catch let error as AgentClientError {
                 message = error.message
@@ -231,15 +232,21 @@ final class LiveView {
         case pause = 0x70  // p
         case resume = 0x72  // r
         case cancel = 0x63  // c
+        case skip = 0x78  // x: skip the next alert, or undo the skip
+        case onOff = 0x6F  // o: turn off, or on again
 
-        /// Asks the agent to do it to the alarm `id`.
-        func perform(on id: UUID, with client: AgentClient) async throws {
+        /// Asks the agent to do it to `alarm`.
+        func perform(on alarm: AlarmWire.RemoteAlarm, with client: AgentClient) async throws {
+            let id = alarm.id
             switch self {
             case .stop: try await client.stop(id: id)
             case .snooze: try await client.countdown(id: id)
             case .pause: try await client.pause(id: id)
             case .resume: try await client.resume(id: id)
             case .cancel: try await client.cancel(id: id)
+            case .skip:
+                if alarm.skippedAlert != nil { try await client.unskip(id: id) } else { try await client.skip(id: id) }
+            case .onOff: try await client.setEnabled(!alarm.definition.isEnabled, id: id)
             }
         }
     }
@@ -313,7 +320,7 @@ final class LiveView {
 
     private func header(width: Int) -> Line {
         let count = loaded ? "\(rows.count) alarm\(rows.count == 1 ? "" : "s")   " : ""
-        let plain = "Reveille  \(count)↑↓ select  s stop  z snooze  p pause  r resume  c cancel  q quit"
+        let plain = "Reveille  \(count)↑↓ select  s stop  z snooze  p pause  r resume  c cancel  x skip  o off/on  q quit"
         var line = Line(plain, width: width)
         let name = "Reveille"
         if line.text.hasPrefix(name) { line.text = "\u{1B}[1m\(name)\u{1B}[0m" + line.text.dropFirst(name.count) }
@@ -342,9 +349,14 @@ final class LiveView {
             return Line(
                 " \(marker) \(id)  \(state)  \(bar) \(DurationFormat.clock(remaining))  \(title)", width: width,
                 tint: tint, tinted: tinted)
+        case .scheduled where !record.definition.isEnabled:
+            return Line(" \(marker) \(id)  off  \(title)", width: width, style: noColor ? nil : "2", tint: tint, tinted: tinted)
         case .scheduled(let alertAt):
-            let next = LocalTimeFormat.string(for: alertAt, at: reading, style: timeStyle) + " ("
+            var next = LocalTimeFormat.string(for: alertAt, at: reading, style: timeStyle) + " ("
                 + RelativeTimeFormat.string(for: alertAt, relativeTo: reading.now) + ")"
+            if let skipped = record.pendingSkip(at: reading.now) {
+                next += ", skips " + LocalTimeFormat.string(for: skipped, at: reading, style: timeStyle)
+            }
             return Line(" \(marker) \(id)  \(next)  \(title)", width: width, tint: tint, tinted: tinted)
         }
     }

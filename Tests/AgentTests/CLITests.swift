@@ -270,7 +270,7 @@ struct CLITests {
         defer { fixture.stop() }
         let script = try await fixture.reveille("--generate-completion-script", shell)
         #expect(script.status == .exited(0))
-        for command in ["add", "timer", "list", "show", "cancel", "snooze", "watch", "status", "history", "auth"] {
+        for command in ["add", "timer", "list", "show", "cancel", "snooze", "skip", "unskip", "off", "on", "watch", "status", "history", "auth"] {
             #expect(script.output.contains(command), "\(shell) completion lacks \(command)")
         }
         #expect(script.output.contains("repeat"))
@@ -280,7 +280,7 @@ struct CLITests {
     func helpExamples() async throws {
         let fixture = try await AgentFixture.start(startingAgent: false)
         defer { fixture.stop() }
-        for command in ["add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "watch", "status", "history"] {
+        for command in ["add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on", "watch", "status", "history"] {
             let help = try await fixture.run(Built.path("reveille"), [command, "--help"])
             #expect(help.output.contains("Example"), "reveille \(command) --help has no example")
         }

@@ -21,22 +21,53 @@ struct DefinitionCodingTests {
         Sample.fixed, Sample.relativeOnce, Sample.relativeWeekly, Sample.timer,
     ])
     func formatOneRowsStayReadable(_ definition: AlarmDefinition) throws {
-        // A format-1 row is today's row without the trailing breakthrough byte, format byte 1.
+        // A format-1 row is today's row without the trailing breakthrough byte and format 3's
+        // four (no volume, ramp or ring time-out; on), format byte 1.
         var bytes = DefinitionCoding.encode(definition)
-        #expect(bytes.first == 2 && bytes.last == 1)
-        bytes.removeLast()
+        #expect(bytes.first == 3 && Array(bytes.suffix(5)) == [1, 0, 0, 0, 1])
+        bytes.removeLast(5)
         bytes[bytes.startIndex] = 1
         let read = try DefinitionCoding.decode(bytes)
         #expect(read == definition)
         #expect(read.breakthrough)
     }
 
-    @Test("An unknown format or a bad breakthrough byte is refused, not guessed")
+    @Test("A format-2 row (before per-alarm sound and off) reads back whole: on, with the agent's sound settings", arguments: [
+        Sample.fixed, Sample.relativeOnce, Sample.relativeWeekly, Sample.timer,
+    ])
+    func formatTwoRowsStayReadable(_ definition: AlarmDefinition) throws {
+        var quiet = definition
+        quiet.breakthrough = false
+        var bytes = DefinitionCoding.encode(quiet)
+        bytes.removeLast(4)
+        bytes[bytes.startIndex] = 2
+        let read = try DefinitionCoding.decode(bytes)
+        #expect(read == quiet)
+        #expect(read.isEnabled && read.volume == nil && read.soundRamp == nil && read.ringTimeout == nil)
+    }
+
+    @Test("Volume, crescendo, ring time-out and off survive the round trip")
+    func soundSettingsRoundTrip() throws {
+        var definition = Sample.relativeWeekly
+        definition.volume = 60
+        definition.soundRamp = 90
+        definition.ringTimeout = 0
+        definition.isEnabled = false
+        let read = try DefinitionCoding.decode(DefinitionCoding.encode(definition))
+        #expect(read == definition)
+        #expect(read.volume == 60 && read.soundRamp == 90 && read.ringTimeout == 0 && !read.isEnabled)
+        // The JSON form too, and JSON without the keys reads as on with the agent's settings.
+        #expect(try JSONDecoder().decode(AlarmDefinition.self, from: JSONEncoder().encode(definition)) == definition)
+        let plain = try JSONDecoder().decode(AlarmDefinition.self, from: JSONEncoder().encode(Sample.timer))
+        #expect(plain.isEnabled && plain.volume == nil)
+    }
+
+    @Test("An unknown format or a bad enabled byte is refused, not guessed")
     func refusesWhatItCannotRead() throws {
         var bytes = DefinitionCoding.encode(Sample.timer)
         bytes[bytes.endIndex - 1] = 7
         #expect(throws: StoreError.self) { try DefinitionCoding.decode(bytes) }
-        bytes[bytes.startIndex] = 3
+        bytes[bytes.startIndex] = 4
         #expect(throws: StoreError.self) { try DefinitionCoding.decode(bytes) }
     }
 

@@ -50,6 +50,22 @@ extension AlarmService {
                         return []
                     }
                 },
+                control("Skip", service) { try await $0.engine.skip(id: $1, caller: $2) },
+                control("Unskip", service) { try await $0.engine.unskip(id: $1, caller: $2) },
+                DBusMethod(
+                    name: "SetEnabled", inArguments: [.init(name: "id", signature: "s"), .init(name: "enabled", signature: "b")],
+                    outArguments: []
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        let id = try Self.id(call.arguments.first)
+                        guard call.arguments.count > 1, case .boolean(let enabled) = call.arguments[1] else {
+                            throw DBusError(name: AgentError.invalidArguments, message: "enabled must be a boolean (b)")
+                        }
+                        try await s.engine.setEnabled(enabled, id: id, caller: try await s.caller(of: call).caller)
+                        return []
+                    }
+                },
                 listing("List", watching: .objects, service),
                 listing("Watch", watching: .lists, service),
                 DBusMethod(

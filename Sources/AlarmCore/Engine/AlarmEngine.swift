@@ -244,6 +244,15 @@ public actor AlarmEngine {
         try request(.snooze(seconds), id: id, caller: caller)
     }
 
+    /// Skips a repeating alarm's next alert; it rings again the time after.
+    public func skip(id: UUID, caller: AlarmCaller) throws { try request(.skip, id: id, caller: caller) }
+    /// Rings a skipped alert after all, if it is still ahead.
+    public func unskip(id: UUID, caller: AlarmCaller) throws { try request(.unskip, id: id, caller: caller) }
+    /// Turns an alarm off or on again, keeping its settings.
+    public func setEnabled(_ enabled: Bool, id: UUID, caller: AlarmCaller) throws {
+        try request(enabled ? .turnOn : .turnOff, id: id, caller: caller)
+    }
+
     /// Carries out a caller's request on one alarm, stored first.
     ///
     /// A request that ends a ringing alert (Stop, Snooze, Cancel) silences it before the store's

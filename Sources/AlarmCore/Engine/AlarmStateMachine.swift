@@ -33,6 +33,14 @@ public struct AlarmStateMachine: Sendable {
         /// Snooze or repeat its alert for this many seconds instead of its `postAlert` duration
         /// (checked as a countdown duration is: positive, at most `AlarmDefinition.maximumDuration`).
         case snooze(TimeInterval)
+        /// Skip its next alert: a repeating alarm is scheduled for the one after.
+        case skip
+        /// Ring the skipped alert after all, if it is still ahead.
+        case unskip
+        /// Turn it off: it keeps its settings and never rings.
+        case turnOff
+        /// Turn it on again: scheduled for its next alert from now.
+        case turnOn
         /// Its deadline came.
         case deadlineReached
         /// The wall clock was set: check its deadline again.
@@ -50,6 +58,10 @@ public struct AlarmStateMachine: Sendable {
             case .pause: .pause
             case .resume: .resume
             case .countdown, .snooze: .countdown
+            case .skip: .skip
+            case .unskip: .unskip
+            case .turnOff: .turnOff
+            case .turnOn: .turnOn
             case .deadlineReached, .clockChanged, .resumedFromSuspend, .timeZoneChanged: nil
             }
         }
@@ -163,6 +175,18 @@ public struct AlarmStateMachine: Sendable {
             try AlarmDefinition.validate(duration: seconds, field: "duration")
             return snooze(record, for: seconds, at: reading)
 
+        case (.skip, _):
+            return try skip(record, at: reading)
+
+        case (.unskip, _):
+            return try unskip(record, at: reading)
+
+        case (.turnOff, _):
+            return try turnOff(record, at: reading)
+
+        case (.turnOn, _):
+            return try turnOn(record, at: reading)
+
         case (.deadlineReached, _), (.clockChanged, _), (.resumedFromSuspend, _):
             return deadlineCheck(record, at: reading)
 
@@ -194,6 +218,102 @@ public struct AlarmStateMachine: Sendable {
                 .recordHistory(.alertEnded(alarmID: record.id, outcome: .snoozed, at: reading.now)),
                 .store(next), .endAlert(record.id, .snoozed),
             ] + presentAndArm(next))
+    }
+
+    /// How long an alert of `record` rings unanswered: its own ring time-out (0: until answered),
+    /// or the policy's.
+    func ringTimeout(of record: AlarmRecord) -> TimeInterval? {
+        guard let own = record.definition.ringTimeout else { return policy.ringTimeout }
+        return own > 0 ? own : nil
+    }
+
+    /// The occurrence a scheduled alarm waits for: its alert instant, or the end of the pre-alert
+    /// countdown running to it (the occurrence after its anchor); `nil` in any other state.
+    private func awaitedOccurrence(of record: AlarmRecord, calendar: AlertCalendar) -> Date? {
+        switch record.phase {
+        case .scheduled(let alertAt):
+            alertAt
+        case .countdown(let countdown) where countdown.kind == .preAlert:
+            record.definition.schedule.flatMap { calendar.nextAlert(of: $0, after: record.anchor) }
+        default:
+            nil
+        }
+    }
+
+    /// Skips a repeating alarm's next alert: it is scheduled for the one after, and remembers the
+    /// skipped one (shown in lists, undone by `unskip`). One alert at a time: skipping again
+    /// while one is skipped is refused.
+    private func skip(_ record: AlarmRecord, at reading: ClockReading) throws(AlarmRequestError) -> Transition {
+        let calendar = AlertCalendar(timeZone: reading.timeZone)
+        guard record.definition.repeats, record.definition.isEnabled, record.pendingSkip(at: reading.now) == nil,
+            let schedule = record.definition.schedule, let skipped = awaitedOccurrence(of: record, calendar: calendar),
+            let following = calendar.nextAlert(of: schedule, after: skipped)
+        else { throw .operationNotAllowed(.skip, state: record.state) }
+        var next = record
+        next.skippedAlert = skipped
+        next.anchor = skipped
+        next.phase = .scheduled(alertAt: following)
+        var actions: [Action] = [.store(next)]
+        if case .countdown = record.phase { actions.append(.endCountdown(record.id)) }
+        return Transition(record: next, actions: actions + presentAndArm(next))
+    }
+
+    /// Schedules the skipped alert again, if it is still ahead; with none to restore, changes
+    /// nothing (a skip whose instant passed is only forgotten).
+    private func unskip(_ record: AlarmRecord, at reading: ClockReading) throws(AlarmRequestError) -> Transition {
+        guard let skipped = record.pendingSkip(at: reading.now) else {
+            guard record.skippedAlert != nil else { return Transition(record: record, actions: []) }
+            var next = record
+            next.skippedAlert = nil
+            return Transition(record: next, actions: [.store(next)])
+        }
+        guard case .scheduled = record.phase, record.definition.isEnabled else {
+            throw .operationNotAllowed(.unskip, state: record.state)
+        }
+        var next = record
+        next.skippedAlert = nil
+        next.anchor = reading.now
+        next.phase = .scheduled(alertAt: skipped)
+        // Within its pre-alert countdown already: the check starts it.
+        let check = deadlineCheck(next, at: reading)
+        return Transition(record: check.record, actions: [.store(next)] + check.actions)
+    }
+
+    /// Turns an alarm off: it waits with no deadline, keeps its settings, and forgets a skip. A
+    /// pre-alert countdown running to its alert is taken away. An alarm already off is left as it is.
+    private func turnOff(_ record: AlarmRecord, at reading: ClockReading) throws(AlarmRequestError) -> Transition {
+        guard record.definition.isEnabled else { return Transition(record: record, actions: []) }
+        let calendar = AlertCalendar(timeZone: reading.timeZone)
+        guard record.definition.schedule != nil, let occurrence = awaitedOccurrence(of: record, calendar: calendar) else {
+            throw .operationNotAllowed(.turnOff, state: record.state)
+        }
+        var next = record
+        next.definition.isEnabled = false
+        next.skippedAlert = nil
+        next.phase = .scheduled(alertAt: occurrence)
+        var actions: [Action] = [.store(next), .disarm(record.id)]
+        if case .countdown = record.phase { actions.append(.endCountdown(record.id)) }
+        return Transition(record: next, actions: actions)
+    }
+
+    /// Turns an alarm on again, scheduled for its next alert from now (none of the days it was off
+    /// ring, or count as missed). A one-time instant that passed while it was off is refused, as
+    /// scheduling it would be. An alarm already on is left as it is.
+    private func turnOn(_ record: AlarmRecord, at reading: ClockReading) throws(AlarmRequestError) -> Transition {
+        guard !record.definition.isEnabled else { return Transition(record: record, actions: []) }
+        guard case .scheduled = record.phase, let schedule = record.definition.schedule else {
+            throw .operationNotAllowed(.turnOn, state: record.state)
+        }
+        var next = record
+        next.definition.isEnabled = true
+        try next.definition.validate(now: reading.now)
+        guard let alertAt = AlertCalendar(timeZone: reading.timeZone).nextAlert(of: schedule, after: reading.now) else {
+            throw .invalidConfiguration(field: "schedule", reason: "it never alerts")
+        }
+        next.anchor = reading.now
+        next.phase = .scheduled(alertAt: alertAt)
+        let check = deadlineCheck(next, at: reading)
+        return Transition(record: check.record, actions: [.store(next)] + check.actions)
     }
 
     private func cancel(_ record: AlarmRecord, at reading: ClockReading) -> Transition {
@@ -248,7 +368,10 @@ public struct AlarmStateMachine: Sendable {
         if case .countdown = record.phase { endsCountdown = true }
         var next = record
         var dueAt = scheduledAt
-        if occurrence { next.anchor = scheduledAt }
+        if occurrence {
+            next.anchor = scheduledAt
+            next.skippedAlert = nil
+        }
 
         if reading.now.timeIntervalSince(scheduledAt) > policy.graceWindow {
             // Late beyond the grace window. A repeating alarm may have missed several days; the
@@ -278,7 +401,7 @@ public struct AlarmStateMachine: Sendable {
 
         next.phase = .alerting(.init(
             scheduledAt: dueAt, startedAt: reading.now,
-            timesOutAt: policy.ringTimeout.map { reading.elapsedDeadline(after: $0) }))
+            timesOutAt: ringTimeout(of: record).map { reading.elapsedDeadline(after: $0) }))
         actions.append(.recordHistory(.alertStarted(AlertHistoryEntry(
             alarmID: record.id, title: record.definition.title, scheduledAt: dueAt,
             alertedAt: reading.now, endedAt: nil, outcome: nil))))

@@ -12,8 +12,9 @@ enum AlarmRow {
     /// and SQLite compiles it once per connection.
     private static let upsertSQL = """
         INSERT OR REPLACE INTO alarm (id, owner, definition, state, anchor, alertAt, countdownKind,
-            countdownDuration, remaining, scheduledAt, startedAt, deadlineBootID, deadlineUptimeNs, deadlineWall)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            countdownDuration, remaining, scheduledAt, startedAt, deadlineBootID, deadlineUptimeNs, deadlineWall,
+            skippedAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     static func upsert(_ record: AlarmRecord, in db: Database) throws {
@@ -39,7 +40,7 @@ enum AlarmRow {
             record.id.storeKey, record.owner, DefinitionCoding.encode(record.definition), record.state.rawValue,
             record.anchor.timeIntervalSinceReferenceDate, alertAt, countdownKind, countdownDuration, remaining,
             scheduledAt, startedAt, deadline?.bootID, deadline?.uptime.nanoseconds,
-            deadline?.wallEstimate.timeIntervalSinceReferenceDate,
+            deadline?.wallEstimate.timeIntervalSinceReferenceDate, record.skippedAlert?.timeIntervalSinceReferenceDate,
         ]
         try db.cachedStatement(sql: upsertSQL).execute(arguments: arguments)
     }
@@ -87,7 +88,10 @@ enum AlarmRow {
         case .alerting:
             phase = .alerting(.init(scheduledAt: try date("scheduledAt"), startedAt: try date("startedAt"), timesOutAt: deadline()))
         }
-        return AlarmRecord(id: id, owner: row["owner"], definition: definition, phase: phase, anchor: try date("anchor"))
+        let skipped: Double? = row["skippedAt"]
+        return AlarmRecord(
+            id: id, owner: row["owner"], definition: definition, phase: phase, anchor: try date("anchor"),
+            skippedAlert: skipped.map(Date.init(timeIntervalSinceReferenceDate:)))
     }
 }
 

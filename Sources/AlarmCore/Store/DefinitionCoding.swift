@@ -11,11 +11,13 @@ import Foundation
 ///
 /// Formats: 1, the fields up to `applicationID`; 2 adds `breakthrough` (a byte, 1 = breaks
 /// through do-not-disturb) at the end. A format-1 row reads as breaking through, as every alarm
-/// did before the flag existed.
+/// did before the flag existed. 3 adds, after it, the alarm's own volume (optional byte), sound
+/// ramp and ring time-out (optional doubles), and whether it is on (a byte); older rows read as on,
+/// with the agent's sound settings.
 enum DefinitionCoding {
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
     /// The formats `decode` reads.
-    static let readableFormats: ClosedRange<UInt8> = 1...2
+    static let readableFormats: ClosedRange<UInt8> = 1...3
 
     static func encode(_ definition: AlarmDefinition) -> Data {
         var writer = BinaryWriter()
@@ -68,6 +70,10 @@ enum DefinitionCoding {
         writer.optional(definition.secondaryIntent) { $0.string($1) }
         writer.optional(definition.applicationID) { $0.string($1) }
         writer.byte(definition.breakthrough ? 1 : 0)
+        writer.optional(definition.volume) { $0.byte(UInt8(clamping: $1)) }
+        writer.optional(definition.soundRamp) { $0.double($1) }
+        writer.optional(definition.ringTimeout) { $0.double($1) }
+        writer.byte(definition.isEnabled ? 1 : 0)
         return writer.bytes
     }
 
@@ -132,6 +138,17 @@ enum DefinitionCoding {
             case let tag: throw StoreError.unreadableRow("breakthrough byte \(tag)")
             }
         }
+        var volume: Int?, soundRamp: Double?, ringTimeout: Double?, isEnabled = true
+        if version >= 3 {
+            volume = try reader.optional { Int(try $0.byte()) }
+            soundRamp = try reader.optional { try $0.double() }
+            ringTimeout = try reader.optional { try $0.double() }
+            switch try reader.byte() {
+            case 0: isEnabled = false
+            case 1: isEnabled = true
+            case let tag: throw StoreError.unreadableRow("enabled byte \(tag)")
+            }
+        }
         guard reader.isAtEnd else { throw StoreError.unreadableRow("definition has trailing bytes") }
         var definition = AlarmDefinition(
             schedule: schedule, countdownDuration: countdown,
@@ -145,6 +162,10 @@ enum DefinitionCoding {
         definition.secondaryIntent = secondaryIntent
         definition.applicationID = applicationID
         definition.breakthrough = breakthrough
+        definition.volume = volume
+        definition.soundRamp = soundRamp
+        definition.ringTimeout = ringTimeout
+        definition.isEnabled = isEnabled
         return definition
     }
 }

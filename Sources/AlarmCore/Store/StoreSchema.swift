@@ -51,6 +51,9 @@ enum StoreSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v3: skipped alerts") { db in
+            try db.execute(sql: "ALTER TABLE alarm ADD COLUMN skippedAt REAL")
+        }
         return migrator
     }
 }

@@ -110,7 +110,8 @@ public final class AlertSounds: Sendable {
                     guard !alert.isStopped else { return }
                 }
                 var playing = configuration
-                playing.maximumGain = min(playing.maximumGain, maximumGain)
+                playing.maximumGain = min(playing.maximumGain, maximumGain, Self.gain(ofVolume: record.definition.volume))
+                if let ramp = record.definition.soundRamp { playing.rampDuration = .seconds(ramp) }
                 playing.identity.mediaName = record.definition.displayTitle
                 let player = SoundPlayer(sound: resolved.sound, configuration: playing)
                 guard alert.attach(player) else { return }
@@ -131,6 +132,13 @@ public final class AlertSounds: Sendable {
                 }
             }
         }
+    }
+
+    /// The gain of an alarm's own volume: its percentage of full scale, as a factor on the samples
+    /// (60 % rings at 0.6 of the file's amplitude); 1 for an alarm without one.
+    static func gain(ofVolume volume: Int?) -> Double {
+        guard let volume else { return 1 }
+        return Double(min(max(volume, 0), 100)) / 100
     }
 
     /// How long an alert waits for its sound file before ringing the built-in tone instead: far

@@ -22,6 +22,10 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         var secondaryIntent: String?
         var applicationID: String?
         var breakthrough = true
+        var volume: Int?
+        var soundRamp: TimeInterval?
+        var ringTimeout: TimeInterval?
+        var isEnabled = true
     }
 
     /// When the alarm alerts; `nil` for a timer.
@@ -80,6 +84,32 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         set { storage.fields.breakthrough = newValue }
     }
 
+    /// The alert sound's volume, in percent of the sound file's own level (0–100): it scales the
+    /// samples, as the crescendo does, never the desktop's mixer. `nil` rings at the agent's
+    /// level (full).
+    public var volume: Int? {
+        get { storage.fields.volume }
+        set { storage.fields.volume = newValue }
+    }
+    /// How long (seconds) the alert's sound takes to rise from quiet to its volume; 0 starts at
+    /// its volume. `nil` uses the agent's `--ramp`.
+    public var soundRamp: TimeInterval? {
+        get { storage.fields.soundRamp }
+        set { storage.fields.soundRamp = newValue }
+    }
+    /// How long (seconds) an unanswered alert rings before it ends as timed out; 0 rings until
+    /// answered. `nil` uses the agent's `--ring-timeout`.
+    public var ringTimeout: TimeInterval? {
+        get { storage.fields.ringTimeout }
+        set { storage.fields.ringTimeout = newValue }
+    }
+    /// Whether the alarm rings (true, the default). An alarm turned off keeps its settings and
+    /// its place in the list, and never rings until it is turned on again.
+    public var isEnabled: Bool {
+        get { storage.fields.isEnabled }
+        set { storage.fields.isEnabled = newValue }
+    }
+
     /// Creates a definition from its parts.
     public init(
         schedule: Alarm.Schedule?,
@@ -126,7 +156,7 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
 extension AlarmDefinition {
     private enum CodingKeys: String, CodingKey {
         case schedule, countdownDuration, presentation, tintColor, metadata, sound, stopIntent, secondaryIntent
-        case applicationID, breakthrough
+        case applicationID, breakthrough, volume, soundRamp, ringTimeout, isEnabled
     }
 
     /// Writes the definition as the fields it has, absent optionals left out.
@@ -142,10 +172,14 @@ extension AlarmDefinition {
         try container.encodeIfPresent(secondaryIntent, forKey: .secondaryIntent)
         try container.encodeIfPresent(applicationID, forKey: .applicationID)
         try container.encode(breakthrough, forKey: .breakthrough)
+        try container.encodeIfPresent(volume, forKey: .volume)
+        try container.encodeIfPresent(soundRamp, forKey: .soundRamp)
+        try container.encodeIfPresent(ringTimeout, forKey: .ringTimeout)
+        if !isEnabled { try container.encode(false, forKey: .isEnabled) }
     }
 
-    /// Reads a definition, taking `breakthrough` as true when the JSON has no such key (written
-    /// before it existed).
+    /// Reads a definition, taking `breakthrough` and `isEnabled` as true when the JSON has no such
+    /// key (written before they existed).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -159,6 +193,10 @@ extension AlarmDefinition {
         secondaryIntent = try container.decodeIfPresent(String.self, forKey: .secondaryIntent)
         applicationID = try container.decodeIfPresent(String.self, forKey: .applicationID)
         breakthrough = try container.decodeIfPresent(Bool.self, forKey: .breakthrough) ?? true
+        volume = try container.decodeIfPresent(Int.self, forKey: .volume)
+        soundRamp = try container.decodeIfPresent(TimeInterval.self, forKey: .soundRamp)
+        ringTimeout = try container.decodeIfPresent(TimeInterval.self, forKey: .ringTimeout)
+        isEnabled = try container.decodeIfPresent(Bool.self, forKey: .isEnabled) ?? true
     }
 }
 
@@ -171,6 +209,10 @@ extension AlarmDefinition {
     public static let maximumMetadataSize = 64 * 1024
     /// The longest countdown accepted: a year.
     public static let maximumDuration: TimeInterval = 366 * 86_400
+    /// The longest crescendo accepted: an hour.
+    public static let maximumSoundRamp: TimeInterval = 3_600
+    /// The longest ring time-out accepted: a day.
+    public static let maximumRingTimeout: TimeInterval = 86_400
 
     /// Checks every field, throwing for the first that is not valid.
     ///
@@ -245,6 +287,11 @@ extension AlarmDefinition {
             throw .invalidConfiguration(
                 field: "metadata", reason: "\(metadata.count) bytes is more than \(Self.maximumMetadataSize)")
         }
+        if let volume, !(0...100).contains(volume) {
+            throw .invalidConfiguration(field: "volume", reason: "\(volume) is not a volume in percent (0 to 100)")
+        }
+        try Self.validate(span: soundRamp, field: "soundRamp", maximum: Self.maximumSoundRamp, limit: "an hour")
+        try Self.validate(span: ringTimeout, field: "ringTimeout", maximum: Self.maximumRingTimeout, limit: "a day")
         if case .named(let name) = sound {
             guard !name.isEmpty else {
                 throw .invalidConfiguration(field: "sound", reason: "the sound name is empty")
@@ -264,6 +311,20 @@ extension AlarmDefinition {
         }
         guard duration <= maximumDuration else {
             throw .invalidConfiguration(field: field, reason: "\(duration) seconds is longer than a year")
+        }
+    }
+
+    /// Checks a length of time that may be zero (a crescendo, a ring time-out): finite, not
+    /// negative, at most `maximum` (`limit` says it in words).
+    private static func validate(
+        span: TimeInterval?, field: String, maximum: TimeInterval, limit: String
+    ) throws(AlarmRequestError) {
+        guard let span else { return }
+        guard span.isFinite, span >= 0 else {
+            throw .invalidConfiguration(field: field, reason: "\(span) is not a number of seconds (0 or more)")
+        }
+        guard span <= maximum else {
+            throw .invalidConfiguration(field: field, reason: "\(span) seconds is longer than \(limit)")
         }
     }
 

@@ -29,6 +29,14 @@ public enum AlarmOperation: String, Codable, Hashable, Sendable, CaseIterable {
     case resume
     /// Snooze or repeat it: start the `postAlert` countdown from the alert.
     case countdown
+    /// Skip the next alert of a repeating alarm (a Reveille extra).
+    case skip
+    /// Ring the skipped alert after all (a Reveille extra).
+    case unskip
+    /// Turn the alarm off, keeping it (a Reveille extra).
+    case turnOff = "turn off"
+    /// Turn the alarm on again (a Reveille extra).
+    case turnOn = "turn on"
 }
 
 /// Why the agent refused a request about an alarm.
@@ -59,6 +67,8 @@ public enum AlarmRequestError: Error, Hashable, Sendable, CustomStringConvertibl
 
     private static let allowedStates: [AlarmOperation: String] = [
         .stop: "alerting", .pause: "counting down", .resume: "paused", .countdown: "alerting",
+        .skip: "a repeating alarm is on and skips no alert yet", .unskip: "a repeating alarm that is on is scheduled",
+        .turnOff: "an alarm with a schedule is scheduled or counting down to it", .turnOn: "scheduled",
     ]
 }
 
