@@ -1,0 +1,118 @@
+import AlarmDesktop
+import Foundation
+import Logging
+import Synchronization
+
+/// Rings the person's phone when an alert is still ringing a while after it started: the opt-in
+/// backup for an alarm nobody answers (KDE Connect's or GSConnect's find-my-phone).
+///
+/// Each alert that starts arms a one-shot wait of `after`: a task sleeping on the continuous
+/// clock, which in the agent waits on the worker pool's boot-clock timerfd (``WorkerPool``), so
+/// nothing polls and the wait goes on through suspend. An alert that ends first (stopped, snoozed,
+/// timed out, cancelled) cancels its wait and never rings the phone. When the wait ends with the
+/// alert still ringing, every reachable phone is rung once, and `onRing` is told which rang
+/// (an empty list when none could be), so the agent can write it into the alert's history.
+public final class PhoneBackup: Sendable {
+    /// How long an alert rings before the phones ring too.
+    public let after: Duration
+    private let ring: @Sendable () async -> PhoneRingReport
+    private let onRing: @Sendable (UUID, [String]) -> Void
+    private let logger: Logger?
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The alerts waiting for their phone ring: the wait's token and its task.
+        var waiting: [UUID: (token: UInt64, task: Task<Void, Never>)] = [:]
+        /// The token of the next wait.
+        var nextToken: UInt64 = 0
+        /// Whether `stop()` ran: nothing is armed after it.
+        var stopped = false
+    }
+
+    /// A backup ringing through `ringer` once an alert has rung for `after`; `onRing` gets the
+    /// alert's id and the names of the phones that rang.
+    public convenience init(
+        after: Duration, ringer: PhoneRinger, logger: Logger? = nil,
+        onRing: @escaping @Sendable (UUID, [String]) -> Void
+    ) {
+        self.init(after: after, ring: { await ringer.ringAll() }, logger: logger, onRing: onRing)
+    }
+
+    /// A backup calling `ring` once an alert has rung for `after` (the seam tests use); `onRing`
+    /// gets the alert's id and the names of the phones that rang.
+    public init(
+        after: Duration, ring: @escaping @Sendable () async -> PhoneRingReport, logger: Logger? = nil,
+        onRing: @escaping @Sendable (UUID, [String]) -> Void
+    ) {
+        self.after = after
+        self.ring = ring
+        self.logger = logger
+        self.onRing = onRing
+    }
+
+    /// An alert started ringing: arms its wait (replacing an earlier one of the same alert).
+    public func alertStarted(_ id: UUID) {
+        let delay = after
+        let replaced = state.withLock { state -> Task<Void, Never>? in
+            guard !state.stopped else { return nil }
+            state.nextToken += 1
+            let token = state.nextToken
+            let task = Task { [weak self] in
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    return  // Cancelled: the alert ended first.
+                }
+                await self?.fire(id, token: token)
+            }
+            return state.waiting.updateValue((token, task), forKey: id)?.task
+        }
+        replaced?.cancel()
+    }
+
+    /// An alert stopped ringing: its wait is cancelled and its phones are not rung.
+    public func alertEnded(_ id: UUID) {
+        state.withLock { $0.waiting.removeValue(forKey: id) }?.task.cancel()
+    }
+
+    /// Cancels every wait; later alerts arm none.
+    public func stop() {
+        let tasks = state.withLock { state -> [Task<Void, Never>] in
+            state.stopped = true
+            defer { state.waiting = [:] }
+            return state.waiting.values.map(\.task)
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// Whether an alert's wait is armed now (for tests and `status`).
+    public func isWaiting(for id: UUID) -> Bool {
+        state.withLock { $0.waiting[id] != nil }
+    }
+
+    /// The wait of `id` ended: rings the phones when that wait is still the alert's (the alert
+    /// did not end, nor start again, meanwhile).
+    private func fire(_ id: UUID, token: UInt64) async {
+        let current = state.withLock { state -> Bool in
+            guard state.waiting[id]?.token == token else { return false }
+            state.waiting[id] = nil
+            return true
+        }
+        guard current else { return }
+        let report = await ring()
+        for failure in report.failed {
+            logger?.warning(
+                "A phone did not ring", metadata: ["alarm": "\(id)", "phone": "\(failure.phone)", "error": "\(failure.error)"])
+        }
+        for failure in report.unlisted {
+            logger?.warning(
+                "A phone service did not list its phones",
+                metadata: ["alarm": "\(id)", "service": "\(failure.service.displayName)", "error": "\(failure.error)"])
+        }
+        logger?.info(
+            "Rang the phone as a backup", metadata: ["alarm": "\(id)", "rang": "\(report.rangNames.joined(separator: ", "))"])
+        onRing(id, report.rangNames)
+    }
+}
+
+extension PhoneBackup: RingingObserver {}

@@ -1,0 +1,158 @@
+import AlarmAgent
+import AlarmDesktop
+import Foundation
+import Synchronization
+import Testing
+
+/// The phone backup's timing: a one-shot wait per alert, cancelled when the alert ends.
+@Suite("Phone backup")
+struct PhoneBackupTests {
+    /// A backup whose ring is counted and answered with one phone, and whose reports arrive on a stream.
+    final class Fixture: Sendable {
+        let counter = RingCounter()
+        let reports: AsyncStream<(id: UUID, names: [String], at: ContinuousClock.Instant)>
+        let backup: PhoneBackup
+
+        init(after: Duration) {
+            let (reports, continuation) = AsyncStream.makeStream(of: (id: UUID, names: [String], at: ContinuousClock.Instant).self)
+            self.reports = reports
+            self.continuation = continuation
+            self.after = after
+            backup = Self.makeBackup(after: after, counter: counter, continuation: continuation)
+        }
+
+        private let after: Duration
+        private let continuation: AsyncStream<(id: UUID, names: [String], at: ContinuousClock.Instant)>.Continuation
+
+        /// Another backup with the same duration, counting into the same counter and reporting on
+        /// the same stream.
+        func another() -> PhoneBackup {
+            Self.makeBackup(after: after, counter: counter, continuation: continuation)
+        }
+
+        private static func makeBackup(
+            after: Duration, counter: RingCounter,
+            continuation: AsyncStream<(id: UUID, names: [String], at: ContinuousClock.Instant)>.Continuation
+        ) -> PhoneBackup {
+            let phone = Phone(service: .kdeConnect, id: "pixel", name: "Pixel 7", objectPath: "/modules/kdeconnect/devices/pixel")
+            return PhoneBackup(
+                after: after,
+                ring: {
+                    counter.add()
+                    return PhoneRingReport(rang: [phone])
+                },
+                onRing: { id, names in continuation.yield((id, names, .now)) })
+        }
+
+        /// The next report, failing after `timeout`.
+        func nextReport(timeout: Duration = .seconds(30)) async throws -> (id: UUID, names: [String], at: ContinuousClock.Instant) {
+            try await withThrowingTaskGroup(of: (id: UUID, names: [String], at: ContinuousClock.Instant)?.self) { group in
+                group.addTask {
+                    var iterator = self.reports.makeAsyncIterator()
+                    return await iterator.next()
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let report = first else {
+                    throw TimedOut(what: "a phone ring report within \(timeout)")
+                }
+                return report
+            }
+        }
+    }
+
+    /// How many times the phones were rung.
+    final class RingCounter: Sendable {
+        private let value = Mutex(0)
+        func add() { value.withLock { $0 += 1 } }
+        var count: Int { value.withLock { $0 } }
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        let what: String
+        var description: String { "timed out waiting for \(what)" }
+    }
+
+    @Test("An alert still ringing after the duration rings the phones once and reports their names")
+    func ringsAfterDuration() async throws {
+        let after = Duration.milliseconds(200)
+        let fixture = Fixture(after: after)
+        let id = UUID()
+        let start = ContinuousClock.now
+        fixture.backup.alertStarted(id)
+        #expect(fixture.backup.isWaiting(for: id))
+        let report = try await fixture.nextReport()
+        #expect(report.id == id)
+        #expect(report.names == ["Pixel 7"])
+        #expect(report.at - start >= after)
+        #expect(fixture.counter.count == 1)
+        #expect(!fixture.backup.isWaiting(for: id))
+        // Ending the alert afterwards changes nothing.
+        fixture.backup.alertEnded(id)
+        #expect(fixture.counter.count == 1)
+    }
+
+    @Test("An alert that ends before the duration never rings the phones")
+    func endedAlertNeverRings() async throws {
+        let after = Duration.milliseconds(200)
+        let fixture = Fixture(after: after)
+        let ended = UUID()
+        let later = UUID()
+        fixture.backup.alertStarted(ended)
+        fixture.backup.alertEnded(ended)
+        #expect(!fixture.backup.isWaiting(for: ended))
+        // An alert started after the ended one: its ring comes after the ended one's would have.
+        fixture.backup.alertStarted(later)
+        let report = try await fixture.nextReport()
+        #expect(report.id == later)
+        #expect(fixture.counter.count == 1)
+    }
+
+    @Test("An alert that starts again (after a snooze) waits the whole duration again, and rings once")
+    func restartedAlertWaitsAgain() async throws {
+        let after = Duration.milliseconds(300)
+        let fixture = Fixture(after: after)
+        let id = UUID()
+        fixture.backup.alertStarted(id)
+        fixture.backup.alertEnded(id)
+        let restarted = ContinuousClock.now
+        fixture.backup.alertStarted(id)
+        let report = try await fixture.nextReport()
+        #expect(report.id == id)
+        #expect(report.at - restarted >= after)
+        #expect(fixture.counter.count == 1)
+    }
+
+    @Test("Several alerts ringing at once each ring the phones once")
+    func severalAlerts() async throws {
+        let fixture = Fixture(after: .milliseconds(100))
+        let ids = [UUID(), UUID(), UUID()]
+        for id in ids { fixture.backup.alertStarted(id) }
+        var reported: Set<UUID> = []
+        for _ in ids { reported.insert(try await fixture.nextReport().id) }
+        #expect(reported == Set(ids))
+        #expect(fixture.counter.count == 3)
+    }
+
+    @Test("After stop, waiting alerts never ring and new ones arm nothing")
+    func stopCancelsEverything() async throws {
+        let fixture = Fixture(after: .milliseconds(100))
+        let id = UUID()
+        fixture.backup.alertStarted(id)
+        fixture.backup.stop()
+        let afterStop = UUID()
+        fixture.backup.alertStarted(afterStop)
+        #expect(!fixture.backup.isWaiting(for: id))
+        #expect(!fixture.backup.isWaiting(for: afterStop))
+        // A backup not stopped, armed after both: its ring comes after theirs would have.
+        let witness = fixture.another()
+        let later = UUID()
+        witness.alertStarted(later)
+        let report = try await fixture.nextReport()
+        #expect(report.id == later)
+        #expect(fixture.counter.count == 1)
+    }
+}
