@@ -122,6 +122,11 @@ struct AlarmShapingAgentTests {
         #expect(scheduled.enabled == false && scheduled.volume == 40 && scheduled.ramp == 15 && scheduled.ringTimeout == 0, "\(scheduled)")
         let shown = try await fixture.reveille("show", text)
         #expect(shown.output.contains("40 %") && shown.output.contains("until answered"), "\(shown)")
+        // Stored: a restarted agent has the same settings.
+        let restarted = try await fixture.restart(try #require(fixture.agent))
+        defer { restarted.terminate() }
+        let reread = try await Self.listed(text, in: fixture)
+        #expect(reread.enabled == false && reread.volume == 40 && reread.ramp == 15 && reread.ringTimeout == 0, "\(reread)")
 
         // Off alarms skip nothing; on, then Skip and Unskip.
         #expect(await fixture.errorName(of: "Skip", [.string(text)], on: connection) == Self.errorPrefix + "NotAllowed")

@@ -66,6 +66,35 @@ struct WatchViewTests {
         }
     }
 
+    @Test("x skips a repeating alarm's next alert and undoes it; o turns an alarm off and on; both shown")
+    func skipAndOffKeys() async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let daily = try await fixture.reveille("add", "7:30", "--repeat", "daily", "--title", "Daily").line
+        let id = String(daily.prefix(8))
+        try await WatchPane.with(fixture) { pane in
+            try await pane.waitForScreen("Daily") { $0.contains("› \(id)") && $0.contains("Daily") && !$0.contains("skips") }
+            try await pane.press("x")
+            try await pane.waitForScreen("Daily skipping an alert") { $0.contains(try Regex(#"› \#(id)  .*, skips .*Daily"#)) }
+            #expect(try await fixture.listedAlarms().first?.skipped != nil)
+            try await pane.press("x")
+            try await pane.waitForScreen("the skip undone") { $0.contains("› \(id)") && !$0.contains("skips") }
+            #expect(try await fixture.listedAlarms().first?.skipped == nil)
+
+            try await pane.press("o")
+            try await pane.waitForScreen("Daily off") { $0.contains(try Regex(#"› \#(id)  off  Daily"#)) }
+            #expect(try await fixture.listedAlarms().first?.enabled == false)
+            // Off alarms skip nothing: the refusal is shown and the view goes on.
+            try await pane.press("x")
+            try await pane.waitForScreen("the refusal") { $0.contains("cannot skip") }
+            try await pane.press("o")
+            let onAgain = try Regex(#"› \#(id)  .*\(in .*Daily"#)
+            try await pane.waitForScreen("Daily on again") { !$0.contains("  off  ") && $0.contains(onAgain) }
+            #expect(try await fixture.listedAlarms().first?.enabled == nil)
+            try await pane.quit()
+        }
+    }
+
     @Test("A ringing timer stands out in reverse red and is selected; s stops it and it goes away")
     func ringingAndStop() async throws {
         let fixture = try await AgentFixture.start()
