@@ -73,13 +73,18 @@ public struct DesktopOptions: Sendable {
     /// Silent mode, opt-in: the level (percent) a muted or silent output is raised to while an
     /// alarm rings; `nil` leaves the mixer alone.
     public var unmuteTo: Int?
+    /// The snooze lengths a ringing alarm's notification offers besides Snooze, where the server
+    /// shows that many actions (`--snooze-choices`); none by default.
+    public var snoozeChoices: SnoozeChoices
 
     /// Creates the options.
     public init(
         notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL],
-        doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet, unmuteTo: Int? = nil
+        doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet, unmuteTo: Int? = nil,
+        snoozeChoices: SnoozeChoices = .none
     ) {
         self.unmuteTo = unmuteTo
+        self.snoozeChoices = snoozeChoices
         self.notifications = notifications
         self.sound = sound
         self.soundFolders = soundFolders
@@ -159,7 +164,10 @@ public final class AlarmAgent: Sendable {
             let sounds = options.sound.map { AlertSounds(configuration: $0, resolver: sounds, logger: logger) }
             sounds?.prepare()
             let notifications = options.notifications
-                ? NotificationPresenter(clock: { clock.read() }, onAction: { responder.respond($0, $1) }) : nil
+                ? NotificationPresenter(
+                    clock: { clock.read() }, snoozeChoices: options.snoozeChoices, logger: logger,
+                    onAction: { responder.respond($0, $1) })
+                : nil
             let doNotDisturb = options.doNotDisturb && options.notifications
                 ? DoNotDisturbGuard(
                     configuration: .init(

@@ -70,6 +70,13 @@ struct Reveilled: AsyncParsableCommand {
             valueName: "percent"))
     var unmuteTo: Int?
 
+    @Option(
+        name: .customLong("snooze-choices"),
+        help: ArgumentHelp(
+            "Snooze lengths a ringing alarm's notification offers besides Snooze, where the notification server shows that many actions (not GNOME Shell): up to 5, each at most 12 hours, such as 5m,10m,15m.",
+            valueName: "durations"))
+    var snoozeChoices: String?
+
     @Flag(name: .customLong("no-wake"), help: "Never wake the machine from suspend for an alarm, even where the agent may (CAP_WAKE_ALARM).")
     var noWake = false
 
@@ -111,6 +118,18 @@ struct Reveilled: AsyncParsableCommand {
         guard ramp >= 0, ramp <= 3_600, ramp.isFinite else { throw ValidationError("--ramp must be between 0 and 3600 seconds") }
         guard !soundDevice.isEmpty else { throw ValidationError("--sound-device must name an ALSA PCM") }
         if let unmuteTo, !(1...100).contains(unmuteTo) { throw ValidationError("--unmute-to must be between 1 and 100 (percent)") }
+        _ = try parsedSnoozeChoices()
+    }
+
+    /// `--snooze-choices` read (`SnoozeChoices(parsing:)`); none when not given. A bad list is a
+    /// usage error (exit 64) naming the bad item.
+    func parsedSnoozeChoices() throws -> SnoozeChoices {
+        guard let snoozeChoices else { return .none }
+        do {
+            return try SnoozeChoices(parsing: snoozeChoices)
+        } catch {
+            throw ValidationError("--snooze-choices: \(error)")
+        }
     }
 
     func run() async throws {
@@ -151,7 +170,8 @@ struct Reveilled: AsyncParsableCommand {
             notifications: !noNotifications,
             sound: silent ? nil : SoundPlayer.Configuration(device: .system(name: soundDevice), rampDuration: .milliseconds(Int64(ramp * 1000))),
             soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")),
-            doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound, unmuteTo: unmuteTo)
+            doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound, unmuteTo: unmuteTo,
+            snoozeChoices: try parsedSnoozeChoices())
         let configuration = AgentConfiguration(
             storeDirectory: directory,
             policy: AlarmPolicy(

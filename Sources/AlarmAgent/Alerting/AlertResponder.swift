@@ -11,6 +11,7 @@ import Synchronization
 /// |---|---|
 /// | Stop, or the alert's bubble dismissed | `stop` |
 /// | Snooze / Repeat (`.countdown`) | `countdown` |
+/// | a snooze choice, "Snooze 5 min" (`snooze-300`) | `snooze` for that long |
 /// | Open (`.custom`) | the secondary intent, then `stop` |
 /// | a click on the bubble | the app's activate intent (app alarms); it rings on |
 /// | the server hid the alert at once | nothing: it rings on |
@@ -51,6 +52,9 @@ final class AlertResponder: Sendable {
                     } else {
                         try await engine.countdown(id: id, caller: .user)
                     }
+                case .snooze(let seconds):
+                    // The presenter delivers only the configured choices (`SnoozeChoices`).
+                    try await engine.snooze(id: id, for: TimeInterval(seconds), caller: .user)
                 case .default:
                     presenter.activateApp(of: id)
                 case .suppressed:

@@ -83,7 +83,10 @@ public struct NotificationContent: Hashable, Sendable {
 }
 
 /// The response a person gave through a notification, delivered to `onAction`.
-public enum NotificationResponse: String, Hashable, Sendable {
+///
+/// Its `rawValue` names it in logs: the case's name (`stop`, `secondary`, …), or the action key
+/// of a snooze choice (`snooze-300`).
+public enum NotificationResponse: Hashable, Sendable, RawRepresentable {
     /// The `stop` action.
     case stop
     /// The `snooze` / `repeat` action (`.countdown`), or `open` (`.custom`).
@@ -102,6 +105,44 @@ public enum NotificationResponse: String, Hashable, Sendable {
     case resume
     /// The countdown's `cancel` action.
     case cancel
+    /// One of the snooze choices (`snooze-<seconds>`, see `SnoozeChoices`): snooze for that many
+    /// seconds instead of the alarm's own snooze length. Only a configured choice is delivered.
+    case snooze(seconds: Int)
+
+    /// The case's name, or the snooze choice's action key.
+    public var rawValue: String {
+        switch self {
+        case .stop: "stop"
+        case .secondary: "secondary"
+        case .default: "default"
+        case .dismissed: "dismissed"
+        case .suppressed: "suppressed"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .cancel: "cancel"
+        case .snooze(let seconds): SnoozeChoices.actionKey(seconds: seconds)
+        }
+    }
+
+    /// The response `rawValue` names; `snooze-<seconds>` with any positive whole number.
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "stop": self = .stop
+        case "secondary": self = .secondary
+        case "default": self = .default
+        case "dismissed": self = .dismissed
+        case "suppressed": self = .suppressed
+        case "pause": self = .pause
+        case "resume": self = .resume
+        case "cancel": self = .cancel
+        default:
+            guard rawValue.hasPrefix(SnoozeChoices.actionKeyPrefix),
+                let seconds = Int(rawValue.dropFirst(SnoozeChoices.actionKeyPrefix.count)), seconds > 0,
+                SnoozeChoices.actionKey(seconds: seconds) == rawValue
+            else { return nil }
+            self = .snooze(seconds: seconds)
+        }
+    }
 }
 
 extension NotificationContent {
@@ -132,6 +173,39 @@ extension NotificationContent {
         }
     }
 
+    /// Whether a ringing alarm is offered the person's snooze choices: when its secondary action
+    /// is Snooze (`snooze`: a secondary button that counts down, `.countdown`, and is not a timer's
+    /// Repeat).
+    ///
+    /// Not for an alarm with no secondary button (its app or person gave it no snooze), nor with
+    /// `.custom` (Open: the app decided what its second button does), nor a timer's Repeat (it
+    /// starts the timer over; "Snooze 5 min" would be another thing beside it). The engine would
+    /// snooze any ringing alarm for a chosen length; the notification offers it only where the
+    /// alarm says it snoozes.
+    public static func offersSnoozeChoices(_ record: AlarmRecord) -> Bool {
+        secondaryKey(for: record.definition.presentation.alert, isTimer: record.definition.isTimer) == "snooze"
+    }
+
+    /// Whether the server shows the snooze choices: it must show more than two actions besides
+    /// the bubble's own `default`.
+    ///
+    /// - dunst and mako put every action in a context menu (`dunstctl context`, `makoctl menu`);
+    ///   xfce4-notifyd, SwayNotificationCenter and KDE Plasma draw a button for each.
+    /// - GNOME Shell draws at most three buttons and drops the rest without a word: 43.9's
+    ///   `js/ui/messageTray.js` has `MAX_NOTIFICATION_BUTTONS = 3`, and `NotificationBanner.addButton`
+    ///   returns without adding one once `this._buttonBox.get_n_children() >= MAX_NOTIFICATION_BUTTONS`;
+    ///   on its main branch the same limit is in `js/ui/messageList.js` (`_addAction`). Its
+    ///   `notificationDaemon.js` makes no button of `default`, so Stop and Snooze are two of the
+    ///   three, and two or more choices would be cut off: GNOME Shell gets none.
+    /// - Any other server (Cinnamon, MATE, Budgie, one not known by name: `nil`) gets none either,
+    ///   as what it shows is not known.
+    public static func showsSnoozeChoices(_ desktop: NotificationDesktop?) -> Bool {
+        switch desktop {
+        case .dunst?, .mako?, .xfce?, .swaync?, .plasma?: true
+        case .gnome?, .cinnamon?, .mate?, .budgie?, .other?, nil: false
+        }
+    }
+
     /// The first part of an alarm's id that `reveille stop` takes (8 hex digits, lowercase).
     public static func idPrefix(_ id: UUID) -> String { String(id.lowercasedText().prefix(8)) }
 
@@ -149,9 +223,12 @@ extension NotificationContent {
     ///   - timeZone: the zone the alarm's time is shown in.
     ///   - timeStyle: how the person reads times (12- or 24-hour, from the locale or GNOME).
     ///   - images: what the server does with an image.
+    ///   - snoozeChoices: the snooze lengths the person chose; see `offersSnoozeChoices`.
+    ///   - desktop: the notification server (from its `GetServerInformation` name), `nil` when not
+    ///     known; the snooze choices are offered only where it shows them (`showsSnoozeChoices`).
     public static func alert(
         _ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard,
-        images: ImageSupport = .none
+        images: ImageSupport = .none, snoozeChoices: SnoozeChoices = .none, desktop: NotificationDesktop? = nil
     ) -> NotificationContent {
         let alert = record.definition.presentation.alert
         var lines: [String] = []
@@ -170,6 +247,9 @@ extension NotificationContent {
         ]
         if let key = secondaryKey(for: alert, isTimer: record.definition.isTimer), let button = alert.secondaryButton {
             actions.append(Action(key: key, label: Translation.text(button.text.key)))
+        }
+        if hasActions, showsSnoozeChoices(desktop), offersSnoozeChoices(record) {
+            actions += snoozeChoices.actions
         }
         var hints: [String: Hint] = [
             "urgency": .byte(2),

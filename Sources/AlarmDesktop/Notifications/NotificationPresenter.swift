@@ -4,6 +4,7 @@ import AlarmRecords
 import CLibNotify
 import Foundation
 import Localization
+import Logging
 import Synchronization
 
 /// Shows alarms as desktop notifications; decides nothing about alarm state.
@@ -27,14 +28,19 @@ public protocol AlarmNotifying: AnyObject, Sendable {
 /// - Alerts: `notify_notification_new`, `notify_notification_set_urgency(NOTIFY_URGENCY_CRITICAL)`
 ///   (sent as the byte 2), `notify_notification_set_timeout(NOTIFY_EXPIRES_NEVER)`, the hints of
 ///   `NotificationContent.alert` through `notify_notification_set_hint`, and the actions `default`,
-///   `stop`, and `snooze`/`repeat`/`open` through `notify_notification_add_action`. When the server
+///   `stop`, and `snooze`/`repeat`/`open` through `notify_notification_add_action`, then one
+///   `snooze-<seconds>` per snooze choice where the alarm snoozes and the server shows that many
+///   actions (`NotificationContent.showsSnoozeChoices`, from the server's `GetServerInformation`
+///   name, read with `notify_get_server_info` as for the status). When the server
 ///   lacks the `actions` capability (`notify_get_server_caps`) or there is no server, the body says
 ///   `reveille stop <id prefix>`.
 /// - Responses: action callbacks and the `closed` signal (`g_signal_connect_data`; context through
 ///   `user_data`, released in the destroy notifier) become `onAction(alarmID, response)`. After an
 ///   action the presenter closes the notification itself (`notify_notification_close`) and ignores
 ///   the close that follows. A close within `suppressionWindow` of posting is `.suppressed`, never a
-///   stop; a later close with reason 2 (dismissed) is `.dismissed`.
+///   stop; a later close with reason 2 (dismissed) is `.dismissed`. A `snooze-<seconds>` action
+///   is `.snooze(seconds:)` only when it is one of the snooze choices and was offered on that
+///   notification; any other such key is logged and dropped.
 /// - Only the current owner of `org.freedesktop.Notifications` is heard: libnotify receives
 ///   `ActionInvoked` / `NotificationClosed` through a `GDBusProxy` for the well-known name, and
 ///   GDBusProxy drops signals whose sender is not the name's current owner (gdbusproxy.c,
@@ -61,15 +67,21 @@ public final class NotificationPresenter: AlarmNotifying {
     ///   - clock: reads the clocks, to turn a countdown's deadline into time left.
     ///   - suppressionWindow: a close this soon after posting means a server hid the alert.
     ///   - timeZone: the zone alert times are shown in.
+    ///   - snoozeChoices: the snooze lengths offered on a ringing alarm's notification, where the
+    ///     server shows them; none by default (Stop and Snooze only).
+    ///   - logger: where dropped answers are noted.
     ///   - onAction: receives responses, on the presenter's thread.
     public init(
         clock: @escaping @Sendable () -> ClockReading,
         suppressionWindow: Duration = .seconds(1),
         timeZone: TimeZone = .current,
+        snoozeChoices: SnoozeChoices = .none,
+        logger: Logger = Logger(label: "reveille.notifications"),
         onAction: @escaping ActionHandler
     ) {
         let state = PresenterState(
-            clock: clock, suppressionWindow: suppressionWindow, timeZone: timeZone, onAction: onAction)
+            clock: clock, suppressionWindow: suppressionWindow, timeZone: timeZone, snoozeChoices: snoozeChoices,
+            logger: logger, onAction: onAction)
         self.state = state
         let thread = GLibThread()
         state.thread = thread
@@ -136,6 +148,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     let clock: @Sendable () -> ClockReading
     let suppressionWindow: Duration
     let timeZone: TimeZone
+    /// The snooze lengths offered on alerts, where the server shows them.
+    let snoozeChoices: SnoozeChoices
+    let logger: Logger
     let onAction: NotificationPresenter.ActionHandler
     /// The thread; set before it starts.
     var thread: GLibThread?
@@ -151,6 +166,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     var showsOrigin = false
     /// What the current server does with an image (`image-data`, `image-path`).
     var images = NotificationContent.ImageSupport.none
+    /// The current server's desktop, from its `GetServerInformation` name and vendor
+    /// (`NotificationDesktop.from`, as `ServerDetector` reads them); `nil` when not known.
+    var desktop: NotificationDesktop?
     /// When posting with no server (which tries D-Bus activation) last failed.
     var activationFailedAt: ContinuousClock.Instant?
     /// How long after a failed activation posting with no server is not tried again.
@@ -167,11 +185,13 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
 
     init(
         clock: @escaping @Sendable () -> ClockReading, suppressionWindow: Duration, timeZone: TimeZone,
-        onAction: @escaping NotificationPresenter.ActionHandler
+        snoozeChoices: SnoozeChoices, logger: Logger, onAction: @escaping NotificationPresenter.ActionHandler
     ) {
         self.clock = clock
         self.suppressionWindow = suppressionWindow
         self.timeZone = timeZone
+        self.snoozeChoices = snoozeChoices
+        self.logger = logger
         self.onAction = onAction
     }
 
@@ -245,7 +265,8 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         hasActions = capabilities.contains("actions")
         showsOrigin = capabilities.contains(NotificationContent.originHint)
         images = NotificationContent.ImageSupport(capabilities: capabilities)
-        let (name, version) = Self.serverInformation()
+        let (name, vendor, version) = Self.serverInformation()
+        desktop = NotificationDesktop.from(serverName: name, vendor: vendor)
         server.withLock { $0 = .running(name: name, version: version, hasActions: hasActions) }
         guard resolved else { return resolve() }
         // Let libnotify's own proxy see the same owner change first, then post again.
@@ -257,20 +278,24 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         hasActions = false
         showsOrigin = false
         images = .none
+        desktop = nil
         server.withLock { $0 = .missing }
         resolve()
     }
 
-    /// The server's name and version (`notify_get_server_info`); empty when it does not answer.
-    static func serverInformation() -> (name: String, version: String) {
+    /// The server's name, vendor and version (`notify_get_server_info`); empty when it does not answer.
+    static func serverInformation() -> (name: String, vendor: String, version: String) {
         var name: UnsafeMutablePointer<CChar>?
+        var vendor: UnsafeMutablePointer<CChar>?
         var version: UnsafeMutablePointer<CChar>?
-        guard notify_get_server_info(&name, nil, &version, nil) != 0 else { return ("", "") }
+        guard notify_get_server_info(&name, &vendor, &version, nil) != 0 else { return ("", "", "") }
         defer {
             g_free(name)
+            g_free(vendor)
             g_free(version)
         }
-        return (name.map { String(cString: $0) } ?? "", version.map { String(cString: $0) } ?? "")
+        let text = { (pointer: UnsafeMutablePointer<CChar>?) in pointer.map { String(cString: $0) } ?? "" }
+        return (text(name), text(vendor), text(version))
     }
 
     /// The capabilities the server lists (`notify_get_server_caps`); none when it does not answer.
@@ -364,7 +389,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     private func postAlert(_ posted: Posted) {
         let content = NotificationContent.alert(
             posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone, timeStyle: DesktopTimeStyle.current(),
-            images: images)
+            images: images, snoozeChoices: snoozeChoices, desktop: desktop)
         posted.postedAt = .now
         show(posted, content)
         alertPosted.call(posted.alarmID)
@@ -537,6 +562,18 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             switch key {
             case "stop": response = .stop
             case "snooze", "repeat", "open": response = .secondary
+            case _ where key.hasPrefix(SnoozeChoices.actionKeyPrefix):
+                // libnotify hands on only keys this notification was posted with; still, a length
+                // is taken only from the choices, never from the key alone.
+                guard let seconds = snoozeChoices.seconds(forActionKey: key),
+                    posted.lastContent?.actions.contains(where: { $0.key == key }) == true
+                else {
+                    logger.notice(
+                        "A snooze action that is not one of the offered snooze choices was ignored",
+                        metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)"])
+                    return
+                }
+                response = .snooze(seconds: seconds)
             case "default":
                 // A click on the bubble is not an answer: the alarm rings on, so the alert comes
                 // back (servers take a clicked bubble away) with Stop and Snooze.
