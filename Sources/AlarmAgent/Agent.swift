@@ -76,13 +76,17 @@ public struct DesktopOptions: Sendable {
     /// The snooze lengths a ringing alarm's notification offers besides Snooze, where the server
     /// shows that many actions (`--snooze-choices`); none by default.
     public var snoozeChoices: SnoozeChoices
+    /// The phone backup, opt-in: an alert still ringing this long after it began also rings the
+    /// person's paired phones (KDE Connect, GSConnect); `nil` never does.
+    public var phoneBackupAfter: Duration?
 
     /// Creates the options.
     public init(
         notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL],
         doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet, unmuteTo: Int? = nil,
-        snoozeChoices: SnoozeChoices = .none
+        snoozeChoices: SnoozeChoices = .none, phoneBackupAfter: Duration? = nil
     ) {
+        self.phoneBackupAfter = phoneBackupAfter
         self.unmuteTo = unmuteTo
         self.snoozeChoices = snoozeChoices
         self.notifications = notifications
@@ -127,6 +131,8 @@ public final class AlarmAgent: Sendable {
     let lock: AgentLock
     let store: AlarmStore
     let checkpointer: StoreCheckpointer
+    /// The phone backup (`--phone-after`), when it is on.
+    let phoneBackup: PhoneBackup?
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
@@ -184,9 +190,14 @@ public final class AlarmAgent: Sendable {
             return DesktopPresenter(notifications: notifications, sounds: sounds, doNotDisturb: doNotDisturb, silentMode: silentMode)
         }
         let sleepInhibitor = SleepInhibitor(logger: logger)
+        let phoneRecorder = PhoneRingRecorder(logger: logger)
+        let phoneRinger = PhoneRinger(connection: connection)
+        phoneBackup = configuration.desktop?.phoneBackupAfter.map { after in
+            PhoneBackup(after: after, ringer: phoneRinger, logger: logger) { phoneRecorder.record($1, for: $0) }
+        }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
-            observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)])
+            observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + (phoneBackup.map { [$0] } ?? []))
         // Without wake timers of its own, the agent has the machine woken another way.
         let router = configuration.wakeFromSuspend && !clock.wakeTimers
             ? WakeRouter(
@@ -200,6 +211,7 @@ public final class AlarmAgent: Sendable {
         engine = AlarmEngine(store: store, clock: engineClock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
+        phoneRecorder.attach(engine)
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
@@ -212,7 +224,8 @@ public final class AlarmAgent: Sendable {
             connection: connection, engine: engine, clock: clock, resolver: resolver, authorization: authorization,
             status: .init(
                 version: configuration.version, storePath: store.databaseURL.path, storeReadOnlyReason: store.readOnlyReason,
-                wakeSources: wakeSources),
+                wakeSources: wakeSources,
+                phoneBackup: configuration.desktop?.phoneBackupAfter.map { (after: $0, ringer: phoneRinger) }),
             desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
 
@@ -267,6 +280,7 @@ public final class AlarmAgent: Sendable {
     public func shutdown() async {
         wakeSources.stop()
         checkpointer.stop()
+        phoneBackup?.stop()
         await engine.shutdown()
         // The wake-up armed through the user manager or PowerDevil is taken back.
         await wakeSources.router?.stop()

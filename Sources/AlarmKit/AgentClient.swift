@@ -115,7 +115,8 @@ public final class AgentClient: Sendable {
                 alertedAt: entry["alertedAt"]?.doubleValue.map(Date.init(timeIntervalSince1970:)),
                 endedAt: entry["endedAt"]?.doubleValue.map(Date.init(timeIntervalSince1970:)),
                 outcome: entry["outcome"]?.stringValue.flatMap(AlertOutcome.init(rawValue:)),
-                count: Int(entry["count"]?.integerValue ?? 1))
+                count: Int(entry["count"]?.integerValue ?? 1),
+                phonesRung: entry["phonesRung"]?.arrayValue.map { $0.compactMap(\.stringValue) })
         }
     }
 

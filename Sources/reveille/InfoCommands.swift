@@ -84,6 +84,10 @@ struct StatusCommand: AsyncParsableCommand {
                     object["wakeTimer"] = timer
                     lines.append("timer    " + timer)
                 }
+                if let phone = try? await client.property("PhoneBackup").stringValue {
+                    object["phoneBackup"] = phone
+                    lines.append("phone    " + phone)
+                }
                 if let events = try? await client.property("WatchedEvents").arrayValue?.compactMap(\.stringValue),
                     let sources = try? await client.property("EventSources").stringValue
                 {

@@ -45,11 +45,16 @@ enum HistoryFormat {
     ) -> String {
         guard !entries.isEmpty else { return "No alerts yet." }
         let rows: [[String]] = entries.map { entry in
-            let outcome: String
+            var outcome: String
             switch entry.outcome {
             case .missed? where entry.count > 1: outcome = "missed ×\(entry.count)"
             case let value?: outcome = value == .timedOut ? "timed out" : value.rawValue
             case nil: outcome = "ringing"
+            }
+            switch entry.phonesRung {
+            case []?: outcome += ", no phone reachable"
+            case let phones?: outcome += ", rang " + phones.map(AlarmListFormat.cleaned).joined(separator: ", ")
+            case nil: break
             }
             return [
                 LocalTimeFormat.string(for: entry.scheduledAt, at: reading, style: timeStyle),
@@ -81,6 +86,7 @@ enum HistoryFormat {
             if let alertedAt = entry.alertedAt { object["alertedAt"] = AlarmDescription.iso8601(alertedAt) }
             if let endedAt = entry.endedAt { object["endedAt"] = AlarmDescription.iso8601(endedAt) }
             if let lateness = entry.lateness { object["lateness"] = (lateness * 1000).rounded() / 1000 }
+            if let phones = entry.phonesRung { object["phonesRung"] = phones }
             return object
         }
         let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)

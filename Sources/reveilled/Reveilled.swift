@@ -71,6 +71,13 @@ struct Reveilled: AsyncParsableCommand {
     var unmuteTo: Int?
 
     @Option(
+        name: .customLong("phone-after"),
+        help: ArgumentHelp(
+            "Phone backup, opt-in: an alert still ringing after this many seconds also rings every reachable phone paired with KDE Connect or GSConnect.",
+            valueName: "seconds"))
+    var phoneAfter: Double?
+
+    @Option(
         name: .customLong("snooze-choices"),
         help: ArgumentHelp(
             "Snooze lengths a ringing alarm's notification offers besides Snooze, where the notification server shows that many actions (not GNOME Shell): up to 5, each at most 12 hours, such as 5m,10m,15m.",
@@ -118,6 +125,9 @@ struct Reveilled: AsyncParsableCommand {
         guard ramp >= 0, ramp <= 3_600, ramp.isFinite else { throw ValidationError("--ramp must be between 0 and 3600 seconds") }
         guard !soundDevice.isEmpty else { throw ValidationError("--sound-device must name an ALSA PCM") }
         if let unmuteTo, !(1...100).contains(unmuteTo) { throw ValidationError("--unmute-to must be between 1 and 100 (percent)") }
+        if let phoneAfter, !(phoneAfter.isFinite && phoneAfter >= 1 && phoneAfter <= 86_400) {
+            throw ValidationError("--phone-after must be between 1 and 86400 seconds")
+        }
         _ = try parsedSnoozeChoices()
     }
 
@@ -171,7 +181,8 @@ struct Reveilled: AsyncParsableCommand {
             sound: silent ? nil : SoundPlayer.Configuration(device: .system(name: soundDevice), rampDuration: .milliseconds(Int64(ramp * 1000))),
             soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")),
             doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound, unmuteTo: unmuteTo,
-            snoozeChoices: try parsedSnoozeChoices())
+            snoozeChoices: try parsedSnoozeChoices(),
+            phoneBackupAfter: phoneAfter.map { .milliseconds(Int64($0 * 1000)) })
         let configuration = AgentConfiguration(
             storeDirectory: directory,
             policy: AlarmPolicy(

@@ -86,7 +86,7 @@ struct PhoneBackupTests {
         #expect(fixture.backup.isWaiting(for: id))
         let report = try await fixture.nextReport()
         #expect(report.id == id)
-        #expect(report.names == ["Pixel 7"])
+        #expect(report.names == ["Pixel 7 (KDE Connect)"])
         #expect(report.at - start >= after)
         #expect(fixture.counter.count == 1)
         #expect(!fixture.backup.isWaiting(for: id))

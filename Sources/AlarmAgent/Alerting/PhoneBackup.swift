@@ -1,3 +1,4 @@
+import AlarmCore
 import AlarmDesktop
 import Foundation
 import Logging
@@ -11,7 +12,8 @@ import Synchronization
 /// nothing polls and the wait goes on through suspend. An alert that ends first (stopped, snoozed,
 /// timed out, cancelled) cancels its wait and never rings the phone. When the wait ends with the
 /// alert still ringing, every reachable phone is rung once, and `onRing` is told which rang
-/// (an empty list when none could be), so the agent can write it into the alert's history.
+/// (an empty list when none could be) as "Pixel 7 (KDE Connect)", so the agent can write it into
+/// the alert's history.
 public final class PhoneBackup: Sendable {
     /// How long an alert rings before the phones ring too.
     public let after: Duration
@@ -109,10 +111,39 @@ public final class PhoneBackup: Sendable {
                 "A phone service did not list its phones",
                 metadata: ["alarm": "\(id)", "service": "\(failure.service.displayName)", "error": "\(failure.error)"])
         }
-        logger?.info(
-            "Rang the phone as a backup", metadata: ["alarm": "\(id)", "rang": "\(report.rangNames.joined(separator: ", "))"])
-        onRing(id, report.rangNames)
+        let rang = report.rang.map(\.description)
+        logger?.info("Rang the phone as a backup", metadata: ["alarm": "\(id)", "rang": "\(rang.joined(separator: ", "))"])
+        onRing(id, rang)
     }
 }
 
 extension PhoneBackup: RingingObserver {}
+
+/// Writes what the phone backup rang into the alert's history, once the engine exists (it is made
+/// after the presenter the backup observes).
+final class PhoneRingRecorder: Sendable {
+    private let engine = Mutex<AlarmEngine?>(nil)
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Connects the recorder to the engine.
+    func attach(_ engine: AlarmEngine) {
+        self.engine.withLock { $0 = engine }
+    }
+
+    /// Records `phones` (their descriptions; none: none was reachable) for the alarm's latest alert.
+    func record(_ phones: [String], for id: UUID) {
+        guard let engine = engine.withLock({ $0 }) else { return }
+        let logger = self.logger
+        Task {
+            do {
+                try await engine.recordPhonesRung(phones, forAlarm: id)
+            } catch {
+                logger.error("Could not record the phones rung in the history", metadata: ["alarm": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -54,6 +54,8 @@ public final class AlarmService: Sendable {
         public var storeReadOnlyReason: String?
         /// What wakes the agent besides its timers, and whether alarms wake the machine.
         var wakeSources: WakeSources?
+        /// The phone backup's wait and the ringer that finds the phones; `nil` when it is off.
+        var phoneBackup: (after: Duration, ringer: PhoneRinger)?
     }
 
     /// Creates the service; `start()` exports it.

@@ -181,6 +181,9 @@ extension AlarmService {
                 DBusProperty(name: "WatchedEvents", signature: "as", access: .read) { _ in
                     .strings(try required(service).status.wakeSources?.watchedEvents ?? ["clock-set"])
                 },
+                DBusProperty(name: "PhoneBackup", signature: "s", access: .read) { _ in
+                    .string(await Self.phoneBackupSentence(try required(service).status.phoneBackup))
+                },
                 DBusProperty(name: "EventSources", signature: "s", access: .read) { _ in
                     .string(try required(service).status.wakeSources?.eventSources ?? "clock set (timerfd)")
                 },
@@ -291,6 +294,18 @@ extension AlarmService {
         ])
     }
 
+    /// What `PhoneBackup` says: off, or after how long which reachable phones ring (asked now).
+    static func phoneBackupSentence(_ backup: (after: Duration, ringer: PhoneRinger)?) async -> String {
+        guard let backup else { return "off (reveilled --phone-after turns it on)" }
+        let after = DurationFormat.units(backup.after / .seconds(1))
+        let search = await backup.ringer.reachablePhones()
+        var sentence = search.phones.isEmpty
+            ? "after \(after): no phone reachable (pair one with KDE Connect or GSConnect)"
+            : "after \(after): " + search.phones.map(\.description).joined(separator: ", ")
+        if !search.failures.isEmpty { sentence += "; not answering: " + search.failures.map(\.description).joined(separator: "; ") }
+        return sentence
+    }
+
     static func encode(_ entry: AlertHistoryEntry) -> DBusValue {
         var entries: [String: DBusValue] = [
             "alarmID": .string(entry.alarmID.lowercasedText()),
@@ -301,6 +316,7 @@ extension AlarmService {
         if let alertedAt = entry.alertedAt { entries["alertedAt"] = .double(alertedAt.timeIntervalSince1970) }
         if let endedAt = entry.endedAt { entries["endedAt"] = .double(endedAt.timeIntervalSince1970) }
         if let outcome = entry.outcome { entries["outcome"] = .string(outcome.rawValue) }
+        if let phones = entry.phonesRung { entries["phonesRung"] = .strings(phones) }
         return .dictionary(entries)
     }
 

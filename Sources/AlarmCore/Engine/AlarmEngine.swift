@@ -253,6 +253,14 @@ public actor AlarmEngine {
         try request(enabled ? .turnOn : .turnOff, id: id, caller: caller)
     }
 
+    /// Records in the alarm's latest alert's history that the phone backup rang `phones` (none:
+    /// it found none reachable). Does nothing for an alarm with no alert in the history.
+    public func recordPhonesRung(_ phones: [String], forAlarm id: UUID) throws {
+        var changes = AlarmStore.Changes()
+        changes.add([.recordHistory(.phonesRung(alarmID: id, phones: phones))])
+        try store.apply(changes)
+    }
+
     /// Carries out a caller's request on one alarm, stored first.
     ///
     /// A request that ends a ringing alert (Stop, Snooze, Cancel) silences it before the store's

@@ -75,6 +75,9 @@ public struct AlarmStateMachine: Sendable {
         case alertEnded(alarmID: UUID, outcome: AlertOutcome, at: Date)
         /// Alerts were missed (one entry, with their count).
         case missed(AlertHistoryEntry)
+        /// The phone backup rang these phones (none: it found none reachable) for the alarm's
+        /// latest alert.
+        case phonesRung(alarmID: UUID, phones: [String])
     }
 
     /// Something the engine must do because of a transition.

@@ -114,7 +114,20 @@ enum HistoryRow {
         case .alertEnded(let alarmID, let outcome, let at):
             try db.cachedStatement(sql: "UPDATE history SET outcome = ?, endedAt = ? WHERE alarmID = ? AND outcome IS NULL").execute(
                 arguments: [outcome.rawValue, at.timeIntervalSinceReferenceDate, alarmID.storeKey])
+        case .phonesRung(let alarmID, let phones):
+            // The alarm's latest alert that rang, even if it was answered while the phones rang.
+            try db.cachedStatement(
+                sql: """
+                    UPDATE history SET phones = ? WHERE id =
+                        (SELECT MAX(id) FROM history WHERE alarmID = ? AND alertedAt IS NOT NULL)
+                    """
+            ).execute(arguments: [phonesText(phones), alarmID.storeKey])
         }
+    }
+
+    /// The phones as the `phones` column keeps them: a JSON array of names.
+    static func phonesText(_ phones: [String]) -> String {
+        String(decoding: (try? JSONEncoder().encode(phones)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
     static func entry(from row: Row) throws -> AlertHistoryEntry {
@@ -123,10 +136,12 @@ enum HistoryRow {
         let alerted: Double? = row["alertedAt"]
         let ended: Double? = row["endedAt"]
         let outcome: String? = row["outcome"]
+        let phones: String? = row["phones"]
         return AlertHistoryEntry(
             alarmID: id, title: row["title"], scheduledAt: Date(timeIntervalSinceReferenceDate: row["scheduledAt"]),
             alertedAt: alerted.map(Date.init(timeIntervalSinceReferenceDate:)),
             endedAt: ended.map(Date.init(timeIntervalSinceReferenceDate:)),
-            outcome: outcome.flatMap(AlertOutcome.init(rawValue:)), count: row["count"])
+            outcome: outcome.flatMap(AlertOutcome.init(rawValue:)), count: row["count"],
+            phonesRung: phones.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) })
     }
 }

@@ -54,6 +54,9 @@ enum StoreSchema {
         migrator.registerMigration("v3: skipped alerts") { db in
             try db.execute(sql: "ALTER TABLE alarm ADD COLUMN skippedAt REAL")
         }
+        migrator.registerMigration("v4: phones rung for an alert") { db in
+            try db.execute(sql: "ALTER TABLE history ADD COLUMN phones TEXT")
+        }
         return migrator
     }
 }

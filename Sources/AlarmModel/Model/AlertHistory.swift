@@ -31,12 +31,16 @@ public struct AlertHistoryEntry: Codable, Hashable, Sendable {
     /// For missed alerts: how many occurrences this entry stands for (several missed days are
     /// recorded once); 1 otherwise.
     public var count: Int
+    /// The phones rung because nobody answered the alert in time (the agent's opt-in phone backup),
+    /// by name; empty when it tried and none was reachable; `nil` when it did not try.
+    public var phonesRung: [String]?
 
     /// Creates a history entry.
     public init(
         alarmID: UUID, title: String, scheduledAt: Date, alertedAt: Date?, endedAt: Date?,
-        outcome: AlertOutcome?, count: Int = 1
+        outcome: AlertOutcome?, count: Int = 1, phonesRung: [String]? = nil
     ) {
+        self.phonesRung = phonesRung
         self.alarmID = alarmID
         self.title = title
         self.scheduledAt = scheduledAt

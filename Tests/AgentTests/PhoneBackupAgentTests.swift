@@ -1,0 +1,87 @@
+import AlarmKit
+import Foundation
+import Testing
+import TestRequirements
+import TestSupport
+
+/// The phone backup end to end: the real agent with `--phone-after`, and KDE Connect's real
+/// protocol spoken by a double on the sandbox's bus.
+@Suite("Agent: the phone backup", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+struct PhoneBackupAgentTests {
+    static let pixel = PhoneServiceDouble.Device(id: "a1b2c3", name: "Pixel 7")
+
+    /// The history entries as `reveille history --json` prints them.
+    static func history(_ fixture: AgentFixture) async throws -> [[String: Any]] {
+        let history = try await fixture.reveille("history", "--json")
+        return try #require(try JSONSerialization.jsonObject(with: Data(history.output.utf8)) as? [[String: Any]], "\(history)")
+    }
+
+    /// Waits (up to 30 s) until the history has an entry that `matches`; returns the whole history.
+    static func waitForHistory(_ fixture: AgentFixture, _ what: String, where matches: ([String: Any]) -> Bool) async throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var entries: [[String: Any]] = []
+        while ContinuousClock.now < deadline {
+            entries = try await history(fixture)
+            if entries.contains(where: matches) { return entries }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("the history never showed \(what): \(entries)")
+        return entries
+    }
+
+    @Test("An alert still ringing after --phone-after rings the phone once, and history and status say so; one stopped first does not")
+    func ringsThePhone() async throws {
+        let fixture = try await AgentFixture.start(agentArguments: ["--phone-after", "2"])
+        defer { fixture.stop() }
+        let phones = try PhoneServiceDouble(.kdeConnect, address: fixture.sandbox.busAddress, devices: [Self.pixel])
+        defer { phones.stop() }
+
+        let status = try await fixture.reveille("status")
+        #expect(status.output.contains("phone    after 2s: Pixel 7 (KDE Connect)"), "\(status)")
+
+        // Answered within the two seconds: no ring.
+        let answered = try await AlertingTests.timer(fixture, "1s", "--title", "Answered")
+        try await AlertingTests.waitForState("alerting", of: answered, in: fixture)
+        #expect(try await fixture.reveille("stop", answered.uuidString).status == .exited(0))
+
+        // Unanswered: the phone rings once, about two seconds after the alert began.
+        let unanswered = try await AlertingTests.timer(fixture, "1s", "--title", "Unanswered")
+        try await AlertingTests.waitForState("alerting", of: unanswered, in: fixture)
+        let rings = try await phones.waitForRings(1, timeout: .seconds(15))
+        #expect(rings.count == 1 && rings.first?.deviceID == Self.pixel.id, "\(rings)")
+        #expect(try await fixture.reveille("stop", unanswered.uuidString).status == .exited(0))
+
+        // The history says which phone rang for which alert, and nothing for the answered one.
+        let entries = try await Self.waitForHistory(fixture, "the phone") { $0["phonesRung"] != nil }
+        let rang = try #require(entries.first { $0["alarmID"] as? String == unanswered.uuidString.lowercased() })
+        #expect(rang["phonesRung"] as? [String] == ["Pixel 7 (KDE Connect)"], "\(rang)")
+        let quiet = try #require(entries.first { $0["alarmID"] as? String == answered.uuidString.lowercased() })
+        #expect(quiet["phonesRung"] == nil, "\(quiet)")
+        #expect(phones.rings.count == 1, "the answered alert rang the phone: \(phones.rings)")
+        let table = try await fixture.reveille("history")
+        #expect(table.output.contains("stopped, rang Pixel 7 (KDE Connect)"), "\(table)")
+    }
+
+    @Test("No phone reachable: the alert still rings, the history says none was reachable, status says so; off by default")
+    func noPhone() async throws {
+        let fixture = try await AgentFixture.start(agentArguments: ["--phone-after", "1"])
+        defer { fixture.stop() }
+        let status = try await fixture.reveille("status", "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
+        #expect((object["phoneBackup"] as? String)?.contains("no phone reachable") == true, "\(object)")
+
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Alone")
+        try await AlertingTests.waitForState("alerting", of: id, in: fixture)
+        _ = try await Self.waitForHistory(fixture, "no phone reachable") { ($0["phonesRung"] as? [String]) == [] }
+        #expect(try await AlertingTests.list(fixture).first?.state == "alerting", "the alert rings on")
+        let table = try await fixture.reveille("history")
+        #expect(table.output.contains("ringing, no phone reachable"), "\(table)")
+
+        let plain = try await AgentFixture.start()
+        defer { plain.stop() }
+        let off = try await plain.reveille("status")
+        #expect(off.output.contains("phone    off"), "\(off)")
+        let bad = try await plain.run(Built.path("reveilled"), ["--phone-after", "0"])
+        #expect(bad.status == .exited(64) && bad.error.contains("--phone-after"), "\(bad)")
+    }
+}
