@@ -225,7 +225,8 @@ public final class AlarmAgent: Sendable {
             status: .init(
                 version: configuration.version, storePath: store.databaseURL.path, storeReadOnlyReason: store.readOnlyReason,
                 wakeSources: wakeSources,
-                phoneBackup: configuration.desktop?.phoneBackupAfter.map { (after: $0, ringer: phoneRinger) }),
+                phoneBackup: configuration.desktop?.phoneBackupAfter.map { (after: $0, ringer: phoneRinger) },
+                snoozeChoices: configuration.desktop?.snoozeChoices.seconds ?? []),
             desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
     }
 

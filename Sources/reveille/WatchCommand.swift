@@ -16,7 +16,8 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Watch alarms live, and stop, snooze, pause or resume them with keys.",
         discussion: """
             Countdowns tick with progress bars and ringing alarms stand out. Keys: ↑/↓ (or k/j) select, \
-            s stop, z snooze, p pause, r resume, c cancel, x skip the next alert (again: undo), o turn \
+            s stop, z snooze, 1-5 snooze for the agent's --snooze-choices, p pause, r resume, c cancel, \
+            x skip the next alert (again: undo), o turn \
             off (again: on), q quit. This is also how to control alarms \
             where no notification server runs.
 
@@ -105,6 +106,9 @@ final class LiveView {
     private var message = ""
     /// What was last written, so an unchanged screen is not written again.
     private var lastFrame = ""
+    /// The snooze lengths (seconds) the agent offers (`reveilled --snooze-choices`), read once when
+    /// the view opens: keys 1 to 5 snooze for them.
+    private var snoozeChoices: [Int] = []
     /// How the person reads times, read once when the view opens.
     private let timeStyle = DesktopTimeStyle.current()
     /// How the terminal takes colour for each alarm's tint (`nil`: none, as with `NO_COLOR`).
@@ -124,6 +128,8 @@ final class LiveView {
         defer { signals.stop() }
         let terminal = RawTerminal()
         defer { terminal.restore() }
+        // An agent without the property (older) offers none.
+        snoozeChoices = (try? await session.client.property("SnoozeChoices").arrayValue?.compactMap { $0.integerValue.map(Int.init) }) ?? []
         let updates = session.client.updates()
         let feed = Task {
             for await list in updates { continuation.yield(.alarms(list, received: .local())) }
@@ -211,18 +217,29 @@ final class LiveView {
             if let index, index + 1 < rows.count { selected = rows[index + 1].id }
         case .up, .character(UInt8(ascii: "k")):
             if let index, index > 0 { selected = rows[index - 1].id }
+        case .character(let digit) where (UInt8(ascii: "1")...UInt8(ascii: "5")).contains(digit):
+            let choice = Int(digit - UInt8(ascii: "1"))
+            guard let index, choice < snoozeChoices.count else { break }
+            let (id, seconds) = (rows[index].id, TimeInterval(snoozeChoices[choice]))
+            await request { try await $0.snooze(id: id, for: seconds) }
         case .character(let letter):
             guard let action = Action(rawValue: letter), let index else { break }
-            do {
-                try await action.perform(on: rows[index].remote, with: session.client)
-                message = ""
-            } catch let error as AgentClientError {
-                message = error.message
-            } catch {
-                message = "\(error)"
-            }
+            let alarm = rows[index].remote
+            await request { try await action.perform(on: alarm, with: $0) }
         }
         return true
+    }
+
+    /// Makes a request of the agent; the message line says why it was refused, or is cleared.
+    private func request(_ body: (AgentClient) async throws -> Void) async {
+        do {
+            try await body(session.client)
+            message = ""
+        } catch let error as AgentClientError {
+            message = error.message
+        } catch {
+            message = "\(error)"
+        }
     }
 
     /// What the action keys do to the selected alarm.
@@ -320,7 +337,9 @@ final class LiveView {
 
     private func header(width: Int) -> Line {
         let count = loaded ? "\(rows.count) alarm\(rows.count == 1 ? "" : "s")   " : ""
-        let plain = "Reveille  \(count)↑↓ select  s stop  z snooze  p pause  r resume  c cancel  x skip  o off/on  q quit"
+        let choices = snoozeChoices.prefix(5).enumerated().map { "\($0.offset + 1) \(DurationFormat.units(TimeInterval($0.element)))" }
+        let snoozing = choices.isEmpty ? "" : "  " + choices.joined(separator: " ")
+        let plain = "Reveille  \(count)↑↓ select  s stop  z snooze\(snoozing)  p pause  r resume  c cancel  x skip  o off/on  q quit"
         var line = Line(plain, width: width)
         let name = "Reveille"
         if line.text.hasPrefix(name) { line.text = "\u{1B}[1m\(name)\u{1B}[0m" + line.text.dropFirst(name.count) }

@@ -95,6 +95,24 @@ struct WatchViewTests {
         }
     }
 
+    @Test("The agent's snooze choices are keys 1 to 5 in the header; 2 snoozes a ringing alarm for the second")
+    func snoozeChoiceKeys() async throws {
+        let fixture = try await AgentFixture.start(agentArguments: ["--snooze-choices", "5m,10m"])
+        defer { fixture.stop() }
+        try await WatchPane.with(fixture) { pane in
+            try await pane.waitForScreen("the header with the choices") { $0.contains("z snooze  1 5m 2 10m  p pause") }
+            let id = try await fixture.reveille("timer", "1s", "--title", "Choose", "--snooze", "1m").line
+            try await pane.waitForScreen("Choose ringing") { $0.contains("RINGING  Choose") }
+            // 3 is no choice here: nothing happens.
+            try await pane.press("3")
+            try await pane.press("2")
+            try await pane.waitUntil("Choose to count down") { try await fixture.state(of: id) == "countdown" }
+            let remaining = try #require(try await fixture.listedAlarms().first?.remaining)
+            #expect((590...600).contains(remaining), "\(remaining) s left, not ten minutes")
+            try await pane.quit()
+        }
+    }
+
     @Test("A ringing timer stands out in reverse red and is selected; s stops it and it goes away")
     func ringingAndStop() async throws {
         let fixture = try await AgentFixture.start()

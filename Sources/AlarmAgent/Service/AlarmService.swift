@@ -56,6 +56,8 @@ public final class AlarmService: Sendable {
         var wakeSources: WakeSources?
         /// The phone backup's wait and the ringer that finds the phones; `nil` when it is off.
         var phoneBackup: (after: Duration, ringer: PhoneRinger)?
+        /// The snooze lengths (seconds) the person chose (`--snooze-choices`); none by default.
+        var snoozeChoices: [Int] = []
     }
 
     /// Creates the service; `start()` exports it.

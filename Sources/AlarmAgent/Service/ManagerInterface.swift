@@ -181,6 +181,9 @@ extension AlarmService {
                 DBusProperty(name: "WatchedEvents", signature: "as", access: .read) { _ in
                     .strings(try required(service).status.wakeSources?.watchedEvents ?? ["clock-set"])
                 },
+                DBusProperty(name: "SnoozeChoices", signature: "au", access: .read) { _ in
+                    .array(elementSignature: "u", try required(service).status.snoozeChoices.map { .uint32(UInt32(clamping: $0)) })
+                },
                 DBusProperty(name: "PhoneBackup", signature: "s", access: .read) { _ in
                     .string(await Self.phoneBackupSentence(try required(service).status.phoneBackup))
                 },
