@@ -14,7 +14,8 @@ public struct FuzzCall: Sendable, CustomStringConvertible {
         case none
         /// `Schedule` of this id (nil when the text is no UUID) with this configuration.
         case schedule(UUID?, DBusValue)
-        /// A manager method taking one id: `Cancel`, `Stop`, `Pause`, `Resume`, `Countdown`, `Get`.
+        /// A manager method on one alarm by id: `Cancel`, `Stop`, `Pause`, `Resume`, `Countdown`, `Get`,
+        /// `Skip`, `Unskip`, and `SetEnabled` and `Snooze` with their second argument.
         case control(String, UUID?)
     }
 
@@ -57,10 +58,10 @@ public struct FuzzCallGenerator: Sendable {
     static let managerInterface = AlarmBus.managerInterface
     static let alarmInterface = AlarmBus.alarmInterface
     static let managerMethods = [
-        "Schedule", "Cancel", "Stop", "Pause", "Resume", "Countdown", "List", "Watch", "Get", "RequestAuthorization", "History",
-        "ListAuthorizations", "SetAuthorization",
+        "Schedule", "Cancel", "Stop", "Pause", "Resume", "Countdown", "Snooze", "Skip", "Unskip", "SetEnabled", "List", "Watch",
+        "Get", "RequestAuthorization", "History", "ListAuthorizations", "SetAuthorization",
     ]
-    static let managerProperties = ["Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount"]
+    static let managerProperties = ["Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount", "SnoozeChoices", "PhoneBackup"]
     static let alarmProperties = ["Id", "State", "Kind", "Title", "Owner", "Schedule", "Countdown", "FireDate", "Remaining", "Alarm"]
     static let standardInterfaces = [
         "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",
@@ -128,9 +129,15 @@ public struct FuzzCallGenerator: Sendable {
     }
 
     mutating func control(used: inout Set<UUID>) -> FuzzCall {
-        let method = rng.pick(["Cancel", "Stop", "Pause", "Resume", "Countdown", "Get"])
+        let method = rng.pick(["Cancel", "Stop", "Pause", "Resume", "Countdown", "Get", "Skip", "Unskip", "SetEnabled", "Snooze"])
         let (text, id) = idArgument(used: &used)
-        return manager(method, [.string(text)], effect: .control(method, id))
+        var arguments: [DBusValue] = [.string(text)]
+        switch method {
+        case "SetEnabled": arguments.append(.boolean(rng.chance(0.5)))
+        case "Snooze": arguments.append(.double(rng.pick([60, 0.5, 0, -1, .nan, .infinity, 1e12])))
+        default: break
+        }
+        return manager(method, arguments, effect: .control(method, id))
     }
 
     mutating func otherManagerMethod() -> FuzzCall {
