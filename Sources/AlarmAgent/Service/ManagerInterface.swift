@@ -38,33 +38,13 @@ extension AlarmService {
                 control("Pause", service) { try await $0.engine.pause(id: $1, caller: $2) },
                 control("Resume", service) { try await $0.engine.resume(id: $1, caller: $2) },
                 control("Countdown", service) { try await $0.engine.countdown(id: $1, caller: $2) },
-                DBusMethod(
-                    name: "Snooze", inArguments: [.init(name: "id", signature: "s"), .init(name: "seconds", signature: "d")],
-                    outArguments: []
-                ) { call in
-                    let s = try required(service)
-                    return try await s.handle {
-                        let id = try Self.id(call.arguments.first)
-                        let seconds = try Self.snoozeDuration(call.arguments.count > 1 ? call.arguments[1] : nil)
-                        try await s.engine.snooze(id: id, for: seconds, caller: try await s.caller(of: call).caller)
-                        return []
-                    }
+                control("Snooze", service, second: .init(name: "seconds", signature: "d"), read: Self.snoozeDuration) {
+                    try await $0.engine.snooze(id: $1, for: $2, caller: $3)
                 },
                 control("Skip", service) { try await $0.engine.skip(id: $1, caller: $2) },
                 control("Unskip", service) { try await $0.engine.unskip(id: $1, caller: $2) },
-                DBusMethod(
-                    name: "SetEnabled", inArguments: [.init(name: "id", signature: "s"), .init(name: "enabled", signature: "b")],
-                    outArguments: []
-                ) { call in
-                    let s = try required(service)
-                    return try await s.handle {
-                        let id = try Self.id(call.arguments.first)
-                        guard call.arguments.count > 1, case .boolean(let enabled) = call.arguments[1] else {
-                            throw DBusError(name: AgentError.invalidArguments, message: "enabled must be a boolean (b)")
-                        }
-                        try await s.engine.setEnabled(enabled, id: id, caller: try await s.caller(of: call).caller)
-                        return []
-                    }
+                control("SetEnabled", service, second: .init(name: "enabled", signature: "b"), read: Self.enabledFlag) {
+                    try await $0.engine.setEnabled($2, id: $1, caller: $3)
                 },
                 listing("List", watching: .objects, service),
                 listing("Watch", watching: .lists, service),
@@ -233,6 +213,31 @@ extension AlarmService {
                 return []
             }
         }
+    }
+
+    /// A method on one alarm with a second argument, which `read` checks before the alarm is
+    /// looked at (throwing the named error for a bad one).
+    private static func control<Value: Sendable>(
+        _ name: String, _ service: AlarmService?, second: DBusArgument, read: @escaping @Sendable (DBusValue?) throws -> Value,
+        _ body: @escaping @Sendable (AlarmService, UUID, Value, AlarmCaller) async throws -> Void
+    ) -> DBusMethod {
+        DBusMethod(name: name, inArguments: [.init(name: "id", signature: "s"), second], outArguments: []) { call in
+            let s = try required(service)
+            return try await s.handle {
+                let id = try Self.id(call.arguments.first)
+                let value = try read(call.arguments.count > 1 ? call.arguments[1] : nil)
+                try await body(s, id, value, try await s.caller(of: call).caller)
+                return []
+            }
+        }
+    }
+
+    /// The flag `SetEnabled` was given; otherwise the named error `InvalidArguments`.
+    static func enabledFlag(_ value: DBusValue?) throws -> Bool {
+        guard case .boolean(let enabled)? = value else {
+            throw DBusError(name: AgentError.invalidArguments, message: "enabled must be a boolean (b)")
+        }
+        return enabled
     }
 
     /// The seconds `Snooze` was given: a positive, finite number, at most a year (as a countdown's
