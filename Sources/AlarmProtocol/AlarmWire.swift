@@ -43,36 +43,55 @@ public enum AlarmWire {
     /// is the default presentation for the title (then `title` stands for it), `tintColor` when it
     /// is the accent colour, `sound` when it is the default. Lists of many alarms stay small.
     public static func encode(_ definition: AlarmDefinition) -> DBusValue {
-        .dictionary(entries(of: definition))
+        var entries = entries(of: definition)
+        // Without a presentation of its own, the title stands for the default one.
+        if !entries.contains(where: { $0.key == "presentation" }) { entries.append(("title", .string(definition.title))) }
+        return dictionary(entries)
+    }
+
+    /// An `a{sv}` dictionary of `entries`, whose keys are all different, sorted by key: what
+    /// `DBusValue.dictionary(_:)` makes of the same entries, without hashing them into a
+    /// `Dictionary` first. The agent encodes every alarm it replies with or announces, a dozen
+    /// entries each, and the hashing, merging and re-sorting of those dictionaries was a
+    /// measurable part of its engine thread's work per `Schedule` under load (issue 26).
+    static func dictionary(_ entries: [(key: String, value: DBusValue)]) -> DBusValue {
+        .array(elementSignature: "{sv}", entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .variant($0.value)) })
+    }
+
+    /// The presentation a definition without one gets (`entries(of:)` leaves it out then).
+    private static func defaultPresentation(for definition: AlarmDefinition) -> AlarmPresentation {
+        defaultPresentation(title: definition.title, isTimer: definition.isTimer, snoozes: definition.countdownDuration?.postAlert != nil)
     }
 
     /// The entries of a definition's `a{sv}` form; a `summary` leaves out the presentation, tint
     /// and metadata.
-    static func entries(of definition: AlarmDefinition, summary: Bool = false) -> [String: DBusValue] {
-        var entries: [String: DBusValue] = ["title": .string(definition.title)]
+    ///
+    /// The `title` is not among them: `encode(_:)` adds it when the presentation is the default
+    /// one for it, an alarm's encoding always. The keys are all different, in no order
+    /// (`dictionary(_:)` sorts them).
+    static func entries(of definition: AlarmDefinition, summary: Bool = false) -> [(key: String, value: DBusValue)] {
+        var entries: [(key: String, value: DBusValue)] = []
+        entries.reserveCapacity(24)
         if !summary {
-            let standard = defaultPresentation(
-                title: definition.title, isTimer: definition.isTimer, snoozes: definition.countdownDuration?.postAlert != nil)
-            if definition.presentation != standard {
-                entries["title"] = nil
-                entries["presentation"] = encode(definition.presentation)
+            if definition.presentation != defaultPresentation(for: definition) {
+                entries.append(("presentation", encode(definition.presentation)))
             }
-            if let metadata = definition.metadata { entries["metadata"] = .array(elementSignature: "y", metadata.map(DBusValue.byte)) }
+            if let metadata = definition.metadata { entries.append(("metadata", .array(elementSignature: "y", metadata.map(DBusValue.byte)))) }
         }
         // The tint goes with the summary too (a few bytes, only when not the accent colour): the
         // list and the live view colour each alarm's id with it.
-        if definition.tintColor != .accentColor { entries["tintColor"] = .string(definition.tintColor.description) }
-        if definition.sound != .default { entries["sound"] = .string(soundName(definition.sound)) }
-        if let schedule = definition.schedule { entries["schedule"] = encode(schedule) }
-        if let countdown = definition.countdownDuration { entries["countdown"] = encode(countdown) }
-        if let stop = definition.stopIntent { entries["stopIntent"] = .string(stop) }
-        if let secondary = definition.secondaryIntent { entries["secondaryIntent"] = .string(secondary) }
-        if let application = definition.applicationID { entries["applicationID"] = .string(application) }
-        if !definition.breakthrough { entries["breakthrough"] = .boolean(false) }
-        if let volume = definition.volume { entries["volume"] = .int32(Int32(volume)) }
-        if let ramp = definition.soundRamp { entries["ramp"] = .double(ramp) }
-        if let ringTimeout = definition.ringTimeout { entries["ringTimeout"] = .double(ringTimeout) }
-        if !definition.isEnabled { entries["enabled"] = .boolean(false) }
+        if definition.tintColor != .accentColor { entries.append(("tintColor", .string(definition.tintColor.description))) }
+        if definition.sound != .default { entries.append(("sound", .string(soundName(definition.sound)))) }
+        if let schedule = definition.schedule { entries.append(("schedule", encode(schedule))) }
+        if let countdown = definition.countdownDuration { entries.append(("countdown", encode(countdown))) }
+        if let stop = definition.stopIntent { entries.append(("stopIntent", .string(stop))) }
+        if let secondary = definition.secondaryIntent { entries.append(("secondaryIntent", .string(secondary))) }
+        if let application = definition.applicationID { entries.append(("applicationID", .string(application))) }
+        if !definition.breakthrough { entries.append(("breakthrough", .boolean(false))) }
+        if let volume = definition.volume { entries.append(("volume", .int32(Int32(volume)))) }
+        if let ramp = definition.soundRamp { entries.append(("ramp", .double(ramp))) }
+        if let ringTimeout = definition.ringTimeout { entries.append(("ringTimeout", .double(ringTimeout))) }
+        if !definition.isEnabled { entries.append(("enabled", .boolean(false))) }
         return entries
     }
 
@@ -156,28 +175,26 @@ public enum AlarmWire {
     /// tint other than the accent colour, which the list and the live view show.
     public static func encode(_ record: AlarmRecord, at reading: ClockReading, summary: Bool = false) -> DBusValue {
         var extra = entries(of: record.definition, summary: summary)
-        extra.merge([
-            "id": .string(record.id.lowercasedText()),
-            "state": .string(record.state.rawValue),
-            "kind": .string(record.definition.isTimer ? "timer" : "alarm"),
-            "title": .string(record.definition.title),
-            "owner": .string(record.owner),
-        ]) { $1 }
-        if let fireDate = record.fireDate(from: reading) { extra["fireDate"] = .double(fireDate.timeIntervalSince1970) }
-        if let remaining = record.remaining(from: reading) { extra["remaining"] = .double(remaining) }
-        if let skipped = record.pendingSkip(at: reading.now) { extra["skipped"] = .double(skipped.timeIntervalSince1970) }
+        extra.append(("id", .string(record.id.lowercasedText())))
+        extra.append(("state", .string(record.state.rawValue)))
+        extra.append(("kind", .string(record.definition.isTimer ? "timer" : "alarm")))
+        extra.append(("title", .string(record.definition.title)))
+        extra.append(("owner", .string(record.owner)))
+        if let fireDate = record.fireDate(from: reading) { extra.append(("fireDate", .double(fireDate.timeIntervalSince1970))) }
+        if let remaining = record.remaining(from: reading) { extra.append(("remaining", .double(remaining))) }
+        if let skipped = record.pendingSkip(at: reading.now) { extra.append(("skipped", .double(skipped.timeIntervalSince1970))) }
         switch record.phase {
         case .alerting(let ringing):
-            extra["alertScheduledAt"] = .double(ringing.scheduledAt.timeIntervalSince1970)
-            extra["alertStartedAt"] = .double(ringing.startedAt.timeIntervalSince1970)
+            extra.append(("alertScheduledAt", .double(ringing.scheduledAt.timeIntervalSince1970)))
+            extra.append(("alertStartedAt", .double(ringing.startedAt.timeIntervalSince1970)))
         case .countdown(let countdown):
-            extra["countdownTotal"] = .double(countdown.duration)
+            extra.append(("countdownTotal", .double(countdown.duration)))
         case .paused(let paused):
-            extra["countdownTotal"] = .double(paused.duration)
+            extra.append(("countdownTotal", .double(paused.duration)))
         case .scheduled:
             break
         }
-        return .dictionary(extra)
+        return dictionary(extra)
     }
 
     /// An alarm as the agent described it.
@@ -575,13 +592,16 @@ struct DictionaryReader {
 
     /// Reads a dictionary; throws for anything else, and for a key that comes twice.
     init(_ value: DBusValue, field: String) throws(AlarmRequestError) {
-        let notDictionary = AlarmRequestError.invalidConfiguration(
-            field: field, reason: "must be a dictionary (a{sv}), not \(value.unwrapped.signature)")
-        guard case .array(let signature, let elements) = value.unwrapped, signature.hasPrefix("{s") else { throw notDictionary }
+        // The error is made only when thrown: its text is a heap string, and every alarm a client
+        // reads (a reply, each alarm of each `AlarmsChanged`) goes through here a few times.
+        func notDictionary() -> AlarmRequestError {
+            .invalidConfiguration(field: field, reason: "must be a dictionary (a{sv}), not \(value.unwrapped.signature)")
+        }
+        guard case .array(let signature, let elements) = value.unwrapped, signature.hasPrefix("{s") else { throw notDictionary() }
         var entries: [(key: String, value: DBusValue)] = []
         entries.reserveCapacity(elements.count)
         for element in elements {
-            guard case .dictEntry(let key, let value) = element, let name = key.stringValue else { throw notDictionary }
+            guard case .dictEntry(let key, let value) = element, let name = key.stringValue else { throw notDictionary() }
             entries.append((name, value))
         }
         if let repeated = Self.repeatedKey(in: entries) {
