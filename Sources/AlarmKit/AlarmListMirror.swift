@@ -45,10 +45,68 @@ struct AlarmListMirror: Sendable {
     var list: [AlarmWire.RemoteAlarm] { ordered }
 
     /// A signal's changes arrived, in order; returns whether the shown list changed.
+    ///
+    /// A signal that only sets alarms, each once (what the agent sends as alarms are scheduled),
+    /// is applied as a whole: the new alarms are merged in with one pass over the list
+    /// (`insertAll(_:)`), not inserted one by one, each insertion moving half the list along.
     mutating func received(_ changes: [Change], sender: String, serial: UInt32) -> Bool {
+        if changes.count > 1, let listed, sender == listed.sender, serial > listed.serial, let shown = applyAll(changes) {
+            return shown
+        }
         var shown = false
         for change in changes where received(Signal(change: change, sender: sender, serial: serial)) { shown = true }
         return shown
+    }
+
+    /// Applies a signal's changes together when each sets a different alarm; returns whether the
+    /// list changed, or `nil` (having changed nothing) for any other changes, which are then
+    /// applied one by one. The result is the same either way.
+    private mutating func applyAll(_ changes: [Change]) -> Bool? {
+        var replaced: [(index: Int, alarm: AlarmWire.RemoteAlarm)] = []
+        var inserted: [AlarmWire.RemoteAlarm] = []
+        var ids = Set<UUID>(minimumCapacity: changes.count)
+        for change in changes {
+            guard case .set(let alarm) = change, ids.insert(alarm.id).inserted else { return nil }
+            let index = position(of: alarm.id)
+            if index < ordered.count, ordered[index].id == alarm.id {
+                if ordered[index] != alarm { replaced.append((index, alarm)) }
+            } else {
+                inserted.append(alarm)
+            }
+        }
+        for (index, alarm) in replaced { ordered[index] = alarm }
+        insertAll(inserted.sorted { $0.id.precedes($1.id) })
+        return !replaced.isEmpty || !inserted.isEmpty
+    }
+
+    /// Inserts alarms, sorted by id and none already in the list, where each belongs: the list's
+    /// alarms are moved (not copied) once each at most, from the end, making room for the new ones.
+    private mutating func insertAll(_ alarms: [AlarmWire.RemoteAlarm]) {
+        guard alarms.count > 1 else {
+            if let alarm = alarms.first { ordered.insert(alarm, at: position(of: alarm.id)) }
+            return
+        }
+        let count = ordered.count
+        ordered.append(contentsOf: alarms)
+        ordered.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            // The slots past the old alarms are filled as the merge reaches them.
+            (base + count).deinitialize(count: alarms.count)
+            // Old alarms before `end` are where they were; those from `end` on are moved.
+            var end = count
+            for index in alarms.indices.reversed() {
+                let alarm = alarms[index]
+                var low = 0
+                var high = end
+                while low < high {
+                    let middle = (low + high) / 2
+                    if base[middle].id.precedes(alarm.id) { low = middle + 1 } else { high = middle }
+                }
+                (base + low + index + 1).moveInitialize(from: base + low, count: end - low)
+                (base + low + index).initialize(to: alarm)
+                end = low
+            }
+        }
     }
 
     /// A signal arrived; returns whether the shown list changed.

@@ -149,6 +149,32 @@ struct AlarmListMirrorTests {
         #expect(mirror.list.map(\.id) == [a, b, c].sorted())
     }
 
+    @Test("A signal's changes applied together end as the same list, and report the same, as applied one by one")
+    func wholeSignalAsOneByOne() {
+        var generator = SeededGenerator(seed: 26)
+        let pool = (0..<40).map { _ in UUID() }
+        var whole = AlarmListMirror()
+        var oneByOne = AlarmListMirror()
+        let start = pool.prefix(10).map { Self.alarm($0) }
+        whole.listed(start, sender: Self.agent, serial: 1)
+        oneByOne.listed(start, sender: Self.agent, serial: 1)
+        for serial in UInt32(2)..<400 {
+            // Mostly signals that only set alarms, each once (applied together); some with a
+            // removal or an alarm set twice (applied one by one).
+            var changes: [AlarmListMirror.Change] = (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                let id = pool.randomElement(using: &generator)!
+                return .set(Self.alarm(id, Bool.random(using: &generator) ? .scheduled : .alerting, title: "\(serial)"))
+            }
+            if Int.random(in: 0..<5, using: &generator) == 0 { changes.append(.remove(pool.randomElement(using: &generator)!)) }
+            let shownWhole = whole.received(changes, sender: Self.agent, serial: serial)
+            var shownOneByOne = false
+            for change in changes where oneByOne.received(Self.signal(change, serial: serial)) { shownOneByOne = true }
+            #expect(shownWhole == shownOneByOne, "signal \(serial)")
+            #expect(whole.list == oneByOne.list, "signal \(serial)")
+            #expect(zip(whole.list, whole.list.dropFirst()).allSatisfy { $0.id.precedes($1.id) }, "in id order")
+        }
+    }
+
     @Test("When the agent starts again, its signals wait for its list; the old agent's are dropped")
     func restart() {
         let (a, b) = (UUID(), UUID())
