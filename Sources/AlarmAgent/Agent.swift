@@ -190,10 +190,12 @@ public final class AlarmAgent: Sendable {
             return DesktopPresenter(notifications: notifications, sounds: sounds, doNotDisturb: doNotDisturb, silentMode: silentMode)
         }
         let sleepInhibitor = SleepInhibitor(logger: logger)
-        let phoneRecorder = PhoneRingRecorder(logger: logger)
+        // What the phone backup rang goes into the history once the engine, made after the
+        // presenter the backup observes, is there.
+        let phonesRung = CallbackSlot<(id: UUID, phones: [String])>()
         let phoneRinger = PhoneRinger(connection: connection)
         phoneBackup = configuration.desktop?.phoneBackupAfter.map { after in
-            PhoneBackup(after: after, ringer: phoneRinger, logger: logger) { phoneRecorder.record($1, for: $0) }
+            PhoneBackup(after: after, ringer: phoneRinger, logger: logger) { phonesRung.call((id: $0, phones: $1)) }
         }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
@@ -211,7 +213,15 @@ public final class AlarmAgent: Sendable {
         engine = AlarmEngine(store: store, clock: engineClock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
-        phoneRecorder.attach(engine)
+        phonesRung.set { [engine, logger] rung in
+            Task {
+                do {
+                    try await engine.recordPhonesRung(rung.phones, forAlarm: rung.id)
+                } catch {
+                    logger.error("Could not record the phones rung in the history", metadata: ["alarm": "\(rung.id)", "error": "\(error)"])
+                }
+            }
+        }
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)

@@ -1,4 +1,3 @@
-import AlarmCore
 import AlarmDesktop
 import Foundation
 import Logging
@@ -119,31 +118,3 @@ public final class PhoneBackup: Sendable {
 
 extension PhoneBackup: RingingObserver {}
 
-/// Writes what the phone backup rang into the alert's history, once the engine exists (it is made
-/// after the presenter the backup observes).
-final class PhoneRingRecorder: Sendable {
-    private let engine = Mutex<AlarmEngine?>(nil)
-    private let logger: Logger
-
-    init(logger: Logger) {
-        self.logger = logger
-    }
-
-    /// Connects the recorder to the engine.
-    func attach(_ engine: AlarmEngine) {
-        self.engine.withLock { $0 = engine }
-    }
-
-    /// Records `phones` (their descriptions; none: none was reachable) for the alarm's latest alert.
-    func record(_ phones: [String], for id: UUID) {
-        guard let engine = engine.withLock({ $0 }) else { return }
-        let logger = self.logger
-        Task {
-            do {
-                try await engine.recordPhonesRung(phones, forAlarm: id)
-            } catch {
-                logger.error("Could not record the phones rung in the history", metadata: ["alarm": "\(id)", "error": "\(error)"])
-            }
-        }
-    }
-}

@@ -3,7 +3,8 @@ import DBus
 /// Finds the phones paired with this computer through KDE Connect and GSConnect, and makes them
 /// ring: the backup for an alarm nobody answers.
 ///
-/// Only services that run are asked: each is looked up on the bus first (`GetNameOwner`) and then
+/// Only services that run are asked: each is looked up on the bus first
+/// (`DBusConnection.nameOwner`, `GetNameOwner`) and then
 /// called at the unique name that owns it, so nothing is ever started for this (KDE Connect's
 /// daemon is D-Bus activatable; a daemon started now would not reach the phone in time anyway).
 /// Every call has the ringer's time-out: a service that answers slowly or not at all costs at most
@@ -59,7 +60,7 @@ public struct PhoneRinger: Sendable {
     private func search(_ service: PhoneService) async -> (PhoneService, String?, Result<[Phone], PhoneServiceFailure>) {
         var owner: String?
         do {
-            owner = try await self.owner(of: service.busName)
+            owner = try await connection.nameOwner(service.busName)
             guard let owner else { return (service, nil, .success([])) }
             switch service {
             case .kdeConnect: return (service, owner, .success(try await kdeConnectPhones(at: owner)))
@@ -67,18 +68,6 @@ public struct PhoneRinger: Sendable {
             }
         } catch {
             return (service, owner, .failure(PhoneServiceFailure(service: service, error: Self.busError(error))))
-        }
-    }
-
-    /// The unique name owning `name`, or nil when nothing owns it (`GetNameOwner`).
-    private func owner(of name: String) async throws -> String? {
-        do {
-            let reply = try await connection.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                method: "GetNameOwner", arguments: [.string(name)], timeout: timeout)
-            return reply.first?.stringValue
-        } catch let error as DBusError where error.name == DBusError.nameHasNoOwner {
-            return nil
         }
     }
 
@@ -143,8 +132,8 @@ public struct PhoneRinger: Sendable {
     // MARK: Ringing
 
     /// Rings every reachable paired phone of both services, all at once, and says which rang and
-    /// which did not. Returns within about four time-outs (finding the owner, listing, reading a
-    /// KDE Connect device's name, ringing), whatever the services do.
+    /// which did not. Returns within about three time-outs (listing, reading a KDE Connect
+    /// device's name, ringing), whatever the services do; who owns a name, the bus itself answers.
     public func ringAll() async -> PhoneRingReport {
         let (search, owners) = await find()
         var report = await ring(search.phones, owners: owners)
@@ -157,7 +146,7 @@ public struct PhoneRinger: Sendable {
     public func ring(_ phones: [Phone]) async -> PhoneRingReport {
         var owners: [PhoneService: String] = [:]
         for service in PhoneService.allCases where phones.contains(where: { $0.service == service }) {
-            owners[service] = try? await owner(of: service.busName)
+            owners[service] = try? await connection.nameOwner(service.busName)
         }
         return await ring(phones, owners: owners)
     }
