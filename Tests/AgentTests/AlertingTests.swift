@@ -43,8 +43,11 @@ struct AlertingTests {
         return try JSONDecoder().decode([AlarmDescription].self, from: Data(result.output.utf8))
     }
 
-    /// Waits until `reveille list` shows the alarm in `state` (`nil`: gone).
-    static func waitForState(_ state: String?, of id: UUID, in fixture: AgentFixture) async throws {
+    /// Waits until `reveille list` shows the alarm in `state` (`nil`: gone); `context` is added to
+    /// the failure (what the agent logged, say).
+    static func waitForState(
+        _ state: String?, of id: UUID, in fixture: AgentFixture, context: () -> String = { "" }
+    ) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         var seen: String?
         while ContinuousClock.now < deadline {
@@ -52,7 +55,8 @@ struct AlertingTests {
             if seen == state { return }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("alarm \(id) is \(seen ?? "gone"), not \(state ?? "gone")")
+        let more = context()
+        Issue.record("alarm \(id) is \(seen ?? "gone"), not \(state ?? "gone")\(more.isEmpty ? "" : "\n" + more)")
     }
 
     /// Whether a Notify call is an alert (urgency critical) with this summary.

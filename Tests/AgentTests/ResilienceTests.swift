@@ -16,7 +16,7 @@ import Glibc
 struct ResilienceTests {
     @Test("The notification server crashes five times mid-alert: every new server gets the alert, the sound goes on, the agent does not spin")
     func serverCrashLoop() async throws {
-        let fixture = try await AlertingTests.start()
+        let fixture = try await AlertingTests.start(arguments: ["--verbose"])
         defer { fixture.stop() }
         let sandbox = fixture.sandbox
         let agent = try #require(fixture.agent)
@@ -39,8 +39,10 @@ struct ResilienceTests {
         try await sandbox.waitForDisplayedCount(1)
         let mark = sandbox.capturedByteCount
         try await sandbox.waitForCapturedBytes(atLeast: mark + 100_000)
-        try await offPool { try sandbox.pickAction("stop") }
-        try await AlertingTests.waitForState(nil, of: id, in: fixture)
+        let picked = try await offPool { try sandbox.pickAction("stop") }
+        try await AlertingTests.waitForState(nil, of: id, in: fixture) {
+            "dunst sent stop for notification \(picked); the agent logged:\n\(agent.standardError.suffix(6_000))"
+        }
     }
 
     @Test("The session bus goes away: the agent exits with a failure status at once, for systemd to restart it, its alarms stored")

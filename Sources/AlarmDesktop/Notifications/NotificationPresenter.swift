@@ -259,6 +259,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     // MARK: The server
 
     func serverAppeared(_ newOwner: String?) {
+        logger.debug("The notification server appeared", metadata: ["owner": "\(newOwner ?? "?")", "previous": "\(owner ?? "none")"])
         owner = newOwner
         activationFailedAt = nil
         let capabilities = Self.serverCapabilities()
@@ -274,6 +275,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     }
 
     func serverVanished() {
+        logger.debug("The notification server went away", metadata: ["owner": "\(owner ?? "none")"])
         owner = nil
         hasActions = false
         showsOrigin = false
@@ -496,7 +498,12 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         var error: UnsafeMutablePointer<GError>?
         if notify_notification_show(notification, &error) != 0 {
             posted.postedTo = owner
+            logger.debug(
+                "Posted a notification", metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)", "owner": "\(owner ?? "none")"])
         } else {
+            logger.debug(
+                "A notification could not be posted",
+                metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)", "error": "\(error.map { String(cString: $0.pointee.message) } ?? "?")"])
             // No server (or it failed): posted again when a server appears.
             if let error { g_error_free(error) }
             if owner == nil { activationFailedAt = .now }
@@ -554,10 +561,19 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     }
 
     func invoked(_ posted: Posted, key: String, notification: UnsafeMutablePointer<NotifyNotification>?) {
-        guard isCurrent(posted, notification) else { return }
+        guard isCurrent(posted, notification) else {
+            logger.debug(
+                "An action on a notification no longer current was ignored",
+                metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)", "postedTo": "\(posted.postedTo ?? "none")", "owner": "\(owner ?? "none")"])
+            return
+        }
+        logger.debug("Action invoked", metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)", "role": "\(posted.role)"])
         switch posted.role {
         case .alert:
-            guard !posted.answered, alerts[posted.alarmID] === posted else { return }
+            guard !posted.answered, alerts[posted.alarmID] === posted else {
+                logger.debug("An action on an alert already answered or replaced was ignored", metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)"])
+                return
+            }
             let response: NotificationResponse
             switch key {
             case "stop": response = .stop
@@ -611,6 +627,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
 
     func closed(_ posted: Posted, reason: Int32, notification: UnsafeMutablePointer<NotifyNotification>?) {
         guard isCurrent(posted, notification) else { return }
+        logger.debug(
+            "The server closed a notification",
+            metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)", "reason": "\(reason)", "byUs": "\(posted.closingByUs)"])
         let byUs = posted.closingByUs
         posted.closingByUs = false
         let sincePosting = ContinuousClock.now - posted.postedAt
