@@ -6,6 +6,7 @@ import DBus
 import Foundation
 import LinuxSystem
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -193,9 +194,25 @@ public final class AlarmAgent: Sendable {
         // What the phone backup rang goes into the history once the engine, made after the
         // presenter the backup observes, is there.
         let phonesRung = CallbackSlot<(id: UUID, phones: [String])>()
+        // Whether an alert that rang through a restart had its phones rung before it: the engine's
+        // history, once the engine is there (an alert's wait ends after the engine has started).
+        let history = Mutex<AlarmEngine?>(nil)
         let phoneRinger = PhoneRinger(connection: connection)
         phoneBackup = configuration.desktop?.phoneBackupAfter.map { after in
-            PhoneBackup(after: after, ringer: phoneRinger, logger: logger) { phonesRung.call((id: $0, phones: $1)) }
+            PhoneBackup(
+                after: after, ringer: phoneRinger, logger: logger,
+                alreadyRang: { [logger] id, startedAt in
+                    guard let engine = history.withLock({ $0 }) else { return false }
+                    do {
+                        return try await engine.phonesRang(forAlarm: id, alertedAt: startedAt)
+                    } catch {
+                        logger.error(
+                            "Could not read whether the phones rang for an alert; ringing them",
+                            metadata: ["alarm": "\(id)", "error": "\(error)"])
+                        return false
+                    }
+                }
+            ) { phonesRung.call((id: $0, phones: $1)) }
         }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
@@ -213,6 +230,7 @@ public final class AlarmAgent: Sendable {
         engine = AlarmEngine(store: store, clock: engineClock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
+        history.withLock { [engine] in $0 = engine }
         phonesRung.set { [engine, logger] rung in
             Task {
                 do {

@@ -69,6 +69,39 @@ struct PhoneBackupAgentTests {
         #expect(phones.rings.allSatisfy { $0.deviceID == Self.pixel.id && $0.outcome == .rang }, "\(phones.rings)")
     }
 
+    @Test("An agent killed and started again while an alert rings does not ring the phone a second time for it")
+    func restartDoesNotRingAgain() async throws {
+        let fixture = try await AgentFixture.start(agentArguments: ["--phone-after", "2"])
+        defer { fixture.stop() }
+        let agent = try #require(fixture.agent)
+        let phones = try PhoneServiceDouble(.kdeConnect, address: fixture.sandbox.busAddress, devices: [Self.pixel])
+        defer { phones.stop() }
+
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Through a restart")
+        let idText = id.uuidString.lowercased()
+        _ = try await Self.waitForHistory(fixture, "the phone rung before the restart") {
+            $0["alarmID"] as? String == idText && $0["phonesRung"] != nil
+        }
+        #expect(phones.rings.count == 1, "\(phones.rings)")
+        agent.kill()
+        _ = try await agent.waitForExit(timeout: .seconds(30))
+        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--phone-after", "2"])
+        defer { restarted.terminate() }
+        try await AlertingTests.waitForState("alerting", of: id, in: fixture)
+
+        // A witness alert after the restart: by the time its phone rings, the restarted agent's
+        // wait for the first alert (armed earlier, at its start) has long ended.
+        let witness = try await AlertingTests.timer(fixture, "1s", "--title", "Witness")
+        let witnessText = witness.uuidString.lowercased()
+        let entries = try await Self.waitForHistory(fixture, "the witness's phone ring") {
+            $0["alarmID"] as? String == witnessText && $0["phonesRung"] != nil
+        }
+        #expect(phones.rings.count == 2, "the first alert's phone rang again after the restart: \(phones.rings)")
+        let first = entries.filter { $0["alarmID"] as? String == idText }
+        #expect(first.count == 1 && first.first?["phonesRung"] as? [String] == ["Pixel 7 (KDE Connect)"], "\(first)")
+        #expect(try await AlertingTests.list(fixture).first { $0.id == idText }?.state == "alerting", "it rings on")
+    }
+
     /// Seconds between two ISO-8601 instants of a history entry.
     static func seconds(from start: Any?, to end: Any?) -> TimeInterval? {
         guard let start = start as? String, let end = end as? String, let from = try? Date(start, strategy: .iso8601),

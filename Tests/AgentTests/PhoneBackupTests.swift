@@ -46,21 +46,28 @@ struct PhoneBackupTests {
 
         /// The next report, failing after `timeout`.
         func nextReport(timeout: Duration = .seconds(30)) async throws -> (id: UUID, names: [String], at: ContinuousClock.Instant) {
-            try await withThrowingTaskGroup(of: (id: UUID, names: [String], at: ContinuousClock.Instant)?.self) { group in
-                group.addTask {
-                    var iterator = self.reports.makeAsyncIterator()
-                    return await iterator.next()
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let report = first else {
-                    throw TimedOut(what: "a phone ring report within \(timeout)")
-                }
-                return report
+            try await PhoneBackupTests.first(of: reports, what: "a phone ring report", timeout: timeout)
+        }
+    }
+
+    /// The next element of `stream`, failing after `timeout`.
+    static func first<Element: Sendable>(
+        of stream: AsyncStream<Element>, what: String, timeout: Duration = .seconds(30)
+    ) async throws -> Element {
+        try await withThrowingTaskGroup(of: Element?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
             }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let element = first else {
+                throw TimedOut(what: "\(what) within \(timeout)")
+            }
+            return element
         }
     }
 
@@ -124,6 +131,69 @@ struct PhoneBackupTests {
         #expect(report.id == id)
         #expect(report.at - restarted >= after)
         #expect(fixture.counter.count == 1)
+    }
+
+    @Test("An alert that began before the agent started waits only what is left of the duration")
+    func alertFromBeforeTheStartWaitsWhatIsLeft() async throws {
+        let now = Date()
+        let checked = Mutex<[UUID]>([])
+        let (reports, continuation) = AsyncStream.makeStream(of: UUID.self)
+        // An hour's wait, of which all but a fifth of a second passed before the start: were the
+        // whole hour waited again, no report would come.
+        let backup = PhoneBackup(
+            after: .seconds(3_600), ring: { PhoneRingReport(rang: []) },
+            alreadyRang: { id, _ in
+                checked.withLock { $0.append(id) }
+                return false
+            },
+            now: { now },
+            onRing: { id, _ in continuation.yield(id) })
+        let id = UUID()
+        backup.alertStarted(id, startedAt: now.addingTimeInterval(-3_599.8))
+        #expect(try await Self.first(of: reports, what: "the ring of the alert from before the start") == id)
+        #expect(checked.withLock { $0 } == [id])
+    }
+
+    @Test("An alert whose phones rang before the agent started rings them no more; one whose did not, rings them at once")
+    func alreadyRangBeforeTheStart() async throws {
+        let now = Date()
+        let counter = RingCounter()
+        let rangBefore = UUID()
+        let (checks, checked) = AsyncStream.makeStream(of: (id: UUID, startedAt: Date).self)
+        let (reports, continuation) = AsyncStream.makeStream(of: UUID.self)
+        let backup = PhoneBackup(
+            after: .seconds(60),
+            ring: {
+                counter.add()
+                return PhoneRingReport(rang: [])
+            },
+            alreadyRang: { id, startedAt in
+                checked.yield((id, startedAt))
+                return id == rangBefore
+            },
+            now: { now },
+            onRing: { id, _ in continuation.yield(id) })
+        let began = now.addingTimeInterval(-7_200)
+        backup.alertStarted(rangBefore, startedAt: began)
+        let check = try await Self.first(of: checks, what: "the history asked about the alert from before the start")
+        #expect(check.id == rangBefore && check.startedAt == began)
+        // Had the first alert's phones rung again, its report would come before this one's.
+        let notYet = UUID()
+        backup.alertStarted(notYet, startedAt: began)
+        #expect(try await Self.first(of: reports, what: "the ring of the alert whose phones did not ring") == notYet)
+        #expect(counter.count == 1)
+    }
+
+    @Test("A clock set back since the alert began: the whole duration is waited, not more")
+    func clockSetBackWaitsTheWholeDuration() async throws {
+        let after = Duration.milliseconds(200)
+        let fixture = Fixture(after: after)
+        let id = UUID()
+        let start = ContinuousClock.now
+        fixture.backup.alertStarted(id, startedAt: Date().addingTimeInterval(3_600))
+        let report = try await fixture.nextReport()
+        #expect(report.id == id)
+        #expect(report.at - start >= after)
     }
 
     @Test("Several alerts ringing at once each ring the phones once")

@@ -9,8 +9,16 @@ import Synchronization
 public protocol RingingObserver: Sendable {
     /// An alert started ringing.
     func alertStarted(_ id: UUID)
+    /// An alert that began ringing at `startedAt` is ringing: just now, or, when the agent
+    /// starts, since before it started. By default the same as `alertStarted(_:)`.
+    func alertStarted(_ id: UUID, startedAt: Date)
     /// An alert stopped ringing (stopped, snoozed, repeated as a countdown, timed out, cancelled).
     func alertEnded(_ id: UUID)
+}
+
+extension RingingObserver {
+    /// What is ringing matters, not since when: `alertStarted(_:)`.
+    public func alertStarted(_ id: UUID, startedAt: Date) { alertStarted(id) }
 }
 
 extension SleepInhibitor: RingingObserver {}
@@ -45,7 +53,13 @@ public final class AgentPresenter: AlarmPresenter {
         switch effect {
         case .alert(let record):
             state.withLock { $0.ringing[record.id] = record }
-            for observer in observers { observer.alertStarted(record.id) }
+            for observer in observers {
+                if case .alerting(let ringing) = record.phase {
+                    observer.alertStarted(record.id, startedAt: ringing.startedAt)
+                } else {
+                    observer.alertStarted(record.id)
+                }
+            }
         case .endAlert(let id, let outcome):
             let (record, bySecondary) = state.withLock { state in
                 (state.ringing.removeValue(forKey: id), state.endedBySecondary.remove(id) != nil)

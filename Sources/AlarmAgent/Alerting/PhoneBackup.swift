@@ -1,4 +1,5 @@
 import AlarmDesktop
+import AlarmModel
 import Foundation
 import Logging
 import Synchronization
@@ -13,11 +14,17 @@ import Synchronization
 /// alert still ringing, every reachable phone is rung once, and `onRing` is told which rang
 /// (an empty list when none could be) as "Pixel 7 (KDE Connect)", so the agent can write it into
 /// the alert's history.
+///
+/// An alert that began before the agent started (it was restarted while the alarm rang) waits
+/// only what is left of `after` since the alert began, and rings no phone when `alreadyRang`
+/// says its phones rang before the restart.
 public final class PhoneBackup: Sendable {
     /// How long an alert rings before the phones ring too.
     public let after: Duration
     private let ring: @Sendable () async -> PhoneRingReport
     private let onRing: @Sendable (UUID, [String]) -> Void
+    private let alreadyRang: @Sendable (UUID, Date) async -> Bool
+    private let now: @Sendable () -> Date
     private let logger: Logger?
     private let state = Mutex(State())
 
@@ -31,29 +38,47 @@ public final class PhoneBackup: Sendable {
     }
 
     /// A backup ringing through `ringer` once an alert has rung for `after`; `onRing` gets the
-    /// alert's id and the names of the phones that rang.
+    /// alert's id and the names of the phones that rang, and `alreadyRang` says whether the
+    /// alert of an alarm that began at an instant had its phones rung already (its history).
     public convenience init(
         after: Duration, ringer: PhoneRinger, logger: Logger? = nil,
+        alreadyRang: @escaping @Sendable (UUID, Date) async -> Bool = { _, _ in false },
         onRing: @escaping @Sendable (UUID, [String]) -> Void
     ) {
-        self.init(after: after, ring: { await ringer.ringAll() }, logger: logger, onRing: onRing)
+        self.init(after: after, ring: { await ringer.ringAll() }, logger: logger, alreadyRang: alreadyRang, onRing: onRing)
     }
 
     /// A backup calling `ring` once an alert has rung for `after` (the seam tests use); `onRing`
-    /// gets the alert's id and the names of the phones that rang.
+    /// gets the alert's id and the names of the phones that rang; `alreadyRang` says whether an
+    /// alert that began at an instant had its phones rung already; `now` reads the wall clock
+    /// alerts' beginnings are measured on.
     public init(
         after: Duration, ring: @escaping @Sendable () async -> PhoneRingReport, logger: Logger? = nil,
+        alreadyRang: @escaping @Sendable (UUID, Date) async -> Bool = { _, _ in false },
+        now: @escaping @Sendable () -> Date = { Date() },
         onRing: @escaping @Sendable (UUID, [String]) -> Void
     ) {
         self.after = after
         self.ring = ring
         self.logger = logger
+        self.alreadyRang = alreadyRang
+        self.now = now
         self.onRing = onRing
     }
 
-    /// An alert started ringing: arms its wait (replacing an earlier one of the same alert).
-    public func alertStarted(_ id: UUID) {
-        let delay = after
+    /// An alert started ringing now: arms its wait (replacing an earlier one of the same alert).
+    public func alertStarted(_ id: UUID) { arm(id, startedAt: nil) }
+
+    /// An alert that began ringing at `startedAt` (before the agent started, for one that rang
+    /// through a restart): arms a wait of what is left of `after` since then, at once when none
+    /// is left, replacing an earlier wait of the same alert.
+    public func alertStarted(_ id: UUID, startedAt: Date) { arm(id, startedAt: startedAt) }
+
+    private func arm(_ id: UUID, startedAt: Date?) {
+        // A clock set back since the alert began counts as no time rung, and nothing waits longer
+        // than the whole wait.
+        let rung = startedAt.map { Duration.seconds(min(max(0, now().timeIntervalSince($0)), after.timeInterval)) } ?? .zero
+        let delay = after - rung
         let replaced = state.withLock { state -> Task<Void, Never>? in
             guard !state.stopped else { return nil }
             state.nextToken += 1
@@ -64,7 +89,7 @@ public final class PhoneBackup: Sendable {
                 } catch {
                     return  // Cancelled: the alert ended first.
                 }
-                await self?.fire(id, token: token)
+                await self?.fire(id, token: token, startedAt: startedAt)
             }
             return state.waiting.updateValue((token, task), forKey: id)?.task
         }
@@ -93,13 +118,17 @@ public final class PhoneBackup: Sendable {
 
     /// The wait of `id` ended: rings the phones when that wait is still the alert's (the alert
     /// did not end, nor start again, meanwhile).
-    private func fire(_ id: UUID, token: UInt64) async {
+    private func fire(_ id: UUID, token: UInt64, startedAt: Date?) async {
         let current = state.withLock { state -> Bool in
             guard state.waiting[id]?.token == token else { return false }
             state.waiting[id] = nil
             return true
         }
         guard current else { return }
+        if let startedAt, await alreadyRang(id, startedAt) {
+            logger?.info("The phones already rang for this alert before the agent started; not again", metadata: ["alarm": "\(id)"])
+            return
+        }
         let report = await ring()
         for failure in report.failed {
             logger?.warning(

@@ -261,6 +261,12 @@ public actor AlarmEngine {
         try store.apply(changes)
     }
 
+    /// Whether the alarm's alert that began at `alertedAt` had the phone backup ring already (its
+    /// history records the phones rung, or that none was reachable).
+    public func phonesRang(forAlarm id: UUID, alertedAt: Date) throws -> Bool {
+        try store.phonesRung(alarmID: id, alertedAt: alertedAt) != nil
+    }
+
     /// Carries out a caller's request on one alarm, stored first.
     ///
     /// A request that ends a ringing alert (Stop, Snooze, Cancel) silences it before the store's

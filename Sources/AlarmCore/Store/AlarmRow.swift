@@ -142,6 +142,11 @@ enum HistoryRow {
             alertedAt: alerted.map(Date.init(timeIntervalSinceReferenceDate:)),
             endedAt: ended.map(Date.init(timeIntervalSinceReferenceDate:)),
             outcome: outcome.flatMap(AlertOutcome.init(rawValue:)), count: row["count"],
-            phonesRung: phones.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) })
+            phonesRung: phones.flatMap(phones(fromText:)))
+    }
+
+    /// The phones the `phones` column names (`phonesText(_:)`'s JSON array); `nil` when unreadable.
+    static func phones(fromText text: String) -> [String]? {
+        try? JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 }

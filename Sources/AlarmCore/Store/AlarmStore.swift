@@ -146,6 +146,24 @@ public final class AlarmStore: Sendable {
         }
     }
 
+    /// The phones the phone backup rang for the alert of `alarmID` that began at `alertedAt` (none
+    /// reachable: empty), or `nil` when its history says of no ring (or there is no such alert).
+    public func phonesRung(alarmID: UUID, alertedAt: Date) throws -> [String]? {
+        try queue.read { db in
+            let phones = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT phones FROM history WHERE alarmID = ? AND alertedAt BETWEEN ? AND ?
+                    ORDER BY id DESC LIMIT 1
+                    """,
+                arguments: [
+                    alarmID.storeKey, alertedAt.timeIntervalSinceReferenceDate - 0.001,
+                    alertedAt.timeIntervalSinceReferenceDate + 0.001,
+                ])
+            return phones.flatMap(HistoryRow.phones(fromText:))
+        }
+    }
+
     // MARK: - Authorizations
 
     /// Every app the person has answered about, by app id.
