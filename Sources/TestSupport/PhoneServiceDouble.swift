@@ -10,8 +10,9 @@ import Synchronization
 ///   interface `org.kde.kdeconnect.daemon` with `devices(b onlyReachable, b onlyPaired) → as` and
 ///   `deviceNames(bb) → a{ss}` (`core/daemon.h`); every known device at
 ///   `/modules/kdeconnect/devices/<id>` with the `org.kde.kdeconnect.device` properties `type`,
-///   `name`, `isReachable`, `isPaired` and `supportedPlugins` (`core/device.h`); and, for a device
-///   that is reachable and paired (when the real daemon loads its plugins),
+///   `name`, `isReachable`, `isPaired` and `supportedPlugins` and the methods `hasPlugin(s) → b`
+///   and `loadedPlugins() → as` (`core/device.h`); and, for a device that is reachable and paired
+///   and has its find-my-phone plugin on (when the real daemon loads that plugin),
 ///   `/modules/kdeconnect/devices/<id>/findmyphone` with `org.kde.kdeconnect.device.findmyphone`'s
 ///   `ring()` (`plugins/findmyphone/findmyphoneplugin.h`). A missing object is answered as Qt
 ///   answers it, `org.freedesktop.DBus.Error.UnknownObject`.
@@ -73,14 +74,22 @@ public final class PhoneServiceDouble: Sendable {
         public var isPaired: Bool
         /// What the device does when asked to ring.
         public var ringAnswer: RingAnswer
+        /// Whether the find-my-phone plugin is on, on the computer and in the phone's app: when it
+        /// is off, KDE Connect loads no `findmyphone` object for the device and `hasPlugin` says
+        /// no, and GSConnect's device has no `ring` action.
+        public var findsPhone: Bool
 
         /// A device, reachable and paired and ringing unless told otherwise.
-        public init(id: String, name: String, isReachable: Bool = true, isPaired: Bool = true, ringAnswer: RingAnswer = .ring) {
+        public init(
+            id: String, name: String, isReachable: Bool = true, isPaired: Bool = true, ringAnswer: RingAnswer = .ring,
+            findsPhone: Bool = true
+        ) {
             self.id = id
             self.name = name
             self.isReachable = isReachable
             self.isPaired = isPaired
             self.ringAnswer = ringAnswer
+            self.findsPhone = findsPhone
         }
     }
 
@@ -346,16 +355,26 @@ public final class PhoneServiceDouble: Sendable {
             })
             for device in devices {
                 let path = "/modules/kdeconnect/devices/" + device.id
-                var object = Object(path: path, interfacesXML: [Self.kdeDeviceXML]) { [self] call, _ in unknownMethod(call) }
+                // kdeconnectd loads a device's plugins (and exports their objects) only while it
+                // is reachable and paired, and only those enabled here that the phone supports.
+                let loaded = device.isReachable && device.isPaired && device.findsPhone ? [Self.findMyPhonePlugin] : []
+                var object = Object(path: path, interfacesXML: [Self.kdeDeviceXML]) { [self] call, member in
+                    switch (call.interface ?? "org.kde.kdeconnect.device", member, call.signature) {
+                    case ("org.kde.kdeconnect.device", "hasPlugin", "s"):
+                        return .reply([.boolean(loaded.contains(call.body[0].string ?? ""))])
+                    case ("org.kde.kdeconnect.device", "loadedPlugins", ""):
+                        return .reply([.array(elementSignature: "s", loaded.map { .string($0) })])
+                    default:
+                        return unknownMethod(call)
+                    }
+                }
                 object.properties["org.kde.kdeconnect.device"] = [
                     ("type", .string("phone")), ("name", .string(device.name)),
                     ("isReachable", .boolean(device.isReachable)), ("isPaired", .boolean(device.isPaired)),
-                    ("supportedPlugins", .array(elementSignature: "s", [.string("kdeconnect_findmyphone")])),
+                    ("supportedPlugins", .array(elementSignature: "s", device.findsPhone ? [.string(Self.findMyPhonePlugin)] : [])),
                 ]
                 add(object)
-                // kdeconnectd loads a device's plugins (and exports their objects) only while it
-                // is reachable and paired.
-                guard device.isReachable, device.isPaired else { continue }
+                guard !loaded.isEmpty else { continue }
                 add(Object(path: path + "/findmyphone", interfacesXML: [Self.kdeFindMyPhoneXML]) { [self] call, member in
                     guard (call.interface ?? "org.kde.kdeconnect.device.findmyphone") == "org.kde.kdeconnect.device.findmyphone",
                           member == "ring", call.signature.isEmpty
@@ -390,6 +409,9 @@ public final class PhoneServiceDouble: Sendable {
         return objects
     }
 
+    /// KDE Connect's name for the find-my-phone plugin (`plugins/findmyphone`'s JSON id).
+    static let findMyPhonePlugin = "kdeconnect_findmyphone"
+
     private static func filter(_ devices: [Device], _ call: BusMessage) -> [Device] {
         let onlyReachable = call.body[0].boolean ?? false
         let onlyPaired = call.body[1].boolean ?? false
@@ -422,10 +444,11 @@ public final class PhoneServiceDouble: Sendable {
     }
 
     /// `org.gtk.Actions` on a GSConnect device: the `ring` action exists while the device is
-    /// paired (its plugin is loaded) and is enabled while it is also connected.
+    /// paired and its find-my-phone plugin is on (the plugin is loaded), and is enabled while it
+    /// is also connected.
     private func gsConnectAction(_ device: Device, _ call: BusMessage, _ member: String) -> Answer {
         guard call.interface ?? "org.gtk.Actions" == "org.gtk.Actions" else { return unknownMethod(call) }
-        let actions = device.isPaired ? ["ring"] : []
+        let actions = device.isPaired && device.findsPhone ? ["ring"] : []
         let description = BusValue.structure([.boolean(device.isReachable), .signature(""), .array(elementSignature: "v", [])])
         switch (member, call.signature) {
         case ("List", ""):
@@ -541,6 +564,8 @@ public final class PhoneServiceDouble: Sendable {
             <property name="isReachable" type="b" access="read"/>
             <property name="isPaired" type="b" access="read"/>
             <property name="supportedPlugins" type="as" access="read"/>
+            <method name="hasPlugin"><arg type="b" direction="out"/><arg name="name" type="s" direction="in"/></method>
+            <method name="loadedPlugins"><arg type="as" direction="out"/></method>
           </interface>
 
         """

@@ -91,6 +91,22 @@ struct PhoneRingerTests {
         #expect(bench.double(.gsConnect).rings.isEmpty)
     }
 
+    @Test("A phone whose find-my-phone plugin is off is neither listed nor rung, on either service; the others are")
+    func findMyPhoneOffIsLeftAlone() async throws {
+        let watch = PhoneServiceDouble.Device(id: "watch", name: "Watch", findsPhone: false)
+        let bench = try Bench(kdeConnect: [watch, Self.pixel], gsConnect: [watch, Self.pixel])
+        defer { bench.stop() }
+        let search = await bench.ringer().reachablePhones()
+        #expect(search.phones.map(\.description) == ["Pixel 7 (KDE Connect)", "Pixel 7 (GSConnect)"])
+        #expect(search.failures.isEmpty)
+        let report = await bench.ringer().ringAll()
+        #expect(report.rang.map(\.description) == ["Pixel 7 (KDE Connect)", "Pixel 7 (GSConnect)"])
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        for service in [PhoneServiceDouble.Service.kdeConnect, .gsConnect] {
+            #expect(bench.double(service).rings.map(\.deviceID) == [Self.pixel.id], "\(bench.double(service).rings)")
+        }
+    }
+
     @Test("A connected paired GSConnect device is rung with org.gtk.Actions.Activate(\"ring\", [], {}) on its own object")
     func gsConnectPhoneRings() async throws {
         let bench = try Bench(gsConnect: [Self.pixel, Self.tablet, Self.stranger])

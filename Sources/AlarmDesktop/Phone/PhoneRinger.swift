@@ -11,9 +11,15 @@ import DBus
 /// that long per step, and shows in the result as `org.freedesktop.DBus.Error.NoReply`.
 ///
 /// - KDE Connect: `devices(onlyReachable: true, onlyPaired: true)` on the daemon, each device's
-///   `name` read with `Properties.GetAll`, and `ring()` on its find-my-phone plugin's object.
+///   `name` read with `Properties.GetAll`, keeping those whose `hasPlugin("kdeconnect_findmyphone")`
+///   is true, and `ring()` on its find-my-phone plugin's object.
 /// - GSConnect: the device manager's `GetManagedObjects`, keeping devices whose `Connected` and
-///   `Paired` are true, and `org.gtk.Actions.Activate("ring", [], {})` on the device's object.
+///   `Paired` are true and whose action group (`org.gtk.Actions.List`) has `ring`, and
+///   `org.gtk.Actions.Activate("ring", [], {})` on the device's object.
+///
+/// A phone whose find-my-phone plugin is off (on the computer, or in the phone's app) cannot be
+/// rung, so it is not listed. When a service does not answer that question, the phone is kept:
+/// the service listed it, and its ring will tell.
 ///
 /// The bus names, objects and members, and where each comes from, are in `KDEConnectNames` and
 /// `GSConnectNames`.
@@ -104,7 +110,11 @@ public struct PhoneRinger: Sendable {
         if properties["isReachable"]?.boolValue == false { return nil }
         if (properties["isPaired"] ?? properties["isTrusted"])?.boolValue == false { return nil }
         if let name = properties["name"]?.stringValue, !name.isEmpty { phone.name = name }
-        return phone
+        let loaded = try? await connection.call(
+            destination: owner, path: path, interface: KDEConnectNames.deviceInterface, method: KDEConnectNames.hasPluginMethod,
+            arguments: [.string(KDEConnectNames.findMyPhonePlugin)], timeout: timeout
+        ).first?.boolValue
+        return loaded == false ? nil : phone
     }
 
     /// GSConnect's connected paired devices, in the order the manager listed them.
@@ -126,7 +136,22 @@ public struct PhoneRinger: Sendable {
             let name = device["Name"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? id
             phones.append(Phone(service: .gsConnect, id: id, name: name, objectPath: path))
         }
-        return phones
+        // Only those whose action group has `ring` (their find-my-phone plugin is on), asked at
+        // the same time.
+        return await withTaskGroup(of: (Int, Bool).self) { group in
+            for (index, phone) in phones.enumerated() {
+                group.addTask {
+                    let actions = try? await connection.call(
+                        destination: owner, path: phone.objectPath, interface: GSConnectNames.actionsInterface,
+                        method: GSConnectNames.listMethod, timeout: timeout
+                    ).first?.arrayValue?.compactMap(\.stringValue)
+                    return (index, actions.map { $0.contains(GSConnectNames.ringAction) } ?? true)
+                }
+            }
+            var kept = Array(repeating: false, count: phones.count)
+            for await (index, rings) in group { kept[index] = rings }
+            return phones.indices.filter { kept[$0] }.map { phones[$0] }
+        }
     }
 
     // MARK: Ringing

@@ -21,6 +21,13 @@ enum KDEConnectNames {
     static let findMyPhoneInterface = "org.kde.kdeconnect.device.findmyphone"
     /// The method that makes the phone ring.
     static let ringMethod = "ring"
+    /// A device's scriptable `bool hasPlugin(const QString &name)` (`core/device.h`): whether the
+    /// plugin is loaded for the device, which it is only while enabled here and supported by the
+    /// phone's app.
+    static let hasPluginMethod = "hasPlugin"
+    /// The find-my-phone plugin's id, as `hasPlugin` takes it (`plugins/findmyphone`, whose
+    /// metadata names it `kdeconnect_findmyphone`).
+    static let findMyPhonePlugin = "kdeconnect_findmyphone"
 
     /// A device's object: `core/device.h` (`dbusPath()`: `/modules/kdeconnect/devices/` + id).
     static func devicePath(_ id: String) -> String { "/modules/kdeconnect/devices/" + id }
@@ -51,6 +58,8 @@ enum GSConnectNames {
     static let actionsInterface = "org.gtk.Actions"
     /// The method that activates an action.
     static let activateMethod = "Activate"
+    /// The method that lists the group's actions (`as`).
+    static let listMethod = "List"
     /// The find-my-phone plugin's action, without a parameter: `src/service/plugins/findmyphone.js`
     /// (`actions: { ring: { parameter_type: null, … } }`).
     static let ringAction = "ring"
