@@ -157,8 +157,9 @@ public struct PhoneRinger: Sendable {
     // MARK: Ringing
 
     /// Rings every reachable paired phone of both services, all at once, and says which rang and
-    /// which did not. Returns within about three time-outs (listing, reading a KDE Connect
-    /// device's name, ringing), whatever the services do; who owns a name, the bus itself answers.
+    /// which did not. Returns within about four time-outs (listing; reading a KDE Connect
+    /// device's name, then whether its find-my-phone plugin is loaded, or a GSConnect device's
+    /// actions; ringing), whatever the services do; who owns a name, the bus itself answers.
     public func ringAll() async -> PhoneRingReport {
         let (search, owners) = await find()
         var report = await ring(search.phones, owners: owners)
