@@ -9,14 +9,19 @@ struct TimerTests {
     func realtimeTimerFires() throws {
         let timer = try FileDescriptor.timer(clock: .realtime)
         defer { try? timer.close() }
+        // Armed an hour ahead first: it has not fired, however long this thread is kept off a CPU
+        // (at 80 ms ahead, a loaded machine fired it before the first read).
+        let hourAhead = ClockID.realtime.reading.seconds + 3_600
+        try timer.armTimer(atSeconds: hourAhead, nanoseconds: 0, cancelOnSet: true)
+        let remaining = try #require(try timer.timerRemaining())
+        #expect(remaining > .seconds(3_590) && remaining <= .seconds(3_600))
+        #expect(throws: Errno.wouldBlock) { try timer.readExpirations() }
+
+        // Armed again 80 ms ahead: it fires at that instant, not before, once.
         let now = ClockID.realtime.reading
         let target = now.nanoseconds + 80_000_000
         let instant = (seconds: now.seconds + target / 1_000_000_000, nanoseconds: target % 1_000_000_000)
         try timer.armTimer(atSeconds: instant.seconds, nanoseconds: instant.nanoseconds, cancelOnSet: true)
-        let remaining = try #require(try timer.timerRemaining())
-        #expect(remaining > .zero && remaining <= .milliseconds(80))
-        #expect(throws: Errno.wouldBlock) { try timer.readExpirations() }
-
         var entries = [PollDescriptor(timer, events: .readable)]
         #expect(try FileDescriptor.poll(&entries, timeoutMilliseconds: 10_000) == 1)
         #expect(entries[0].returnedEvents.contains(.readable))

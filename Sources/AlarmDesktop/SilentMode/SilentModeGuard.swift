@@ -41,7 +41,14 @@ public final class SilentModeGuard: Sendable {
     public func alertStarted(_ id: UUID) {
         started.withLock { _ = $0.insert(id) }
         queue.async { [self] in
-            let reading = try? mixer.read()
+            let reading: OutputMixer.Reading?
+            do {
+                reading = try mixer.read()
+            } catch {
+                // Treated as not silent: nothing is raised, and the log says why.
+                logger.warning("The output's volume could not be read as an alarm started ringing", metadata: ["error": "\(error)"])
+                reading = nil
+            }
             let conditions = Breakthrough.Conditions(
                 isOn: reading?.isSilent ?? false, criticalShown: false, canLift: unmuteTo != nil && reading != nil,
                 value: reading?.value)
