@@ -91,28 +91,43 @@ struct PipeWireTests {
         #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }
 
+    /// The `volume` line of `reveille status`.
+    static func volumeLine(_ fixture: AgentFixture) async throws -> String {
+        let status = try await fixture.reveille("status")
+        try #require(status.status == .exited(0), "\(status)")
+        return status.output.split(separator: "\n").first { $0.hasPrefix("volume") }.map(String.init) ?? status.output
+    }
+
+    /// Waits (up to 20 s) until the agent reads the sink as `expected` says: a change made with
+    /// `wpctl` reaches PipeWire's ALSA plugin, which the agent reads, a moment later, and on a
+    /// loaded machine WirePlumber may still be setting up the new sink. Returns the last line.
+    static func waitForVolumeLine(_ fixture: AgentFixture, _ what: String, _ expected: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var line = try await volumeLine(fixture)
+        while !expected(line), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            line = try await volumeLine(fixture)
+        }
+        #expect(expected(line), "the agent never read the sink \(what): \(line)")
+        return line
+    }
+
     @Test("Silent mode on PipeWire: status reads the default sink as its slider shows it; --unmute-to 50 rings a sink muted at 100 % at 50 %, and puts it back")
     func silentModeOnTheSink() async throws {
         let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0", "--unmute-to", "50"])
         defer { fixture.stop() }
-        func volumeLine() async throws -> String {
-            let status = try await fixture.reveille("status")
-            try #require(status.status == .exited(0), "\(status)")
-            return status.output.split(separator: "\n").first { $0.hasPrefix("volume") }.map(String.init) ?? status.output
-        }
         func sink() throws -> String {
             try pipewire.wpctl(["get-volume", "@DEFAULT_AUDIO_SINK@"]).trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         try pipewire.wpctl(["set-volume", "@DEFAULT_AUDIO_SINK@", "0.4"])
-        let audible = try await volumeLine()
-        #expect(audible.contains("audible (PipeWire's default output at 40%)"), "\(audible)")
+        _ = try await Self.waitForVolumeLine(fixture, "audible at 40 %") { $0.contains("audible (PipeWire's default output at 40%)") }
 
         try pipewire.wpctl(["set-volume", "@DEFAULT_AUDIO_SINK@", "1.0"])
         try pipewire.wpctl(["set-mute", "@DEFAULT_AUDIO_SINK@", "1"])
         #expect(try sink() == "Volume: 1.00 [MUTED]")
-        let muted = try await volumeLine()
-        #expect(muted.contains("muted (PipeWire's default output)") && muted.contains("turn it up to 50%"), "\(muted)")
+        let muted = try await Self.waitForVolumeLine(fixture, "muted") { $0.contains("muted (PipeWire's default output)") }
+        #expect(muted.contains("turn it up to 50%"), "\(muted)")
 
         // (Not judged: the muted sink's half second before the alarm. On PipeWire 1.4 the
         // recording's first moments held a loud sample with nothing playing, unexplained yet.)
@@ -132,7 +147,7 @@ struct PipeWireTests {
         // slider is 0.125 in amplitude (cubic), so the alarm is heard, well below full scale.
         print("PipeWireTests: the alarm on a sink raised to 50 %: loudest sample \(ringing)")
         #expect(ringing < 32_768 / 4, "the alarm played at \(ringing) of 32767 on a sink raised to 50 %")
-        let ringingLine = try await volumeLine()
+        let ringingLine = try await Self.volumeLine(fixture)
         #expect(ringingLine.contains("raised while an alarm rings (PipeWire's default output at 50%)"), "\(ringingLine)")
 
         // Stopped: the sink is muted at 100 % again, exactly as the person left it.
@@ -148,13 +163,15 @@ struct PipeWireTests {
 
     @Test("Killed while it holds the sink raised: the next agent puts the sink back muted at 100 %, as the person left it")
     func killedWhileRaised() async throws {
-        let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0", "--unmute-to", "50"])
+        let (fixture, pipewire, agent) = try await Self.start(
+            agentArguments: ["--ramp", "0", "--ring-timeout", "0", "--unmute-to", "50", "--verbose"])
         defer { fixture.stop() }
         func sink() throws -> String {
             try pipewire.wpctl(["get-volume", "@DEFAULT_AUDIO_SINK@"]).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         try pipewire.wpctl(["set-volume", "@DEFAULT_AUDIO_SINK@", "1.0"])
         try pipewire.wpctl(["set-mute", "@DEFAULT_AUDIO_SINK@", "1"])
+        _ = try await Self.waitForVolumeLine(fixture, "muted") { $0.contains("muted (PipeWire's default output)") }
         let timer = try await fixture.reveille("timer", "1s", "--title", "Crash")
         try #require(timer.status == .exited(0), "\(timer)")
         try await waitUntil("the sink turned up", timeout: .seconds(20), detail: { agent.outputs() }) {

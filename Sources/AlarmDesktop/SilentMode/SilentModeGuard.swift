@@ -53,6 +53,9 @@ public final class SilentModeGuard: Sendable {
                 isOn: reading?.isSilent ?? false, criticalShown: false, canLift: unmuteTo != nil && reading != nil,
                 value: reading?.value)
             let actions = machine.withLock { $0.alertStarted(id, breaksThrough: true, conditions) }
+            logger.debug(
+                "Read the output's volume as an alarm started ringing",
+                metadata: ["alarm": "\(id)", "reading": "\(reading.map { "\($0.value) \($0.percent)%" } ?? "none")", "actions": "\(actions)"])
             if actions.contains(.lift), let reading, let unmuteTo { lift(reading, to: unmuteTo) }
         }
     }
