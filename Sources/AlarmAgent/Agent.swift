@@ -191,18 +191,15 @@ public final class AlarmAgent: Sendable {
             return DesktopPresenter(notifications: notifications, sounds: sounds, doNotDisturb: doNotDisturb, silentMode: silentMode)
         }
         let sleepInhibitor = SleepInhibitor(logger: logger)
-        // What the phone backup rang goes into the history once the engine, made after the
-        // presenter the backup observes, is there.
-        let phonesRung = CallbackSlot<(id: UUID, phones: [String])>()
-        // Whether an alert that rang through a restart had its phones rung before it: the engine's
-        // history, once the engine is there (an alert's wait ends after the engine has started).
-        let history = Mutex<AlarmEngine?>(nil)
+        // The phone backup reads and writes the alert history through the engine, which is made
+        // after the presenter the backup observes (an alert's wait ends after the engine started).
+        let historyEngine = Mutex<AlarmEngine?>(nil)
         let phoneRinger = PhoneRinger(connection: connection)
         phoneBackup = configuration.desktop?.phoneBackupAfter.map { after in
             PhoneBackup(
                 after: after, ringer: phoneRinger, logger: logger,
                 alreadyRang: { [logger] id, startedAt in
-                    guard let engine = history.withLock({ $0 }) else { return false }
+                    guard let engine = historyEngine.withLock({ $0 }) else { return false }
                     do {
                         return try await engine.phonesRang(forAlarm: id, alertedAt: startedAt)
                     } catch {
@@ -212,7 +209,16 @@ public final class AlarmAgent: Sendable {
                         return false
                     }
                 }
-            ) { phonesRung.call((id: $0, phones: $1)) }
+            ) { [logger] id, phones in
+                guard let engine = historyEngine.withLock({ $0 }) else { return }
+                Task {
+                    do {
+                        try await engine.recordPhonesRung(phones, forAlarm: id)
+                    } catch {
+                        logger.error("Could not record the phones rung in the history", metadata: ["alarm": "\(id)", "error": "\(error)"])
+                    }
+                }
+            }
         }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
@@ -230,16 +236,7 @@ public final class AlarmAgent: Sendable {
         engine = AlarmEngine(store: store, clock: engineClock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
-        history.withLock { [engine] in $0 = engine }
-        phonesRung.set { [engine, logger] rung in
-            Task {
-                do {
-                    try await engine.recordPhonesRung(rung.phones, forAlarm: rung.id)
-                } catch {
-                    logger.error("Could not record the phones rung in the history", metadata: ["alarm": "\(rung.id)", "error": "\(error)"])
-                }
-            }
-        }
+        historyEngine.withLock { [engine] in $0 = engine }
         try await engine.start()
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
