@@ -168,8 +168,28 @@ struct AgentFixture: Sendable {
         agent.terminate()
         let status = try await agent.waitForExit(timeout: .seconds(30))
         guard status == .exited(0) else { throw TestEnvironmentError.failed("the agent ended with \(status)\n\(agent.outputs())") }
+        return try await startAgain(arguments: arguments, environment: environment)
+    }
+
+    /// Kills `agent` with SIGKILL, as a crash would, and starts a new one over the same store;
+    /// returns once the new one owns its name.
+    func killAndRestart(
+        _ agent: SandboxProcess, arguments: [String] = [], environment: [String: String] = [:]
+    ) async throws -> SandboxProcess {
+        agent.kill()
+        let status = try await agent.waitForExit(timeout: .seconds(30))
+        guard status == .signaled(SIGKILL) else { throw TestEnvironmentError.failed("the agent ended with \(status)\n\(agent.outputs())") }
+        return try await startAgain(arguments: arguments, environment: environment)
+    }
+
+    /// Starts an agent once the one before has left the bus, and returns once it owns its name.
+    ///
+    /// Both waits matter: a `reveille` command run while no agent owns the name starts one of its
+    /// own (`AgentLauncher`), without these arguments, and that one would then serve the test.
+    private func startAgain(arguments: [String], environment: [String: String]) async throws -> SandboxProcess {
+        try await offPool { [sandbox] in try sandbox.waitForBusNameReleased(AgentClient.busName) }
         let restarted = try sandbox.spawn(Built.path("reveilled"), arguments, environment: environment)
-        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        try await offPool { [sandbox] in try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         return restarted
     }
 

@@ -17,16 +17,6 @@ import Glibc
 /// rings again when it is back.
 @Suite("Agent: kill -9 at any moment", .onItsOwnThread, .serialized, .requires(Built.unavailable))
 struct CrashRecoveryTests {
-    /// Kills the agent with SIGKILL, waits for it to be gone, and starts a new one.
-    static func killAndRestart(_ fixture: AgentFixture, _ agent: SandboxProcess, arguments: [String]) async throws -> SandboxProcess {
-        agent.kill()
-        #expect(try await agent.waitForExit(timeout: .seconds(30)) == .signaled(SIGKILL))
-        try await offPool { try fixture.sandbox.waitForBusNameReleased(AgentClient.busName) }
-        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), arguments)
-        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
-        return restarted
-    }
-
     @Test("Killed while scheduling: every alarm whose Schedule was answered is there after a restart, and nothing half-written")
     func whileScheduling() async throws {
         let fixture = try await AgentFixture.start()
@@ -50,7 +40,7 @@ struct CrashRecoveryTests {
             }
         }
         try await waitUntil("50 acknowledged alarms") { acknowledged.withLock { $0.count } >= 50 ? () : nil }
-        let restarted = try await Self.killAndRestart(fixture, agent, arguments: ["--silent"])
+        let restarted = try await fixture.killAndRestart(agent, arguments: ["--silent"])
         defer { restarted.terminate() }
         await scheduling.value
         client.connection.close()
@@ -74,7 +64,7 @@ struct CrashRecoveryTests {
         let started = Date()
         let id = try await fixture.reveille("timer", "2m", "--title", "Counting").line
         try await Task.sleep(for: .seconds(2))
-        let restarted = try await Self.killAndRestart(fixture, agent, arguments: ["--silent"])
+        let restarted = try await fixture.killAndRestart(agent, arguments: ["--silent"])
         defer { restarted.terminate() }
         let shown = try await fixture.reveille("show", id, "--json")
         let alarm = try JSONDecoder().decode(AlarmDescription.self, from: Data(shown.output.utf8))

@@ -17,7 +17,10 @@ struct PhoneBackupAgentTests {
     }
 
     /// Waits (up to 30 s) until the history has an entry that `matches`; returns the whole history.
-    static func waitForHistory(_ fixture: AgentFixture, _ what: String, where matches: ([String: Any]) -> Bool) async throws -> [[String: Any]] {
+    /// A failure says what `context` gives (the agent's log, say).
+    static func waitForHistory(
+        _ fixture: AgentFixture, _ what: String, context: () -> String = { "" }, where matches: ([String: Any]) -> Bool
+    ) async throws -> [[String: Any]] {
         let deadline = ContinuousClock.now + .seconds(30)
         var entries: [[String: Any]] = []
         while ContinuousClock.now < deadline {
@@ -25,7 +28,7 @@ struct PhoneBackupAgentTests {
             if entries.contains(where: matches) { return entries }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("the history never showed \(what): \(entries)")
+        Issue.record("the history never showed \(what): \(entries)\n\(context())")
         return entries
     }
 
@@ -71,7 +74,7 @@ struct PhoneBackupAgentTests {
 
     @Test("An agent killed and started again while an alert rings does not ring the phone a second time for it")
     func restartDoesNotRingAgain() async throws {
-        let fixture = try await AgentFixture.start(agentArguments: ["--phone-after", "2"])
+        let fixture = try await AgentFixture.start(agentArguments: ["--phone-after", "2", "--verbose"])
         defer { fixture.stop() }
         let agent = try #require(fixture.agent)
         let phones = try PhoneServiceDouble(.kdeConnect, address: fixture.sandbox.busAddress, devices: [Self.pixel])
@@ -79,13 +82,11 @@ struct PhoneBackupAgentTests {
 
         let id = try await AlertingTests.timer(fixture, "1s", "--title", "Through a restart")
         let idText = id.uuidString.lowercased()
-        _ = try await Self.waitForHistory(fixture, "the phone rung before the restart") {
+        _ = try await Self.waitForHistory(fixture, "the phone rung before the restart", context: { String(agent.standardError.suffix(6_000)) }) {
             $0["alarmID"] as? String == idText && $0["phonesRung"] != nil
         }
         #expect(phones.rings.count == 1, "\(phones.rings)")
-        agent.kill()
-        _ = try await agent.waitForExit(timeout: .seconds(30))
-        let restarted = try fixture.sandbox.spawn(Built.path("reveilled"), ["--phone-after", "2"])
+        let restarted = try await fixture.killAndRestart(agent, arguments: ["--phone-after", "2", "--verbose"])
         defer { restarted.terminate() }
         try await AlertingTests.waitForState("alerting", of: id, in: fixture)
 
@@ -93,7 +94,9 @@ struct PhoneBackupAgentTests {
         // wait for the first alert (armed earlier, at its start) has long ended.
         let witness = try await AlertingTests.timer(fixture, "1s", "--title", "Witness")
         let witnessText = witness.uuidString.lowercased()
-        let entries = try await Self.waitForHistory(fixture, "the witness's phone ring") {
+        let entries = try await Self.waitForHistory(
+            fixture, "the witness's phone ring", context: { "the restarted agent logged:\n\(restarted.standardError.suffix(8_000))" }
+        ) {
             $0["alarmID"] as? String == witnessText && $0["phonesRung"] != nil
         }
         #expect(phones.rings.count == 2, "the first alert's phone rang again after the restart: \(phones.rings)")

@@ -51,11 +51,8 @@ struct StorageFaultTests {
         #expect(limited.standardError.contains("A change could not be stored; nothing changed"), "\(limited.standardError.suffix(2_000))")
 
         // Restarted with room: every acknowledged alarm is there, and the refused one is not.
-        limited.terminate()
-        _ = try await limited.waitForExit(timeout: .seconds(30))
-        let restarted = try sandbox.spawn(Built.path("reveilled"), ["--silent"])
+        let restarted = try await fixture.restart(limited, arguments: ["--silent"])
         defer { restarted.terminate() }
-        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         let afterRestart = try await fixture.reveille("list", "--json")
         let ids = try JSONDecoder().decode([AlarmDescription].self, from: Data(afterRestart.output.utf8)).map(\.id)
         #expect(Set(ids) == Set(acknowledged.map { $0.uuidString.lowercased() }))

@@ -94,6 +94,7 @@ public final class PhoneBackup: Sendable {
             return state.waiting.updateValue((token, task), forKey: id)?.task
         }
         replaced?.cancel()
+        logger?.debug("Waiting to ring the phones for an alert", metadata: ["alarm": "\(id)", "wait": "\(delay)"])
     }
 
     /// An alert stopped ringing: its wait is cancelled and its phones are not rung.
@@ -124,11 +125,16 @@ public final class PhoneBackup: Sendable {
             state.waiting[id] = nil
             return true
         }
-        guard current else { return }
+        guard current else {
+            logger?.debug("The phones' wait ended for an alert that ended or started again; not ringing", metadata: ["alarm": "\(id)"])
+            return
+        }
+        logger?.debug("The phones' wait ended with the alert ringing", metadata: ["alarm": "\(id)"])
         if let startedAt, await alreadyRang(id, startedAt) {
             logger?.info("The phones already rang for this alert before the agent started; not again", metadata: ["alarm": "\(id)"])
             return
         }
+        logger?.debug("Ringing the phones", metadata: ["alarm": "\(id)"])
         let report = await ring()
         for failure in report.failed {
             logger?.warning(
