@@ -34,7 +34,7 @@ enum Poll {
         }
     }
 
-    private static func timeoutError(_ what: String, _ timeout: Duration, _ detail: String) -> SandboxError {
+    static func timeoutError(_ what: String, _ timeout: Duration, _ detail: String) -> SandboxError {
         .timeout("waited \(timeout) for \(what)" + (detail.isEmpty ? "" : "\n\(detail)"))
     }
 }
@@ -47,4 +47,21 @@ public func waitUntil<T>(
     _ condition: () throws -> T?
 ) async throws -> T {
     try await Poll.until(what(), timeout: timeout, detail: detail, condition)
+}
+
+/// Waits, up to `timeout`, until the asynchronous `condition` returns a value, checking it every
+/// `interval` (for a condition that is itself a round trip, such as running `reveille list`).
+@discardableResult
+public func waitUntil<T>(
+    _ what: @autoclosure () -> String, timeout: Duration = .seconds(30), every interval: Duration,
+    detail: () -> String = { "" }, _ condition: () async throws -> T?
+) async throws -> T {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if let value = try await condition() { return value }
+        if ContinuousClock.now >= deadline {
+            throw Poll.timeoutError(what(), timeout, detail())
+        }
+        try await Task.sleep(for: interval)
+    }
 }

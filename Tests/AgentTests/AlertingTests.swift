@@ -48,15 +48,14 @@ struct AlertingTests {
     static func waitForState(
         _ state: String?, of id: UUID, in fixture: AgentFixture, context: () -> String = { "" }
     ) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
         var seen: String?
-        while ContinuousClock.now < deadline {
+        try await waitUntil(
+            "alarm \(id) to be \(state ?? "gone")", every: .milliseconds(50),
+            detail: { "it is \(seen ?? "gone")" + { $0.isEmpty ? "" : "\n" + $0 }(context()) }
+        ) { () async throws -> Void? in
             seen = try await list(fixture).first { $0.id == id.uuidString.lowercased() }?.state
-            if seen == state { return }
-            try await Task.sleep(for: .milliseconds(50))
+            return seen == state ? () : nil
         }
-        let more = context()
-        Issue.record("alarm \(id) is \(seen ?? "gone"), not \(state ?? "gone")\(more.isEmpty ? "" : "\n" + more)")
     }
 
     /// Whether a Notify call is an alert (urgency critical) with this summary.

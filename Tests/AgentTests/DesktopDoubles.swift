@@ -53,14 +53,11 @@ enum DesktopDoubles {
 
     /// Waits until `gsettings get` shows `value`.
     static func waitFor(_ schema: String, _ key: String, _ value: String, in sandbox: DesktopSandbox) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
         var last = ""
-        while ContinuousClock.now < deadline {
+        try await waitUntil("\(schema) \(key) to be \(value)", every: .milliseconds(20), detail: { "it stayed \(last)" }) { () async throws -> Void? in
             last = try await get(schema, key, in: sandbox)
-            if last == value { return }
-            try await Task.sleep(for: .milliseconds(20))
+            return last == value ? () : nil
         }
-        Issue.record("\(schema) \(key) stayed \(last), not \(value)")
     }
 
     /// Starts the agent in the sandbox (silent: the capture is not paced) and waits for its name.

@@ -64,14 +64,11 @@ struct DoNotDisturbDunstTests {
 
     /// Waits until the agent's `doNotDisturb` status satisfies `condition`.
     static func waitForStatus(_ fixture: AgentFixture, _ condition: ([String: Any]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
         var last: [String: Any] = [:]
-        while ContinuousClock.now < deadline {
+        try await waitUntil("the do-not-disturb status to change", every: .milliseconds(20), detail: { "it stayed \(last)" }) { () async throws -> Void? in
             last = try await dndStatus(fixture)
-            if condition(last) { return }
-            try await Task.sleep(for: .milliseconds(20))
+            return condition(last) ? () : nil
         }
-        Issue.record("the do-not-disturb status stayed \(last)")
     }
 
     @Test("Paused dunst: the alert is displayed at its instant, and after Stop dunst is paused again")

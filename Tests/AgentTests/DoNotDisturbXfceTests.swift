@@ -30,14 +30,11 @@ struct DoNotDisturbXfceTests {
 
     /// Waits until xfce4-notifyd shows `count` bubbles.
     static func waitForBubbles(_ count: Int, _ sandbox: DesktopSandbox) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
         var last = -1
-        while ContinuousClock.now < deadline {
+        try await waitUntil("xfce4-notifyd to show \(count) bubble(s)", every: .milliseconds(20), detail: { "it shows \(last)" }) { () async throws -> Void? in
             last = try await bubbles(sandbox)
-            if last == count { return }
-            try await Task.sleep(for: .milliseconds(20))
+            return last == count ? () : nil
         }
-        Issue.record("xfce4-notifyd shows \(last) bubble(s), not \(count)")
     }
 
     @Test("Do-not-disturb is read and watched, and the critical alert is shown with nothing changed")

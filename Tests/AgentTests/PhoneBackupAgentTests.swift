@@ -17,19 +17,15 @@ struct PhoneBackupAgentTests {
     }
 
     /// Waits (up to 30 s) until the history has an entry that `matches`; returns the whole history.
-    /// A failure says what `context` gives (the agent's log, say).
+    /// A time-out says what `context` gives (the agent's log, say).
     static func waitForHistory(
         _ fixture: AgentFixture, _ what: String, context: () -> String = { "" }, where matches: ([String: Any]) -> Bool
     ) async throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(30)
         var entries: [[String: Any]] = []
-        while ContinuousClock.now < deadline {
+        return try await waitUntil("the history to show \(what)", every: .milliseconds(50), detail: { "it shows \(entries)\n\(context())" }) {
             entries = try await history(fixture)
-            if entries.contains(where: matches) { return entries }
-            try await Task.sleep(for: .milliseconds(50))
+            return entries.contains(where: matches) ? entries : nil
         }
-        Issue.record("the history never showed \(what): \(entries)\n\(context())")
-        return entries
     }
 
     @Test("An alert still ringing after --phone-after rings the phone once, and history and status say so; one stopped first does not")

@@ -102,14 +102,11 @@ struct PipeWireTests {
     /// `wpctl` reaches PipeWire's ALSA plugin, which the agent reads, a moment later, and on a
     /// loaded machine WirePlumber may still be setting up the new sink. Returns the last line.
     static func waitForVolumeLine(_ fixture: AgentFixture, _ what: String, _ expected: (String) -> Bool) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(20)
-        var line = try await volumeLine(fixture)
-        while !expected(line), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
+        var line = ""
+        return try await waitUntil("the agent to read the sink \(what)", timeout: .seconds(20), every: .milliseconds(100), detail: { line }) {
             line = try await volumeLine(fixture)
+            return expected(line) ? line : nil
         }
-        #expect(expected(line), "the agent never read the sink \(what): \(line)")
-        return line
     }
 
     @Test("Silent mode on PipeWire: status reads the default sink as its slider shows it; --unmute-to 50 rings a sink muted at 100 % at 50 %, and puts it back")

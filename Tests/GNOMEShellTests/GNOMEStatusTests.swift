@@ -7,16 +7,13 @@ extension GNOMEShellTests {
     /// `reveille status` until its `dnd` line starts with `prefix` (the agent reads the setting
     /// and the lock as they change; `status` has no way to wait for that), up to 30 s.
     static func status(_ desktop: GNOMEDesktop, dndStartingWith prefix: String) async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(30)
         var lines: [String] = []
-        while ContinuousClock.now < deadline {
-            let result = try await desktop.reveille("status")
-            lines = result.output.split(separator: "\n").map(String.init)
-            if lines.contains(where: { $0.hasPrefix("dnd      " + prefix) }) { return lines }
-            try await Task.sleep(for: .milliseconds(50))
+        return try await waitUntil(
+            "reveille status to show dnd \(prefix.debugDescription)", every: .milliseconds(50), detail: { lines.joined(separator: "\n") }
+        ) {
+            lines = try await desktop.reveille("status").output.split(separator: "\n").map(String.init)
+            return lines.contains(where: { $0.hasPrefix("dnd      " + prefix) }) ? lines : nil
         }
-        Issue.record("reveille status never showed dnd \(prefix.debugDescription):\n\(lines.joined(separator: "\n"))")
-        return lines
     }
 
     @Test("reveille status names GNOME Shell and says alarms get through its do-not-disturb as critical banners, and how when locked",
