@@ -155,13 +155,20 @@ public final class AgentClient: Sendable {
     /// in, lists come at most every 16 ms (`AlarmListFeed`); a change after a quiet spell comes
     /// at once.
     public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
-        let signals = connection.signals(
-            MatchRule(sender: Self.busName, path: Self.managerPath, interface: Self.managerInterface, member: "AlarmsChanged"))
+        let feed = AlarmListFeed()
+        // Each signal is applied to the list on the connection's thread as it comes: no task
+        // switch per signal, however many come (the list is handed out at most once a frame).
+        let signals = connection.handleSignals(
+            MatchRule(sender: Self.busName, path: Self.managerPath, interface: Self.managerInterface, member: "AlarmsChanged"),
+            onEnd: { feed.finish() }
+        ) { message in
+            guard let changes = AlarmListMirror.changes(in: message), let sender = message.sender else { return }
+            feed.update { $0.received(changes, sender: sender, serial: message.serial) }
+        }
         // When the agent starts again (a crash, an update), the new one knows nothing of this
         // client: watching it again makes it send this client its changes.
         let restarts = connection.signals(
             MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: Self.busName))
-        let feed = AlarmListFeed()
         // Lists asked for: one at a time, however many restarts come meanwhile.
         let (wanted, want) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         want.yield()
@@ -173,13 +180,6 @@ public final class AgentClient: Sendable {
                 }
             },
             Task {
-                for await message in signals {
-                    guard let changes = AlarmListMirror.changes(in: message), let sender = message.sender else { continue }
-                    feed.update { $0.received(changes, sender: sender, serial: message.serial) }
-                }
-                feed.finish()
-            },
-            Task {
                 for await signal in restarts where signal.arguments.count == 3 && signal.arguments[2].stringValue?.isEmpty == false {
                     feed.update { $0.agentRestarted() }
                     want.yield()
@@ -189,6 +189,7 @@ public final class AgentClient: Sendable {
         // The tasks end with the stream: when its reader's task is cancelled, or the stream goes away.
         let lifetime = StreamLifetime {
             for task in tasks { task.cancel() }
+            signals.cancel()
             want.finish()
             feed.finish()
         }

@@ -66,7 +66,7 @@ public final class DBusConnection: Sendable {
             }
             return (Array(state.subscriptions.values), Array(state.disconnectWaiters.values))
         }
-        for subscription in subscriptions { subscription.continuation.finish() }
+        for subscription in subscriptions { subscription.end() }
         for waiter in waiters { waiter.finish() }
     }
 
@@ -193,7 +193,7 @@ public final class DBusConnection: Sendable {
             return (Array(state.subscriptions.values), Array(state.disconnectWaiters.values), state.managerSignals)
         }
         chain?.cancel()
-        for subscription in subscriptions { subscription.continuation.finish() }
+        for subscription in subscriptions { subscription.end() }
         for waiter in waiters {
             waiter.yield()
             waiter.finish()

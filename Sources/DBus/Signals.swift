@@ -1,7 +1,40 @@
-/// One `signals(_:)` stream: its rule and where matching signals go.
+import Synchronization
+
+/// One subscription (`signals(_:)`, `handleSignals(_:onEnd:_:)`): its rule and where matching
+/// signals go.
 struct Subscription {
     let rule: MatchRule
-    let continuation: AsyncStream<DBusMessage>.Continuation
+    /// Takes each matching signal, on the loop thread, in order.
+    let deliver: @Sendable (DBusMessage) -> Void
+    /// Runs once, when the connection goes away.
+    let end: @Sendable () -> Void
+
+    /// A subscription feeding an `AsyncStream`.
+    init(rule: MatchRule, continuation: AsyncStream<DBusMessage>.Continuation) {
+        self.init(rule: rule, deliver: { continuation.yield($0) }, end: { continuation.finish() })
+    }
+
+    init(rule: MatchRule, deliver: @escaping @Sendable (DBusMessage) -> Void, end: @escaping @Sendable () -> Void) {
+        self.rule = rule
+        self.deliver = deliver
+        self.end = end
+    }
+}
+
+/// A subscription made with `DBusConnection.handleSignals(_:onEnd:_:)`: its handler is called
+/// until `cancel()`, or until the connection goes away.
+public final class SignalSubscription: Sendable {
+    private let cancelling: @Sendable () -> Void
+    private let cancelled = Atomic<Bool>(false)
+
+    init(cancel: @escaping @Sendable () -> Void) { cancelling = cancel }
+
+    /// Stops the handler (`RemoveMatch`); safe to call more than once, from any thread. A signal
+    /// being handled at that moment finishes.
+    public func cancel() {
+        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        cancelling()
+    }
 }
 
 /// A well-known name used as a signal sender, with its current owner.
@@ -22,16 +55,39 @@ extension DBusConnection {
     /// to wait for that (and to learn about a rule the bus refuses).
     public func signals(_ rule: MatchRule) -> AsyncStream<DBusMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
-        guard let id = addSubscription(rule, continuation) else {
+        guard let id = addSubscription(Subscription(rule: rule, continuation: continuation)) else {
             continuation.finish()
             return stream
         }
         continuation.onTermination = { [weak self] _ in self?.removeSubscription(id) }
+        sendAddMatch(rule)
+        return stream
+    }
+
+    /// Calls `handler` with each signal matching `rule` (filtered as `signals(_:)` filters), on the
+    /// connection's own thread, in order, until the subscription is cancelled; `onEnd` runs once if
+    /// the connection goes away first. Sends `AddMatch` without waiting for the answer.
+    ///
+    /// The handler must return at once (it holds up every message of the connection), but it
+    /// costs no task switch per signal, as a stream's reader does: for a client that applies many
+    /// small signals to a value it keeps (AlarmKit's list of alarms).
+    public func handleSignals(
+        _ rule: MatchRule, onEnd: @escaping @Sendable () -> Void = {}, _ handler: @escaping @Sendable (DBusMessage) -> Void
+    ) -> SignalSubscription {
+        guard let id = addSubscription(Subscription(rule: rule, deliver: handler, end: onEnd)) else {
+            onEnd()
+            return SignalSubscription(cancel: {})
+        }
+        sendAddMatch(rule)
+        return SignalSubscription { [weak self] in self?.removeSubscription(id) }
+    }
+
+    /// Asks the bus for `rule`'s signals without waiting for its answer.
+    private func sendAddMatch(_ rule: MatchRule) {
         if let addMatch = try? Self.busCall("AddMatch", [.string(rule.ruleString)]) {
             addMatch.setNoReply()
             try? send(addMatch)
         }
-        return stream
     }
 
     /// Like `signals(_:)`, but returns once the bus has accepted the match rule
@@ -39,7 +95,7 @@ extension DBusConnection {
     /// delivered. Throws the bus's error for a rule it refuses.
     public func subscribe(_ rule: MatchRule) async throws -> AsyncStream<DBusMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
-        guard let id = addSubscription(rule, continuation) else { throw DBusError.connectionClosed() }
+        guard let id = addSubscription(Subscription(rule: rule, continuation: continuation)) else { throw DBusError.connectionClosed() }
         continuation.onTermination = { [weak self] _ in self?.removeSubscription(id) }
         do {
             _ = try await callBus("AddMatch", [.string(rule.ruleString)])
@@ -52,11 +108,12 @@ extension DBusConnection {
     }
 
     /// Registers a subscription and starts tracking its well-known sender; nil when closed.
-    private func addSubscription(_ rule: MatchRule, _ continuation: AsyncStream<DBusMessage>.Continuation) -> Int? {
+    private func addSubscription(_ subscription: Subscription) -> Int? {
+        let rule = subscription.rule
         let result: (id: Int, startTracking: Bool)? = state.withLock { state in
             guard !state.isClosed else { return nil }
             let id = state.makeID()
-            state.subscriptions[id] = Subscription(rule: rule, continuation: continuation)
+            state.subscriptions[id] = subscription
             guard rule.hasWellKnownSender, let sender = rule.sender else { return (id, false) }
             if state.trackedNames[sender] != nil {
                 state.trackedNames[sender]!.references += 1
@@ -123,7 +180,7 @@ extension DBusConnection {
     func deliver(_ message: DBusMessage) {
         let isOwnerChange =
             message.sender == BusNames.bus && message.interface == BusNames.bus && message.member == "NameOwnerChanged"
-        let targets: [AsyncStream<DBusMessage>.Continuation] = state.withLock { state in
+        let targets: [@Sendable (DBusMessage) -> Void] = state.withLock { state in
             if isOwnerChange, message.arguments.count == 3, case .string(let name) = message.arguments[0],
                 case .string(let newOwner) = message.arguments[2], state.trackedNames[name] != nil
             {
@@ -131,10 +188,10 @@ extension DBusConnection {
             }
             return state.subscriptions.sorted { $0.key < $1.key }.compactMap { _, subscription in
                 let owner = subscription.rule.sender.flatMap { state.trackedNames[$0]?.owner }
-                return subscription.rule.matches(message, senderOwner: owner) ? subscription.continuation : nil
+                return subscription.rule.matches(message, senderOwner: owner) ? subscription.deliver : nil
             }
         }
-        for continuation in targets { continuation.yield(message) }
+        for deliver in targets { deliver(message) }
     }
 
     /// Emits a signal (`dbus_message_new_signal`, `dbus_connection_send`): broadcast, or only to
