@@ -8,14 +8,14 @@ enum Poll {
     /// How long to sleep between checks.
     static let interval: Duration = .milliseconds(5)
 
-    /// Checks `condition` until it returns a value, without blocking a thread.
+    /// Checks `condition` every `interval` until it returns a value, without blocking a thread.
     static func until<T>(
-        _ what: @autoclosure () -> String, timeout: Duration, detail: () -> String = { "" },
-        _ condition: () throws -> T?
+        _ what: @autoclosure () -> String, timeout: Duration, every interval: Duration = Poll.interval,
+        detail: () -> String = { "" }, _ condition: () async throws -> T?
     ) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let value = try condition() { return value }
+            if let value = try await condition() { return value }
             if ContinuousClock.now >= deadline { throw timeoutError(what(), timeout, detail()) }
             try await Task.sleep(for: interval)
         }
@@ -34,7 +34,7 @@ enum Poll {
         }
     }
 
-    static func timeoutError(_ what: String, _ timeout: Duration, _ detail: String) -> SandboxError {
+    private static func timeoutError(_ what: String, _ timeout: Duration, _ detail: String) -> SandboxError {
         .timeout("waited \(timeout) for \(what)" + (detail.isEmpty ? "" : "\n\(detail)"))
     }
 }
@@ -56,12 +56,5 @@ public func waitUntil<T>(
     _ what: @autoclosure () -> String, timeout: Duration = .seconds(30), every interval: Duration,
     detail: () -> String = { "" }, _ condition: () async throws -> T?
 ) async throws -> T {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if let value = try await condition() { return value }
-        if ContinuousClock.now >= deadline {
-            throw Poll.timeoutError(what(), timeout, detail())
-        }
-        try await Task.sleep(for: interval)
-    }
+    try await Poll.until(what(), timeout: timeout, every: interval, detail: detail, condition)
 }
