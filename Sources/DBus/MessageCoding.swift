@@ -90,8 +90,10 @@ enum Validation {
         if !condition { throw DBusError.invalidArguments(message()) }
     }
 
-    /// Throws `InvalidArgs` naming the first of a message's arguments that cannot be sent.
-    static func checkArguments(_ values: [DBusValue]) throws(DBusError) {
+    /// Throws `InvalidArgs` naming the first of a message's arguments that cannot be sent;
+    /// returns the message's signature.
+    @discardableResult
+    static func checkArguments(_ values: [DBusValue]) throws(DBusError) -> String {
         var signature = ""
         for value in values {
             if case .dictEntry = value {
@@ -100,6 +102,7 @@ enum Validation {
             signature += try checkedSignature(value)
         }
         try require(isValidSignature(signature), "Invalid message signature \(signature)")
+        return signature
     }
 
     /// Throws `InvalidArgs` naming the first part of `value` that cannot be sent.
