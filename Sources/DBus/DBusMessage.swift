@@ -75,11 +75,11 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         if case .failure(let error) = decoded { return error }
         return nil
     }
-    /// The arguments as read, once: the first reader reads them (`MessageReader`), under `reading`.
+    /// The arguments as read, once: the first reader reads them (`WireDecoder`), under `reading`.
     private var decoded: Result<[DBusValue], DBusError> {
         reading.withLock { known in
             if let known { return known }
-            let result = Result { () throws(DBusError) in try MessageReader.arguments(of: pointer) }
+            let result = Result { () throws(DBusError) in try WireDecoder.arguments(of: pointer) }
             known = result
             return result
         }
