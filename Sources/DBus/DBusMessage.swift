@@ -9,8 +9,9 @@ import Synchronization
 /// is read on the connection's loop thread before anyone else sees it. After that, the C message
 /// is only touched by `dbus_message_unref` (atomic reference count), by
 /// `dbus_message_new_method_return`/`new_error` (header reads of a received message), by reading
-/// its arguments once (an iterator over the body, which changes nothing in the message, under
-/// `reading`) and by sending, which stamps the serial; sending and `serial` hold `lock`.
+/// its arguments once (a copy of its bytes, `dbus_message_marshal`, under `reading`: for a message
+/// not yet locked it locks it for the copy and unlocks it, rewriting header lengths that are
+/// already right) and by sending, which stamps the serial; sending and `serial` hold `lock`.
 public final class DBusMessage: @unchecked Sendable {  // safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`, the one body read by `reading`
     /// The kind of message (`dbus_message_get_type`).
     public enum MessageType: Sendable, Hashable {

@@ -53,10 +53,8 @@ struct WireEncoderTests {
 
     @Test("random bodies (the fuzzer's values: every type, empty and huge arrays, hostile text) are byte for byte libdbus's")
     func randomBodiesMatchLibdbus() throws {
-        var rng = SeededGenerator(seed: SeededGenerator.seedFromEnvironment())
         var compared = 0
-        for _ in 0..<400 {
-            let values = RandomDBusValues.arguments(using: &rng)
+        for values in Wire.randomBodies(400) {
             // Variants nested past the protocol's 64 containers: libdbus's reader refuses them,
             // and so the module refuses to build them (libdbus's writer would write them).
             guard let ours = try? DBusMessage.signal(path: "/t", interface: "t.T", name: "S", arguments: values) else {
@@ -71,10 +69,8 @@ struct WireEncoderTests {
 
     @Test("random bodies read from the bytes are what libdbus's iterators read, value for value, limits and all")
     func randomBodiesReadAsLibdbusReads() throws {
-        var rng = SeededGenerator(seed: SeededGenerator.seedFromEnvironment())
         var read = 0
-        for _ in 0..<400 {
-            let values = RandomDBusValues.arguments(using: &rng)
+        for values in Wire.randomBodies(400) {
             // Written by libdbus's own iterators, so that the reading is not checked against itself.
             let pointer = dbus_message_new_signal("/t", "t.T", "S")!
             guard (try? MessageWriter.append(values, to: pointer)) != nil else {
@@ -191,6 +187,12 @@ enum Wire {
         #expect(ours.noReplyExpected == theirs.noReplyExpected, sourceLocation: sourceLocation)
         #expect(dbus_message_get_auto_start(ours.pointer) == dbus_message_get_auto_start(theirs.pointer), sourceLocation: sourceLocation)
         #expect(try body(ofWire: a) == (try body(ofWire: b)), sourceLocation: sourceLocation)
+    }
+
+    /// Random message bodies, the fuzzer's (`RandomDBusValues`), seeded as the suite is.
+    static func randomBodies(_ count: Int) -> [[DBusValue]] {
+        var rng = SeededGenerator(seed: SeededGenerator.seedFromEnvironment())
+        return (0..<count).map { _ in RandomDBusValues.arguments(using: &rng) }
     }
 
     /// The values in the wire format.

@@ -40,8 +40,8 @@ public final class AlarmService: Sendable {
     let validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
     let logger: Logger
     /// The alarm objects exported now, with the record each was last announced with. Held while
-    /// an object changes and its signals go out, and while `List` or `Watch` reads and replies, so
-    /// replies and signals leave in the order of the changes.
+    /// an object changes and its signals are handed to the outbox, and while `List` or `Watch`
+    /// reads and hands over its reply, so replies and signals leave in the order of the changes.
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
     /// Builds and sends, in order, the signals about stored changes and the replies ordered with
     /// them, off the engine's thread.
