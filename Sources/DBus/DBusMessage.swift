@@ -9,9 +9,8 @@ import Synchronization
 /// is read on the connection's loop thread before anyone else sees it. After that, the C message
 /// is only touched by `dbus_message_unref` (atomic reference count), by
 /// `dbus_message_new_method_return`/`new_error` (header reads of a received message), by reading
-/// its arguments once (a copy of its bytes, `dbus_message_marshal`, under `reading`: for a message
-/// not yet locked it locks it for the copy and unlocks it, rewriting header lengths that are
-/// already right) and by sending, which stamps the serial; sending and `serial` hold `lock`.
+/// its arguments once (an iterator over the body, which changes nothing in the message, under
+/// `reading`) and by sending, which stamps the serial; sending and `serial` hold `lock`.
 public final class DBusMessage: @unchecked Sendable {  // safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`, the one body read by `reading`
     /// The kind of message (`dbus_message_get_type`).
     public enum MessageType: Sendable, Hashable {
@@ -76,11 +75,11 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         if case .failure(let error) = decoded { return error }
         return nil
     }
-    /// The arguments as read, once: the first reader reads them (`WireDecoder`), under `reading`.
+    /// The arguments as read, once: the first reader reads them (`MessageReader`), under `reading`.
     private var decoded: Result<[DBusValue], DBusError> {
         reading.withLock { known in
             if let known { return known }
-            let result = Result { () throws(DBusError) in try WireDecoder.arguments(of: pointer) }
+            let result = Result { () throws(DBusError) in try MessageReader.arguments(of: pointer) }
             known = result
             return result
         }

@@ -124,11 +124,8 @@ struct WireEncoder {
     }
 
     /// The alignment of a value of a (valid, single complete) type.
-    static func alignment(ofSignature signature: String) -> Int { alignment(ofTypeCode: signature.utf8.first) }
-
-    /// The alignment of a value whose type starts with this code.
-    static func alignment(ofTypeCode code: UInt8?) -> Int {
-        switch code {
+    static func alignment(ofSignature signature: String) -> Int {
+        switch signature.utf8.first {
         case UInt8(ascii: "n"), UInt8(ascii: "q"): 2
         case UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "s"), UInt8(ascii: "o"),
             UInt8(ascii: "a"), UInt8(ascii: "h"):
