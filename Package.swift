@@ -158,7 +158,7 @@ let package = Package(
         // missing, instead of skipping it.
         .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore"], path: "Tests/TestRequirements"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestRequirements"]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "StressTesting", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
         .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),

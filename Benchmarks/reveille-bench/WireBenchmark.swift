@@ -33,8 +33,8 @@ enum WireBenchmark {
         let (_, decodeSummaries) = try Measure.timeSync { try summaries.map(AlarmWire.decodeAlarm) }
         let (_, decodeFull) = try Measure.timeSync { try full.map(AlarmWire.decodeAlarm) }
         Measure.report("encode 1,000 alarms (whole / summaries)", "\(Measure.format(encodeFull)) / \(Measure.format(encodeSummaries))")
-        Measure.report("write 1,000 summaries into one message", Measure.format(write))
-        Measure.report("write 1,000 alarms, one a message", Measure.format(writeEach))
+        Measure.report("write 1,000 summaries into one message (libdbus)", Measure.format(write))
+        Measure.report("write 1,000 alarms, one a message (libdbus)", Measure.format(writeEach))
         Measure.report("decode 1,000 alarms (whole / summaries)", "\(Measure.format(decodeFull)) / \(Measure.format(decodeSummaries))")
     }
 }

@@ -130,40 +130,11 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         return arguments
     }
 
-    /// Builds a finished message: validates the arguments, writes header and body in the wire
-    /// format (`WireEncoder`) and has libdbus read and check them (`dbus_message_demarshal`),
-    /// then takes a copy without the placeholder serial (`dbus_message_copy`), for sending to
-    /// stamp. Arguments with Unix file descriptors, which travel beside the bytes, are appended
-    /// through libdbus instead (`make`, `configure`, `MessageWriter`).
+    /// Builds a finished message from a fresh C message: validates and appends the arguments.
     private static func build(
-        _ header: WireEncoder.Header, arguments: [DBusValue],
-        libdbus make: () -> OpaquePointer?, configure: (OpaquePointer) -> Bool = { _ in true }
+        _ make: () -> OpaquePointer?, arguments: [DBusValue], configure: (OpaquePointer) -> Bool = { _ in true }
     ) throws(DBusError) -> DBusMessage {
-        let signature = try Validation.checkArguments(arguments)
-        guard !WireEncoder.containsFileDescriptor(arguments) else {
-            return try buildWithLibdbus(make, arguments: arguments, configure: configure)
-        }
-        let wire = WireEncoder.message(header, body: arguments, signature: signature)
-        var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        let parsed = wire.withUnsafeBytes { bytes in
-            dbus_message_demarshal(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(clamping: bytes.count), &error)
-        }
-        guard let parsed else {
-            throw DBusError.take(&error) ?? DBusError(name: DBusError.invalidArgs, message: "libdbus refused the message")
-        }
-        defer { dbus_message_unref(parsed) }
-        guard let pointer = dbus_message_copy(parsed) else {
-            throw DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "Could not create a message")
-        }
-        return DBusMessage(taking: pointer, arguments: arguments)
-    }
-
-    /// Builds a finished message from a fresh C message, appending the arguments through
-    /// libdbus's iterators (`MessageWriter`): for arguments with Unix file descriptors.
-    private static func buildWithLibdbus(
-        _ make: () -> OpaquePointer?, arguments: [DBusValue], configure: (OpaquePointer) -> Bool
-    ) throws(DBusError) -> DBusMessage {
+        try Validation.checkArguments(arguments)
         guard let pointer = make() else {
             throw DBusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "Could not create a message")
         }
@@ -209,9 +180,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
             try Validation.require(Validation.isValidInterface(interface), "Invalid interface \(interface.debugDescription)")
         }
         try Validation.require(Validation.isValidMember(method), "Invalid method name \(method.debugDescription)")
-        return try build(
-            WireEncoder.Header(type: 1, path: path, interface: interface, member: method, destination: destination),
-            arguments: arguments, libdbus: { dbus_message_new_method_call(destination, path, interface, method) })
+        return try build({ dbus_message_new_method_call(destination, path, interface, method) }, arguments: arguments)
     }
 
     /// A signal (`dbus_message_new_signal`), broadcast unless `destination` names one connection
@@ -225,20 +194,14 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
         if let destination {
             try Validation.require(Validation.isValidBusName(destination), "Invalid bus name \(destination.debugDescription)")
         }
-        // Signals want no reply (as `dbus_message_new_signal` marks them).
         return try build(
-            WireEncoder.Header(type: 4, flags: 1, path: path, interface: interface, member: name, destination: destination),
-            arguments: arguments, libdbus: { dbus_message_new_signal(path, interface, name) },
+            { dbus_message_new_signal(path, interface, name) }, arguments: arguments,
             configure: { destination == nil || dbus_message_set_destination($0, destination) != 0 })
     }
 
     /// The successful reply to a method call (`dbus_message_new_method_return`).
     public static func methodReturn(replyingTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusError) -> DBusMessage {
-        // Addressed to the caller, answering its serial, wanting no reply (as
-        // `dbus_message_new_method_return` makes it).
-        try build(
-            WireEncoder.Header(type: 2, flags: 1, replySerial: call.serial, destination: call.sender),
-            arguments: arguments, libdbus: { dbus_message_new_method_return(call.pointer) })
+        try build({ dbus_message_new_method_return(call.pointer) }, arguments: arguments)
     }
 
     /// An error reply to a method call (`dbus_message_new_error`); an invalid error name is

@@ -90,10 +90,8 @@ enum Validation {
         if !condition { throw DBusError.invalidArguments(message()) }
     }
 
-    /// Throws `InvalidArgs` naming the first of a message's arguments that cannot be sent;
-    /// returns the message's signature.
-    @discardableResult
-    static func checkArguments(_ values: [DBusValue]) throws(DBusError) -> String {
+    /// Throws `InvalidArgs` naming the first of a message's arguments that cannot be sent.
+    static func checkArguments(_ values: [DBusValue]) throws(DBusError) {
         var signature = ""
         for value in values {
             if case .dictEntry = value {
@@ -102,7 +100,6 @@ enum Validation {
             signature += try checkedSignature(value)
         }
         try require(isValidSignature(signature), "Invalid message signature \(signature)")
-        return signature
     }
 
     /// Throws `InvalidArgs` naming the first part of `value` that cannot be sent.
