@@ -311,8 +311,6 @@ public final class AlarmAgent: Sendable {
         // The wake-up armed through the user manager or PowerDevil is taken back.
         await wakeSources.router?.stop()
         await desktop?.shutDown()
-        // Replies and signals about the last changes leave before the connection closes.
-        service.drainOutbox()
         connection.close()
         store.close()
     }

@@ -120,44 +120,6 @@ public struct DBusSignal: Sendable {
     }
 }
 
-/// A method's return that a handler took over (`DBusMethodCall.claimReply()`): it sends the
-/// return once, from any thread.
-public struct ClaimedReply: Sendable {
-    let answer: EarlyAnswer
-    let connection: DBusConnection
-    let interface: String
-    let member: String
-
-    /// Sends the method's return with these values, or, when they cannot be sent (the wrong
-    /// signature, a value libdbus refuses), the error `Failed` saying why: the caller is answered
-    /// either way (nothing is sent when it wants no reply). Throws what sending throws.
-    public func send(_ values: [DBusValue]) throws(DBusError) {
-        let message: DBusMessage
-        do {
-            message = try Self.message(answering: answer, values, interface: interface, member: member)
-        } catch {
-            message = DBusMessage.error(
-                replyingTo: answer.call, name: DBusError.failed, message: "The reply could not be sent: \(error.message)")
-        }
-        try send(message)
-    }
-
-    /// Sends a built return (nothing when the caller wants no reply).
-    func send(_ message: DBusMessage) throws(DBusError) {
-        guard !answer.call.noReplyExpected else { return }
-        try connection.send(message)
-    }
-
-    /// The method's return with these values; `Failed` for values of the wrong signature.
-    static func message(answering answer: EarlyAnswer, _ values: [DBusValue], interface: String, member: String) throws(DBusError) -> DBusMessage {
-        guard values.signature == answer.outSignature else {
-            throw DBusError(
-                name: DBusError.failed, message: "\(interface).\(member) replied with signature '\(values.signature)', expected '\(answer.outSignature)'")
-        }
-        return try DBusMessage.methodReturn(replyingTo: answer.call, arguments: values)
-    }
-}
-
 /// A call a handler may answer before it returns (`DBusMethodCall.reply(_:)`).
 final class EarlyAnswer: Sendable {
     let call: DBusMessage
@@ -193,29 +155,21 @@ public struct DBusMethodCall: Sendable {
     /// goes out before anything the connection sends afterwards (`dbus_connection_send`).
     public func reply(_ values: [DBusValue]) throws(DBusError) {
         guard let answer else { return }
-        // Built before the call counts as answered: values that cannot be sent leave the
-        // handler's own return to answer.
-        let message = try ClaimedReply.message(answering: answer, values, interface: interface, member: member)
-        guard let claimed = claimReply() else { return }
-        try claimed.send(message)
-    }
-
-    /// Takes the answer out of the handler's return: from now on the call counts as answered
-    /// (`isAnswered`), what the handler returns is not sent, and the returned reply sends the
-    /// method's return, once, from wherever it is handed (a thread that orders it with signals).
-    /// `nil` when the call was answered or claimed already, or is not a call that can be answered
-    /// this way (a test's).
-    public func claimReply() -> ClaimedReply? {
-        guard let answer else { return nil }
+        guard values.signature == answer.outSignature else {
+            throw DBusError(
+                name: DBusError.failed, message: "\(interface).\(member) replied with signature '\(values.signature)', expected '\(answer.outSignature)'")
+        }
+        let message = try DBusMessage.methodReturn(replyingTo: answer.call, arguments: values)
         let first = answer.sent.withLock { sent in
             defer { sent = true }
             return !sent
         }
-        return first ? ClaimedReply(answer: answer, connection: connection, interface: interface, member: member) : nil
+        guard first, !answer.call.noReplyExpected else { return }
+        try connection.send(message)
     }
 
-    /// Whether `reply(_:)` sent the method's return already, or `claimReply()` took it; what the
-    /// handler returns is then not sent, and need not be built.
+    /// Whether `reply(_:)` sent the method's return already; what the handler returns is then not
+    /// sent, and need not be built.
     public var isAnswered: Bool { answer?.sent.withLock { $0 } ?? false }
 
     /// Describes a call (for tests of handlers).

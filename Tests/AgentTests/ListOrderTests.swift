@@ -8,9 +8,9 @@ import TestSupport
 
 /// `Watch`'s promise, against the real agent under a burst of changes: a client that applies, on
 /// top of the list it got, the `AlarmsChanged` signals sent after the reply (by serial) misses
-/// nothing and goes back in nothing. The agent builds and sends its replies and signals off the
-/// engine's thread (`ServiceOutbox`); a reply that overtook a signal it already includes, or fell
-/// behind one it does not, breaks it.
+/// nothing and goes back in nothing. A reply that overtook a signal it already includes, or fell
+/// behind one it does not, breaks it (as it did when replies and signals were handed to a thread
+/// of their own and `Watch`'s reply was not: "v38 after v38").
 @Suite("Agent: Watch's reply and AlarmsChanged in order", .onItsOwnThread, .requires(Built.unavailable))
 struct ListOrderTests {
     @Test("8 alarms each replaced 150 times at once, 40 other watchers, while 12 clients call Watch in turn: after each reply, every signal holds newer alarms than the list and than the signal before, and the last holds the last changes",
@@ -25,8 +25,8 @@ struct ListOrderTests {
             try AlarmWire.decodeConfiguration(.dictionary(["title": .string("v\(version)"), "schedule": .dictionary(["fixed": .double(4_000_000_000)])]))
         }
         let writers = try ids.map { _ in try fixture.client() }
-        // Many watchers make each change's AlarmsChanged many messages to send, so that the
-        // agent's replies and signals queue up behind the engine (as on a desktop full of apps).
+        // Many watchers make each change's AlarmsChanged many messages to send, so that any
+        // reordering of replies and signals has time to show (as on a desktop full of apps).
         let bystanders = try (0..<40).map { _ in try fixture.client().connection }
         for bystander in bystanders {
             _ = try await bystander.call(try DBusMessage.methodCall(

@@ -1,5 +1,4 @@
 import DBus
-import Dispatch
 import Synchronization
 import Testing
 import TestRequirements
@@ -52,37 +51,6 @@ struct ExportedObjectTests {
             }
             #expect(wrong?.name == DBusError.failed)
             #expect(wrong?.message.contains("returned signature 's', expected 'i'") == true)
-        }
-    }
-
-    @Test("a claimed reply is the one answer, sent later from another thread; one of the wrong type answers Failed; a second claim gets nothing")
-    func claimedReply() async throws {
-        try await withBusPair { pair in
-            let claims = Shared<[Bool]>([])
-            let sender = DispatchQueue(label: "claimed-reply-test")
-            let interface = DBusInterface(
-                name: "test.Claim",
-                methods: [
-                    DBusMethod(name: "Later", inArguments: [.init(name: "wrong", signature: "b")], outArguments: [.init(name: "n", signature: "i")]) { call in
-                        let reply = try #require(call.claimReply())
-                        claims.value = [call.isAnswered, call.claimReply() == nil]
-                        let wrong = call.arguments.first?.boolValue == true
-                        // Sent after the handler has returned, from a thread of the test's own.
-                        sender.asyncAfter(deadline: .now() + 0.05) { try? reply.send([wrong ? .string("no") : .int32(7)]) }
-                        return [.int32(1)]  // not sent: the claim answers
-                    }
-                ])
-            try pair.service.export(path: "/claim", interfaces: [interface])
-            let answer = try await pair.client.call(
-                destination: pair.service.uniqueName, path: "/claim", interface: "test.Claim", method: "Later", arguments: [.boolean(false)])
-            #expect(answer == [.int32(7)])
-            #expect(claims.value == [true, true], "claimed: answered, and not to be claimed twice")
-            let wrong = await dbusError {
-                _ = try await pair.client.call(
-                    destination: pair.service.uniqueName, path: "/claim", interface: "test.Claim", method: "Later", arguments: [.boolean(true)])
-            }
-            #expect(wrong?.name == DBusError.failed)
-            #expect(wrong?.message.contains("replied with signature 's', expected 'i'") == true, "\(String(describing: wrong))")
         }
     }
 

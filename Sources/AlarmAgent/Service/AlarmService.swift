@@ -40,12 +40,9 @@ public final class AlarmService: Sendable {
     let validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
     let logger: Logger
     /// The alarm objects exported now, with the record each was last announced with. Held while
-    /// an object changes and its signals are handed to the outbox, and while `List` or `Watch`
-    /// reads and hands over its reply, so replies and signals leave in the order of the changes.
+    /// an object changes and its signals go out, and while `List` or `Watch` reads and replies, so
+    /// replies and signals leave in the order of the changes.
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
-    /// Builds and sends, in order, the signals about stored changes and the replies ordered with
-    /// them, off the engine's thread.
-    private let outbox = ServiceOutbox()
 
     /// What `Version`, `StorePath`, the wake-up properties and `reveille status` report.
     public struct AgentStatus: Sendable {
@@ -115,21 +112,16 @@ public final class AlarmService: Sendable {
     // MARK: - Following the engine
 
     /// Brings the alarms' D-Bus objects in step with one stored transaction's changes: exports
-    /// each new alarm and unexports each removed one at once, and hands the outbox, in order, the
-    /// signals about them for the callers that watch objects (`InterfacesAdded`,
-    /// `PropertiesChanged`, `InterfacesRemoved`), then one `AlarmsChanged` for the whole
-    /// transaction for the callers that called `Watch` (`announceToListWatchers`).
+    /// and announces each new alarm, signals changed properties, or unexports and announces a
+    /// removed one, to the callers that watch objects; then sends the callers that called `Watch`
+    /// one `AlarmsChanged` for the whole transaction (`announceToListWatchers`).
     ///
     /// The engine calls this on itself, in the order of its transactions, before the calls that
     /// made them return (`AlarmEngine.observeChanges(_:)`): a caller that hears of its change
-    /// finds the object there, or gone. The signals are built and sent by the outbox (`outbox`),
-    /// in the order they were handed over under `exported`, so the engine's thread goes on to the
-    /// next commit meanwhile.
+    /// finds the object there, or gone.
     private func mirror(_ changes: [AlarmChange], exporting alarmObject: DBusObjectInterfaces) {
-        let reading = clock.read()
         exported.withLock { map in
             let objectWatchers = resolver.watchers(.objects)
-            var objectSignals: [ObjectSignal] = []
             // Each alarm's last record in this transaction, and whether that was its removal.
             var final: [UUID: ListedChange] = [:]
             var order: [UUID] = []
@@ -137,8 +129,12 @@ public final class AlarmService: Sendable {
                 switch change {
                 case .removed(let record):
                     guard let old = map.removeValue(forKey: record.id) else { continue }
-                    connection.unexport(path: Self.path(of: record.id))
-                    objectSignals.append(.removed(record.id, to: Self.recipients(of: old, among: objectWatchers)))
+                    let path = Self.path(of: record.id)
+                    connection.unexport(path: path)
+                    try? connection.emitSignal(
+                        path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
+                        arguments: [.objectPath(path), .strings([Self.alarmInterface])],
+                        destinations: Self.recipients(of: old, among: objectWatchers))
                     if final.updateValue(ListedChange(record: old, removed: true), forKey: record.id) == nil { order.append(record.id) }
                 case .updated(let record):
                     let old = map[record.id]
@@ -153,55 +149,27 @@ public final class AlarmService: Sendable {
                     }
                     map[record.id] = record
                     let recipients = Self.recipients(of: record, among: objectWatchers)
-                    objectSignals.append(old == nil ? .added(record, to: recipients) : .changed(record, to: recipients))
+                    if old == nil { announce(record, to: recipients) } else { notifyChanged(record, to: recipients) }
                     if final.updateValue(ListedChange(record: record, removed: false), forKey: record.id) == nil { order.append(record.id) }
                 }
             }
-            let listed = order.map { final[$0]! }
-            let listWatchers = resolver.watchers(.lists)
-            outbox.send { [self, objectSignals] in
-                for signal in objectSignals { send(signal, at: reading) }
-                announceToListWatchers(listed, watchers: listWatchers, at: reading)
-            }
-        }
-    }
-
-    /// A signal about one alarm object, for the callers that watch objects and may see it.
-    private enum ObjectSignal: Sendable {
-        /// `InterfacesAdded`, with the new object's properties.
-        case added(AlarmRecord, to: [String])
-        /// `PropertiesChanged`.
-        case changed(AlarmRecord, to: [String])
-        /// `InterfacesRemoved`.
-        case removed(UUID, to: [String])
-    }
-
-    private func send(_ signal: ObjectSignal, at reading: ClockReading) {
-        switch signal {
-        case .added(let record, let recipients): announce(record, to: recipients, at: reading)
-        case .changed(let record, let recipients): notifyChanged(record, to: recipients, at: reading)
-        case .removed(let id, let recipients):
-            guard !recipients.isEmpty else { return }
-            try? connection.emitSignal(
-                path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesRemoved",
-                arguments: [.objectPath(Self.path(of: id)), .strings([Self.alarmInterface])], destinations: recipients)
+            announceToListWatchers(order.map { final[$0]! })
         }
     }
 
     /// An alarm as a transaction left it, for `AlarmsChanged`: its record, or its last record
     /// when it was removed.
-    private struct ListedChange: Sendable {
+    private struct ListedChange {
         var record: AlarmRecord
         var removed: Bool
     }
 
-    /// Sends each of the callers that called `Watch` one `AlarmsChanged` with the changes it may
-    /// see, if any: the alarms as `List` shows them, and the ids of those removed (each alarm in
-    /// at most one of the two, as the transaction left it). Callers that see the same changes
-    /// share one built message, copied for each (`emitSignal(destinations:)`).
-    private func announceToListWatchers(
-        _ changes: [ListedChange], watchers: [String: CallerResolver.Resolved], at reading: ClockReading
-    ) {
+    /// Sends each caller that called `Watch` one `AlarmsChanged` with the changes it may see,
+    /// if any: the alarms as `List` shows them, and the ids of those removed (each alarm in at
+    /// most one of the two, as the transaction left it). Callers that see the same changes share
+    /// one built message, copied for each (`emitSignal(destinations:)`).
+    private func announceToListWatchers(_ changes: [ListedChange]) {
+        let watchers = resolver.watchers(.lists)
         guard !changes.isEmpty, !watchers.isEmpty else { return }
         var recipientsBySeen: [[Int]: [String]] = [:]
         for (name, resolved) in watchers {
@@ -209,6 +177,7 @@ public final class AlarmService: Sendable {
             if !seen.isEmpty { recipientsBySeen[seen, default: []].append(name) }
         }
         guard !recipientsBySeen.isEmpty else { return }
+        let reading = clock.read()
         // Each alarm someone sees is encoded once, however many see it.
         var encoded: [Int: DBusValue] = [:]
         for index in Set(recipientsBySeen.keys.joined()) {
@@ -228,34 +197,19 @@ public final class AlarmService: Sendable {
 
     /// Answers `List` and `Watch`: the alarms the caller may see, as their objects were last announced.
     ///
-    /// It reads them and hands the reply to the outbox while no object changes, so the reply
-    /// leaves after every signal about what it lists and before any signal about a later change:
-    /// a client that applies, on top of the list, the signals that come after the reply (by their
-    /// serials) misses nothing and goes back in nothing. Returns the reply's values when the call
-    /// cannot be answered that way (a test's call); otherwise nothing, as it is answered.
-    func list(for caller: AlarmCaller, replyingTo call: DBusMethodCall) -> [DBusValue] {
-        exported.withLock { map in
+    /// It reads and replies while no object changes, so the reply comes after every signal about
+    /// what it lists and before any signal about a later change: a client that applies, on top of
+    /// the list, the signals that come after the reply (by their serials) misses nothing and goes
+    /// back in nothing.
+    func list(for caller: AlarmCaller, replyingTo call: DBusMethodCall) throws(DBusError) -> [DBusValue] {
+        try exported.withLock { (map) throws(DBusError) in
             let records = map.values.filter(caller.mayAccess).sorted { $0.id.precedes($1.id) }
             let reading = clock.read()
-            let encode: @Sendable () -> [DBusValue] = { [DBusValue.array(elementSignature: "a{sv}", records.map { AlarmWire.encode($0, at: reading, summary: true) })] }
-            guard let reply = call.claimReply() else { return encode() }
-            outbox.send { try? reply.send(encode()) }
-            return []
+            let values: [DBusValue] = [.array(elementSignature: "a{sv}", records.map { AlarmWire.encode($0, at: reading, summary: true) })]
+            try call.reply(values)
+            return values
         }
     }
-
-    /// Answers a `Schedule` call with the stored alarm, through the outbox: after the signals of
-    /// the transaction that stored it, as `mirror(_:exporting:)` handed them over. Called on the
-    /// engine's thread as the alarm is stored; when the call cannot be answered that way (a
-    /// test's), the handler's own return answers it.
-    func answerSchedule(_ call: DBusMethodCall, with record: AlarmRecord) {
-        guard let reply = call.claimReply() else { return }
-        let reading = clock.read()
-        outbox.send { try? reply.send([AlarmWire.encode(record, at: reading)]) }
-    }
-
-    /// Waits until the outbox has sent what it was handed: before the connection closes.
-    func drainOutbox() { outbox.drain() }
 
     /// The callers among `watchers` that may see this alarm: its object signals go to them
     /// alone, unicast. A caller that only schedules is not woken by every change.
@@ -264,21 +218,21 @@ public final class AlarmService: Sendable {
     }
 
     /// Sends `PropertiesChanged` for an alarm to `recipients`.
-    private func notifyChanged(_ record: AlarmRecord, to recipients: [String], at reading: ClockReading) {
+    private func notifyChanged(_ record: AlarmRecord, to recipients: [String]) {
         guard !recipients.isEmpty else { return }
         try? connection.emitPropertiesChanged(
             path: Self.path(of: record.id), interface: Self.alarmInterface,
-            changed: Self.properties(of: record, at: reading), destinations: recipients)
+            changed: Self.properties(of: record, at: clock.read()), destinations: recipients)
     }
 
     /// Sends the object manager's `InterfacesAdded` for a new alarm object to `recipients`, with
     /// the properties `GetManagedObjects` would show them (every caller that may see an alarm
     /// sees the same values).
-    private func announce(_ record: AlarmRecord, to recipients: [String], at reading: ClockReading) {
+    private func announce(_ record: AlarmRecord, to recipients: [String]) {
         guard !recipients.isEmpty else { return }
         let interfaces = DBusValue.array(
             elementSignature: "{sa{sv}}",
-            [.dictEntry(.string(Self.alarmInterface), .dictionary(Self.properties(of: record, at: reading)))])
+            [.dictEntry(.string(Self.alarmInterface), .dictionary(Self.properties(of: record, at: clock.read())))])
         try? connection.emitSignal(
             path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", name: "InterfacesAdded",
             arguments: [.objectPath(Self.path(of: record.id)), interfaces], destinations: recipients)

@@ -26,9 +26,9 @@ extension AlarmService {
                         // there), then whether the sound can be played, which reads files.
                         try definition.validate(now: s.clock.read().now)
                         try await Self.checkSound(definition.sound, with: s.validateSound)
-                        // Answered the moment the alarm is stored, after its signals (the outbox).
+                        // Answered from the engine's thread the moment the alarm is stored.
                         let record = try await s.engine.schedule(id: id, definition: definition, caller: resolved.caller) {
-                            s.answerSchedule(call, with: $0)
+                            try? call.reply([AlarmWire.encode($0, at: s.clock.read())])
                         }
                         return call.isAnswered ? [] : [AlarmWire.encode(record, at: s.clock.read())]
                     }
@@ -260,7 +260,7 @@ extension AlarmService {
         DBusMethod(name: name, inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
             let s = try required(service)
             return try await s.handle {
-                s.list(for: try await s.watchingCaller(call.sender, watching).caller, replyingTo: call)
+                try s.list(for: try await s.watchingCaller(call.sender, watching).caller, replyingTo: call)
             }
         }
     }
