@@ -1,5 +1,4 @@
 import AlarmKit
-import AlarmProtocol
 import DBus
 import Foundation
 import Testing
@@ -21,19 +20,18 @@ struct ListOrderTests {
         try await fixture.authorizeTestProcess()
         let ids = (0..<8).map { _ in UUID() }
         let changes = 150
-        func definition(_ version: Int) throws -> AlarmDefinition {
-            try AlarmWire.decodeConfiguration(.dictionary(["title": .string("v\(version)"), "schedule": .dictionary(["fixed": .double(4_000_000_000)])]))
+        func definition(_ version: Int) -> AlarmDefinition {
+            Fixtures.definition(.fixed(Date(timeIntervalSince1970: 4_000_000_000)), title: "v\(version)")
         }
         let writers = try ids.map { _ in try fixture.client() }
         // Many watchers make each change's AlarmsChanged many messages to send, so that any
         // reordering of replies and signals has time to show (as on a desktop full of apps).
         let bystanders = try (0..<40).map { _ in try fixture.client().connection }
         for bystander in bystanders {
-            _ = try await bystander.call(try DBusMessage.methodCall(
-                destination: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface, method: "Watch"))
+            _ = try await bystander.call(try Self.watchCall())
         }
         defer { for bystander in bystanders { bystander.close() } }
-        for (id, writer) in zip(ids, writers) { _ = try await writer.schedule(id: id, definition: try definition(0)) }
+        for (id, writer) in zip(ids, writers) { _ = try await writer.schedule(id: id, definition: definition(0)) }
 
         // Each alarm has a writer of its own, so that changes queue up; each client joins once
         // the first writer has made its share of the changes.
@@ -44,7 +42,7 @@ struct ListOrderTests {
                 for (index, (id, writer)) in zip(ids, writers).enumerated() {
                     group.addTask {
                         for version in 1...changes {
-                            _ = try await writer.schedule(id: id, definition: try definition(version))
+                            _ = try await writer.schedule(id: id, definition: definition(version))
                             if index == 0, version % (changes / joiners) == 0 { reached.yield(version) }
                         }
                     }
@@ -65,14 +63,20 @@ struct ListOrderTests {
         }
     }
 
+    /// The manager's `Watch` call: its reply's serial splits the signals already in the list from
+    /// those after it.
+    static func watchCall() throws -> DBusMessage {
+        try DBusMessage.methodCall(
+            destination: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface, method: "Watch")
+    }
+
     /// Calls `Watch` and follows each alarm's title (`v<n>`) in the signals sent after the reply,
     /// until every alarm reads `v<last>`; returns each time an alarm's title was not newer than
     /// the one before it.
     static func follow(_ ids: [UUID], until last: Int, on connection: DBusConnection) async throws -> [String] {
         let signals = connection.signals(MatchRule(
             sender: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface, member: "AlarmsChanged"))
-        let reply = try await connection.call(try DBusMessage.methodCall(
-            destination: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface, method: "Watch"))
+        let reply = try await connection.call(try watchCall())
         let names = Dictionary(uniqueKeysWithValues: ids.map { ($0.lowercasedText(), $0) })
         func versions(in alarms: [DBusValue]) -> [(UUID, Int)] {
             alarms.compactMap(\.dictionaryValue).compactMap { alarm in
