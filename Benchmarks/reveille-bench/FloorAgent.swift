@@ -11,10 +11,15 @@ import Foundation
 /// It owns the agent's bus name and serves the manager's `Schedule` with the same libraries: the
 /// call is read into an `AlarmDefinition` (`AlarmWire.decodeConfiguration`), the state machine
 /// makes the alarm, and the reply is the whole alarm (`AlarmWire.encode`). It resolves no caller,
-/// asks for no authorization, checks no sound, and neither stores nor announces anything; its
-/// tasks run on libdispatch's pool, not the agent's `WorkerPool`. The same clients on the same bus
+/// asks for no authorization, checks no sound, stores nothing and exports no objects; its tasks
+/// run on libdispatch's pool, not the agent's `WorkerPool`. The same clients on the same bus
 /// against it show what the bus, libdbus, the DBus module and the clients cost by themselves on
 /// this machine; what the real agent adds on top is its own.
+///
+/// It also answers `Watch` (an empty list) and then sends its callers `AlarmsChanged` as the
+/// agent does, one per group of calls (`FloorAnnouncer`): with the load's subscribers watching
+/// it, it shows what the subscribers and their signals cost by themselves. Unwatched, it encodes
+/// nothing more than the reply.
 enum FloorAgent {
     /// The word that starts `reveille-bench` in this role (the load benchmark spawns it).
     static let role = "floor-agent"
@@ -23,6 +28,7 @@ enum FloorAgent {
     static func serve() async throws -> Never {
         let connection = try DBusConnection.session()
         let machine = AlarmStateMachine()
+        let announcer = FloorAnnouncer(connection: connection)
         let schedule = DBusMethod(
             name: "Schedule", inArguments: [.init(name: "id", signature: "s"), .init(name: "configuration", signature: "a{sv}")],
             outArguments: [.init(name: "alarm", signature: "a{sv}")]
@@ -34,12 +40,18 @@ enum FloorAgent {
             do {
                 let definition = try AlarmWire.decodeConfiguration(call.arguments[1])
                 guard let record = try machine.schedule(id: id, owner: call.sender, definition: definition, at: reading).record else { return [] }
+                if announcer.isWatched { announcer.add(AlarmWire.encode(record, at: reading, summary: true)) }
                 return [AlarmWire.encode(record, at: reading)]
             } catch {
                 throw DBusError(name: DBusError.invalidArgs, message: "\(error)")
             }
         }
-        try connection.export(path: AgentClient.managerPath, interfaces: [DBusInterface(name: AgentClient.managerInterface, methods: [schedule])])
+        let watch = DBusMethod(name: "Watch", inArguments: [], outArguments: [.init(name: "alarms", signature: "aa{sv}")]) { call in
+            announcer.watch(call.sender)
+            return [.array(elementSignature: "a{sv}", [])]
+        }
+        try connection.export(
+            path: AgentClient.managerPath, interfaces: [DBusInterface(name: AgentClient.managerInterface, methods: [schedule, watch])])
         guard try await connection.requestName(AgentClient.busName) == .primaryOwner else {
             throw DBusError(name: DBusError.failed, message: "\(AgentClient.busName) is taken")
         }

@@ -6,37 +6,52 @@ import TestSupport
 
 /// Many clients scheduling at once against the release agent, with subscribers following the
 /// list: throughput, `Schedule` latency, what the subscribers saw, and the store afterwards; then
-/// the same clients against `FloorAgent`, which answers on the wire alike and stores nothing.
+/// the same clients against `FloorAgent`, which answers on the wire alike and stores nothing; then
+/// against it again with as many subscribers watching it (`FloorAnnouncer`).
 ///
-/// The ratio of the two p99s is taken in each of several rounds (a fresh store each), and their
-/// median is the result: one round's ratio moves between 1.2 × and 2.2 × on a quiet machine,
-/// because the floor's own p99 does.
+/// The ratio of the agent's p99 to the floor's is taken in each of several rounds (a fresh store
+/// each), and their median is the result: one round's ratio moves between 1.2 × and 2.2 × on a
+/// quiet machine, because the floor's own p99 does. The ratio to the watched floor's p99 splits
+/// the rest: what the subscribers and their signals cost by themselves on this machine, and what
+/// the agent adds to that.
 enum LoadBenchmark {
     static func run(clients: Int, alarmsPerClient: Int, subscribers: Int, rounds: Int) async throws {
         print("== load: \(clients) clients × \(alarmsPerClient) alarms at once, \(subscribers) subscribers, \(rounds) rounds (release build)")
         guard let binaries = Binaries.beside() else { return }
         var ratios: [Double] = []
+        var ratiosWatched: [Double] = []
         for round in 1...max(rounds, 1) {
             let ratio = try await self.round(
                 binaries: binaries, clients: clients, alarmsPerClient: alarmsPerClient, subscribers: subscribers,
                 reportsDetail: round == 1)
-            print("    round \(round): agent p99 / floor p99 = \(String(format: "%.2f", ratio))")
-            ratios.append(ratio)
+            print("    round \(round): agent p99 / floor p99 = \(String(format: "%.2f", ratio.floor))"
+                + (ratio.watchedFloor.map { String(format: " (/ the watched floor's: %.2f)", $0) } ?? ""))
+            ratios.append(ratio.floor)
+            if let watched = ratio.watchedFloor { ratiosWatched.append(watched) }
         }
+        Measure.report(
+            "agent p99 (\(subscribers) subscribers) / the floor's p99, median of \(ratios.count) rounds",
+            Self.median(of: ratios), target: "≤ 1.5 ×")
+        if !ratiosWatched.isEmpty {
+            Measure.report("agent p99 / the watched floor's p99, median", Self.median(of: ratiosWatched))
+        }
+    }
+
+    /// The median of ratios and the ratios, as the report prints them.
+    private static func median(of ratios: [Double]) -> String {
         let sorted = ratios.sorted()
         let median = sorted.count % 2 == 1
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        Measure.report(
-            "agent p99 (\(subscribers) subscribers) / the floor's p99, median of \(ratios.count) rounds",
-            String(format: "%.2f × (rounds: %@)", median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ")),
-            target: "≤ 1.5 ×")
+        return String(format: "%.2f × (rounds: %@)", median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))
     }
 
-    /// One round in a fresh sandbox: the agent, then the floor; returns the ratio of their p99s.
-    /// The first round also reports throughput, the subscribers, memory and the store.
+    /// One round in a fresh sandbox: the agent, then the floor, then (with subscribers) the floor
+    /// watched by as many subscribers; returns the ratios of the agent's p99 to the floor's and to
+    /// the watched floor's. The first round also reports throughput, the subscribers, memory and
+    /// the store.
     private static func round(
         binaries: Binaries, clients: Int, alarmsPerClient: Int, subscribers: Int, reportsDetail: Bool
-    ) async throws -> Double {
+    ) async throws -> (floor: Double, watchedFloor: Double?) {
         let sandbox = try DesktopSandbox(startsNotificationServer: false)
         defer { sandbox.stop() }
         let arguments = ["--max-alarms", "\(max(10_000, clients * alarmsPerClient))"]
@@ -67,14 +82,28 @@ enum LoadBenchmark {
         try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
         let floor = try await LoadRun.run(
             busAddress: sandbox.busAddress, clients: clients, alarmsPerClient: alarmsPerClient, subscribers: 0)
-        if reportsDetail {
-            Measure.report(
-                "floor, a stand-in that stores nothing, 0 subscribers: per second, p50 / p99",
-                "\(Int(Double(floor.scheduled.count) / max(floor.wallTime.timeInterval, 0.001))), "
-                    + [0.5, 0.99].map { Measure.format(floor.latency(at: $0)) }.joined(separator: " / "))
-        }
+        if reportsDetail { Self.reportFloor("floor, a stand-in that stores nothing, 0 subscribers", floor) }
         for failure in floor.failures.prefix(10) { print("    floor: " + failure) }
-        return report.latency(at: 0.99) / max(floor.latency(at: 0.99), .nanoseconds(1))
+        let ratio = report.latency(at: 0.99) / max(floor.latency(at: 0.99), .nanoseconds(1))
+        guard subscribers > 0 else { return (ratio, nil) }
+
+        // The same floor, watched: what the subscribers and their signals cost without a store.
+        let watched = try await LoadRun.run(
+            busAddress: sandbox.busAddress, clients: clients, alarmsPerClient: alarmsPerClient, subscribers: subscribers)
+        if reportsDetail { Self.reportFloor("floor watched by \(subscribers) subscribers", watched) }
+        for (index, subscriber) in watched.subscribers.enumerated() where !subscriber.reachedFinalList || subscriber.shrinks > 0 {
+            print("    watched floor, subscriber \(index): \(subscriber.shrinks) shrank, final list \(subscriber.reachedFinalList ? "seen" : "NOT seen")")
+        }
+        for failure in watched.failures.prefix(10) { print("    watched floor: " + failure) }
+        return (ratio, report.latency(at: 0.99) / max(watched.latency(at: 0.99), .nanoseconds(1)))
+    }
+
+    /// Prints a floor run's throughput and latency.
+    private static func reportFloor(_ name: String, _ run: LoadReport) {
+        Measure.report(
+            name + ": per second, p50 / p99",
+            "\(Int(Double(run.scheduled.count) / max(run.wallTime.timeInterval, 0.001))), "
+                + [0.5, 0.99].map { Measure.format(run.latency(at: $0)) }.joined(separator: " / "))
     }
 
     /// Prints what the clients and subscribers saw of the agent, and its memory.
