@@ -196,6 +196,8 @@ let package = Package(
                 "CommandLineText",
                 "TestSupport",
                 "TestRequirements",
+                // To make a database as an earlier version left it (the migrations up to one).
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

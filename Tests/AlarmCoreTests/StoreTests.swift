@@ -3,6 +3,7 @@ import CommandLineText
 import AlarmModel
 import AlarmRecords
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 import TestRequirements
@@ -605,6 +606,40 @@ struct StoreFileTests {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content, "\(path) is kept as it was")
             }
             #expect(try store.loadAlarms() == [])
+        }
+    }
+
+    @Test("A database from before v5 opens with its alarms, and its alarm table keeps only its id's index")
+    func ownerIndexDropped() async throws {
+        // The names of the alarm table's indexes, read on a connection of its own.
+        func indexes(_ url: URL) throws -> Set<String> {
+            try DatabaseQueue(path: url.path).read { db in
+                Set(try Row.fetchAll(db, sql: "PRAGMA index_list(alarm)").map { $0["name"] as String })
+            }
+        }
+        try await withStoreFolder { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let url = folder.appendingPathComponent(AlarmStore.fileName)
+            let records = Array(Sample.roundTripCases.prefix(3).map(\.record))
+            // As the agent left it before: the migrations up to v4, alarms stored (the connection
+            // closed before the store opens the file).
+            do {
+                let earlier = try DatabaseQueue(path: url.path)
+                try StoreSchema.migrator.migrate(earlier, upTo: "v4: phones rung for an alert")
+                try earlier.write { db in
+                    for record in records { try AlarmRow.upsert(record, in: db) }
+                }
+            }
+            #expect(try indexes(url) == ["alarm_owner", "sqlite_autoindex_alarm_1"])
+
+            let store = try AlarmStore(directory: folder)
+            #expect(store.recoveredFrom == nil)
+            #expect(Set(try store.loadAlarms()) == Set(records))
+            #expect(try indexes(url) == ["sqlite_autoindex_alarm_1"])
+            var changes = AlarmStore.Changes()
+            changes.add([.delete(records[0].id)])
+            try store.apply(changes)
+            #expect(Set(try AlarmStore(directory: folder).loadAlarms()) == Set(records.dropFirst()))
         }
     }
 
