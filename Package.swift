@@ -21,16 +21,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
-        // The layers, by audience (DESIGN.md; `scripts/check-architecture` keeps these rules):
+        // The layers, by audience (DESIGN.md; `scripts/check-architecture` keeps these rules). Each
+        // target's `path:` puts it in its audience's folder of Sources/: Shared, AppLibrary, Agent,
+        // Command, System, CModules, TestOnly (README, "Layout").
         // - AlarmModel: what apps see: AlarmKit's types, schedule math, the clock. Foundation only.
         // - AlarmCore: the agent's engine: state machine, deadline queue, threads, the store (GRDB, SQLite).
         // - AlarmProtocol: the wire between client and agent: names, encoding, finding and starting the agent.
         // - AlarmKit: the client library apps import; it re-exports AlarmModel only.
         // - CommandLineText: the CLI's text input and tables.
-        .target(name: "AlarmModel"),
+        .target(name: "AlarmModel", path: "Sources/Shared/AlarmModel"),
         // - AlarmRecords: what the agent keeps about an alarm and where it is in time; the engine, the
         //   wire and the CLI share it, apps never see it.
-        .target(name: "AlarmRecords", dependencies: ["AlarmModel"]),
+        .target(name: "AlarmRecords", dependencies: ["AlarmModel"], path: "Sources/Shared/AlarmRecords"),
         .target(
             name: "AlarmCore",
             dependencies: [
@@ -40,81 +42,97 @@ let package = Package(
                 "LinuxSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/Agent/AlarmCore"
         ),
         .systemLibrary(
             name: "CSQLite",
+            path: "Sources/CModules/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
             name: "CDBus",
+            path: "Sources/CModules/CDBus",
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
         .systemLibrary(
-            name: "CLinux"
+            name: "CLinux",
+            path: "Sources/CModules/CLinux"
         ),
         // The Linux system calls, one wrapper each: typed errors, EINTR retried in one place, and
         // a seam for tests to make a call fail. Package access only: apps never see it.
-        .target(name: "LinuxSystem", dependencies: ["CLinux"]),
+        .target(name: "LinuxSystem", dependencies: ["CLinux"], path: "Sources/System/LinuxSystem"),
         .systemLibrary(
             name: "CGio",
+            path: "Sources/CModules/CGio",
             pkgConfig: "gio-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
         // The person's language and clock: gettext catalogs, GNOME's clock format, the locale.
         .target(
             name: "Localization",
-            dependencies: ["AlarmModel", "CLinux", "CGio"]
+            dependencies: ["AlarmModel", "CLinux", "CGio"],
+            path: "Sources/Shared/Localization"
         ),
         .systemLibrary(
             name: "CALSA",
+            path: "Sources/CModules/CALSA",
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
         .systemLibrary(
             name: "CSndFile",
+            path: "Sources/CModules/CSndFile",
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
         .target(
             name: "DBus",
-            dependencies: ["CDBus", "LinuxSystem"]
+            dependencies: ["CDBus", "LinuxSystem"],
+            path: "Sources/System/DBus"
         ),
         .target(
             name: "AlarmProtocol",
-            dependencies: ["AlarmModel", "AlarmRecords", "DBus", "LinuxSystem"]
+            dependencies: ["AlarmModel", "AlarmRecords", "DBus", "LinuxSystem"],
+            path: "Sources/Shared/AlarmProtocol"
         ),
         .target(
             name: "AlarmKit",
-            dependencies: ["AlarmModel", "AlarmRecords", "AlarmProtocol", "DBus"]
+            dependencies: ["AlarmModel", "AlarmRecords", "AlarmProtocol", "DBus"],
+            path: "Sources/AppLibrary/AlarmKit"
         ),
         .target(
             name: "CommandLineText",
-            dependencies: ["AlarmModel", "AlarmRecords"]
+            dependencies: ["AlarmModel", "AlarmRecords"],
+            path: "Sources/Command/CommandLineText"
         ),
         .systemLibrary(
             name: "CLibNotify",
+            path: "Sources/CModules/CLibNotify",
             pkgConfig: "libnotify",
             providers: [.apt(["libnotify-dev"])]
         ),
         .executableTarget(
             name: "reveille-notify-probe",
-            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore"]
+            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore"],
+            path: "Sources/TestOnly/reveille-notify-probe"
         ),
         .target(
             name: "AlarmDesktop",
             dependencies: [
                 "AlarmModel", "AlarmRecords", "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization", "LinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/Agent/AlarmDesktop"
         ),
         .target(
             name: "AlarmAgent",
             dependencies: [
                 "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "CLinux", "Localization", "LinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/Agent/AlarmAgent"
         ),
         .executableTarget(
             name: "reveilled",
@@ -122,24 +140,28 @@ let package = Package(
                 "AlarmAgent", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/Agent/reveilled"
         ),
         .executableTarget(
             name: "reveille",
             dependencies: [
                 "AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "Localization", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/Command/reveille"
         ),
         .target(
             name: "TestSupport",
             dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore", "LinuxSystem"],
+            path: "Sources/TestOnly/TestSupport",
             // The GNOME Shell test extension and the gjs scripts GNOMEShellServer runs.
             exclude: ["GNOMEShell"]
         ),
         .target(
             name: "StressTesting",
-            dependencies: ["AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "TestSupport"]
+            dependencies: ["AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "TestSupport"],
+            path: "Sources/TestOnly/StressTesting"
         ),
         .executableTarget(
             name: "reveille-example",

@@ -4,8 +4,8 @@ import Foundation
 /// without root: what a person's installed system has, in a temporary folder.
 public enum TranslationCatalogs {
     /// The repository's `po` folder.
-    public static let sourceFolder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let sourceFolder = URL(fileURLWithPath: #filePath)  // Sources/TestOnly/TestSupport/this file
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("po")
 
     /// The languages with a catalog (`po/LINGUAS`).
