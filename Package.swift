@@ -6,9 +6,7 @@ import PackageDescription
 let package = Package(
     name: "Reveille",
     products: [
-        .library(name: "AlarmModel", targets: ["AlarmModel"]),
-        .library(name: "AlarmCore", targets: ["AlarmCore"]),
-        .library(name: "DBus", targets: ["DBus"]),
+        // The one library for apps (README, "The Swift library"); everything else is the package's own.
         .library(name: "AlarmKit", targets: ["AlarmKit"]),
         .executable(name: "reveilled", targets: ["reveilled"]),
         .executable(name: "reveille", targets: ["reveille"]),
@@ -99,8 +97,10 @@ let package = Package(
         ),
         .target(
             name: "AlarmKit",
-            dependencies: ["AlarmModel", "AlarmRecords", "AlarmProtocol", "DBus"],
-            path: "Sources/AppLibrary/AlarmKit"
+            dependencies: ["AlarmModel", "AlarmProtocol", "DBus"],
+            path: "Sources/AppLibrary/AlarmKit",
+            // Its imports are internal unless marked: no DBus or wire type can appear in its public interface.
+            swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
         ),
         .target(
             name: "CommandLineText",
@@ -115,7 +115,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "reveille-notify-probe",
-            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore"],
+            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords"],
             path: "Sources/TestOnly/reveille-notify-probe"
         ),
         .target(
@@ -129,7 +129,7 @@ let package = Package(
         .target(
             name: "AlarmAgent",
             dependencies: [
-                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "CLinux", "Localization", "LinuxSystem",
+                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "Localization", "LinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Agent/AlarmAgent"
@@ -137,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "reveilled",
             dependencies: [
-                "AlarmAgent", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmDesktop",
+                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -153,14 +153,14 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore", "LinuxSystem"],
+            dependencies: ["AlarmModel", "AlarmCore", "LinuxSystem"],
             path: "Sources/TestOnly/TestSupport",
             // The GNOME Shell test extension and the gjs scripts GNOMEShellServer runs.
             exclude: ["GNOMEShell"]
         ),
         .target(
             name: "StressTesting",
-            dependencies: ["AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "TestSupport"],
+            dependencies: ["AlarmKit", "AlarmProtocol", "CommandLineText", "DBus", "TestSupport"],
             path: "Sources/TestOnly/StressTesting"
         ),
         .executableTarget(
@@ -178,12 +178,12 @@ let package = Package(
         ),
         // Test traits the test targets share: `.requires(…)`, which fails a test where what it needs is
         // missing, instead of skipping it.
-        .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore"], path: "Tests/TestRequirements"),
-        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestRequirements"]),
+        .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmCore"], path: "Tests/TestRequirements"),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
-        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),
-        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
         .testTarget(
             name: "NotificationTests",
             dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "CLibNotify", "TestSupport", "DBus", "TestRequirements"]),
@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "AgentTests",
             dependencies: [
-                "AlarmKit", "AlarmAgent", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
+                "AlarmKit", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
                 "DBus", "StressTesting", "TestSupport", "TestRequirements",
             ],
             exclude: ["Scripts"]
@@ -233,7 +233,7 @@ let package = Package(
         // The real GNOME Shell with the real agent: a target of its own, so that scripts/test-userland
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
         .testTarget(
-            name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmRecords", "AlarmCore", "CommandLineText", "TestSupport", "TestRequirements"]),
+            name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmCore", "CommandLineText", "TestSupport", "TestRequirements"]),
         .testTarget(
             name: "AlarmKitTests",
             dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "DBus", "TestSupport", "TestRequirements"]

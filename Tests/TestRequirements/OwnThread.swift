@@ -15,12 +15,12 @@ import Testing
 /// executor preference for a thread made for it (`withTaskExecutorPreference`), so its blocking
 /// calls block only that thread. Child tasks inherit the preference; unstructured tasks
 /// (`Task { }`) run on the pool as before.
-public struct OwnThread: TestTrait, SuiteTrait, TestScoping {
+package struct OwnThread: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite.
-    public var isRecursive: Bool { true }
+    package var isRecursive: Bool { true }
 
     /// Runs each test case with a thread of its own as its preferred executor.
-    public func provideScope(
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         // A suite's own scope only runs its tests; each test case gets its thread.
@@ -33,6 +33,6 @@ public struct OwnThread: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == OwnThread {
     /// Each test runs its synchronous parts on a thread of its own (see `OwnThread`).
-    public static var onItsOwnThread: Self { OwnThread() }
+    package static var onItsOwnThread: Self { OwnThread() }
 }
 #endif

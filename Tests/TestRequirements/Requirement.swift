@@ -9,15 +9,15 @@ import Testing
 /// Use it where `.enabled(if:)` would skip: `@Suite("…", .requires(Built.unavailable))`, with an
 /// expression that is nil when everything is there and otherwise says what is missing. It is
 /// evaluated once per test, as the test starts.
-public struct Requirement: TestTrait, SuiteTrait, TestScoping {
+package struct Requirement: TestTrait, SuiteTrait, TestScoping {
     /// What is missing, or nil.
     let missing: @Sendable () -> String?
 
     /// Applies to every test of a suite.
-    public var isRecursive: Bool { true }
+    package var isRecursive: Bool { true }
 
     /// Runs the test when nothing is missing; otherwise records a failure saying what is missing.
-    public func provideScope(
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         // A suite's own scope only runs its tests; each test checks for itself.
@@ -28,7 +28,7 @@ public struct Requirement: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == Requirement {
     /// The test needs what `missing` checks: nil when it is all there, else what is missing.
-    public static func requires(_ missing: @autoclosure @escaping @Sendable () -> String?) -> Self {
+    package static func requires(_ missing: @autoclosure @escaping @Sendable () -> String?) -> Self {
         Requirement(missing: missing)
     }
 }

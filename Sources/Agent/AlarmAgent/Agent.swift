@@ -13,34 +13,34 @@ import Glibc
 #endif
 
 /// The settings the agent runs with.
-public struct AgentConfiguration: Sendable {
+package struct AgentConfiguration: Sendable {
     /// The store's folder.
-    public var storeDirectory: URL
+    package var storeDirectory: URL
     /// The engine's policy: grace window, ring time-out, alarms per owner.
-    public var policy: AlarmPolicy
+    package var policy: AlarmPolicy
     /// The bus to serve on; `nil` is the session bus.
-    public var busAddress: String?
+    package var busAddress: String?
     /// Executables whose processes act as the person (the `reveille` beside the agent).
-    public var trustedExecutables: Set<String>
+    package var trustedExecutables: Set<String>
     /// The version `reveille status` shows.
-    public var version: String
+    package var version: String
     /// How alerts are shown and heard; `nil` runs without a desktop (no notifications, no sound).
-    public var desktop: DesktopOptions?
+    package var desktop: DesktopOptions?
     /// The bus on which logind and timedate1 are watched; `nil` is the system bus
     /// (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket).
-    public var systemBusAddress: String?
+    package var systemBusAddress: String?
     /// The file naming the system time zone, watched for changes: `/etc/localtime`.
-    public var localTimePath: String
+    package var localTimePath: String
     /// Whether alarms wake the machine from suspend where they can (the agent holds
     /// `CAP_WAKE_ALARM`, or the systemd user manager or KDE's PowerDevil wakes it): `false` keeps
     /// to timers that wait for the machine to wake.
-    public var wakeFromSuspend: Bool
+    package var wakeFromSuspend: Bool
     /// Where the kernel lists real-time clocks (`/sys/class/rtc`): one with a `wakealarm` can
     /// wake the machine.
-    public var rtcClassDirectory: String
+    package var rtcClassDirectory: String
 
     /// Creates a configuration.
-    public init(
+    package init(
         storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String,
         desktop: DesktopOptions?, systemBusAddress: String? = nil, localTimePath: String = SystemClock.defaultLocalTimePath,
         wakeFromSuspend: Bool = true, rtcClassDirectory: String = "/sys/class/rtc"
@@ -59,30 +59,30 @@ public struct AgentConfiguration: Sendable {
 }
 
 /// How the agent alerts on the desktop.
-public struct DesktopOptions: Sendable {
+package struct DesktopOptions: Sendable {
     /// Whether alerts and countdowns are posted as notifications (on the session bus).
-    public var notifications: Bool
+    package var notifications: Bool
     /// How alert sounds play; `nil` alerts silently.
-    public var sound: SoundPlayer.Configuration?
+    package var sound: SoundPlayer.Configuration?
     /// Folders that may hold Reveille's own alarm sound (`reveille-alarm.wav`).
-    public var soundFolders: [URL]
+    package var soundFolders: [URL]
     /// Whether the desktop's do-not-disturb is watched and broken through (alarms with
     /// `breakthrough`), or respected (alarms without).
-    public var doNotDisturb: Bool
+    package var doNotDisturb: Bool
     /// What an alarm without breakthrough does while do-not-disturb is on.
-    public var heldSound: DoNotDisturbStatus.HeldSound
+    package var heldSound: DoNotDisturbStatus.HeldSound
     /// Silent mode, opt-in: the level (percent) a muted or silent output is raised to while an
     /// alarm rings; `nil` leaves the mixer alone.
-    public var unmuteTo: Int?
+    package var unmuteTo: Int?
     /// The snooze lengths a ringing alarm's notification offers besides Snooze, where the server
     /// shows that many actions (`--snooze-choices`); none by default.
-    public var snoozeChoices: SnoozeChoices
+    package var snoozeChoices: SnoozeChoices
     /// The phone backup, opt-in: an alert still ringing this long after it began also rings the
     /// person's paired phones (KDE Connect, GSConnect); `nil` never does.
-    public var phoneBackupAfter: Duration?
+    package var phoneBackupAfter: Duration?
 
     /// Creates the options.
-    public init(
+    package init(
         notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL],
         doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet, unmuteTo: Int? = nil,
         snoozeChoices: SnoozeChoices = .none, phoneBackupAfter: Duration? = nil
@@ -99,14 +99,14 @@ public struct DesktopOptions: Sendable {
 }
 
 /// Why the agent could not start.
-public enum AgentStartError: Error, CustomStringConvertible {
+package enum AgentStartError: Error, CustomStringConvertible {
     /// Another agent already runs for this store or owns the bus name.
     case alreadyRunning(String)
     /// The store's folder cannot be written (a read-only mount, no permission): the folder and why.
     case storeUnusable(folder: String, reason: String)
 
     /// A sentence for the person.
-    public var description: String {
+    package var description: String {
         switch self {
         case .alreadyRunning(let detail): "another reveilled is already running (\(detail))"
         case .storeUnusable(let folder, let reason): "the alarm store's folder \(folder) cannot be used: \(reason)"
@@ -120,13 +120,13 @@ public enum AgentStartError: Error, CustomStringConvertible {
 /// machine resumes from suspend (logind on the system bus) and computes clock-time alarms again
 /// when the time zone changes (timedate1 on the system bus, and the `localtime` file). Without a
 /// system bus it serves on, watching the file.
-public final class AlarmAgent: Sendable {
+package final class AlarmAgent: Sendable {
     /// The engine, for the presenter and tests.
-    public let engine: AlarmEngine
+    package let engine: AlarmEngine
     /// The bus connection.
-    public let connection: DBusConnection
+    package let connection: DBusConnection
     /// Notifications and sound, when the agent alerts on a desktop.
-    public let desktop: DesktopPresenter?
+    package let desktop: DesktopPresenter?
     let service: AlarmService
     let wakeSources: WakeSources
     let lock: AgentLock
@@ -138,7 +138,7 @@ public final class AlarmAgent: Sendable {
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
     /// service, and then takes the bus name, so a client that sees the name finds everything ready.
-    public init(configuration: AgentConfiguration, logger: Logger) async throws {
+    package init(configuration: AgentConfiguration, logger: Logger) async throws {
         self.logger = logger
         let databaseURL = configuration.storeDirectory.appendingPathComponent(AlarmStore.fileName)
         lock = try AgentLock(
@@ -259,10 +259,10 @@ public final class AlarmAgent: Sendable {
     static let largestBusMessage = 32 << 20
 
     /// The do-not-disturb journal's name in the store's folder.
-    public static let doNotDisturbJournalName = "dnd-restore.json"
+    package static let doNotDisturbJournalName = "dnd-restore.json"
 
     /// The silent-mode journal's name in the store's folder.
-    public static let volumeJournalName = "volume-restore.json"
+    package static let volumeJournalName = "volume-restore.json"
 
     /// The control device whose mixer a PCM's sound goes through: `default` for `default` and
     /// `hw:N`/`plughw:N` for card N's.
@@ -284,7 +284,7 @@ public final class AlarmAgent: Sendable {
     ///
     /// Returns normally when cancelled (SIGTERM); throws when the session bus was lost, so that
     /// systemd restarts the agent. Losing the system bus only stops the resume and timedate1 watch.
-    public func run() async throws {
+    package func run() async throws {
         // The time-zone file is watched before the name is taken; the system bus is joined meanwhile.
         wakeSources.start()
         try await service.export()
@@ -303,7 +303,7 @@ public final class AlarmAgent: Sendable {
 
     /// Stops waking up, silences the alerts and takes the notifications away (alerts still ringing
     /// ring again when the agent starts), and closes the bus connection; everything is already stored.
-    public func shutdown() async {
+    package func shutdown() async {
         wakeSources.stop()
         checkpointer.stop()
         phoneBackup?.stop()

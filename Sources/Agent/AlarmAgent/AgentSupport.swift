@@ -8,36 +8,36 @@ import Glibc
 #endif
 
 /// The agent's version.
-public enum AgentVersion {
+package enum AgentVersion {
     /// The version string `reveilled --version` and `reveille status` show.
-    public static let current = "0.1.0"
+    package static let current = "0.1.0"
 }
 
 /// The agent's D-Bus interfaces as introspection XML: the texts in `desktop/`, exactly what the
 /// objects serve.
-public enum AgentIntrospection {
+package enum AgentIntrospection {
     /// What the manager object serves while there are no alarms:
     /// `desktop/io.github.reveille.Alarms1.Manager.xml`.
-    public static var managerXML: String {
+    package static var managerXML: String {
         DBusInterface.introspectionXML(
             interfaces: [AlarmService.managerDescription(nil)], children: [], includesObjectManager: true)
     }
 
     /// What each alarm object serves: `desktop/io.github.reveille.Alarms1.Alarm.xml`.
-    public static var alarmXML: String {
+    package static var alarmXML: String {
         DBusInterface.introspectionXML(interfaces: [AlarmService.alarmDescription(nil)], children: [])
     }
 }
 
 /// Runs a handler once when SIGTERM or SIGINT arrives (dispatch signal sources; the signals'
 /// default actions are ignored while it lives).
-public final class SignalWatcher: @unchecked Sendable {  // immutable after init; dispatch sources are thread-safe
+package final class SignalWatcher: @unchecked Sendable {  // immutable after init; dispatch sources are thread-safe
     private let sources: [any DispatchSourceSignal]
 
     private init(sources: [any DispatchSourceSignal]) { self.sources = sources }
 
     /// Starts watching for SIGTERM and SIGINT.
-    public static func onTermination(_ handler: @escaping @Sendable () -> Void) -> SignalWatcher {
+    package static func onTermination(_ handler: @escaping @Sendable () -> Void) -> SignalWatcher {
         let queue = DispatchQueue(label: "reveille.signals")
         let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
             SignalDisposition.ignore.apply(to: number)

@@ -20,28 +20,28 @@ import Synchronization
 /// notification, or `notificationHeadStart` after the alert, whichever comes first. Opening the
 /// sound device at the same instant would compete for the processor with posting the
 /// notification, whose budget is the smaller (5 ms, against 30 ms for the first sound).
-public final class DesktopPresenter: AlarmPresenter {
+package final class DesktopPresenter: AlarmPresenter {
     /// The notifications, or `nil` (no notifications at all).
-    public let notifications: (any AlarmNotifying)?
+    package let notifications: (any AlarmNotifying)?
     /// The alert sounds, or `nil` (silent: visual alerts only).
-    public let sounds: AlertSounds?
+    package let sounds: AlertSounds?
     /// The do-not-disturb guard, or `nil` (do-not-disturb is not looked at).
-    public let doNotDisturb: DoNotDisturbGuard?
+    package let doNotDisturb: DoNotDisturbGuard?
     /// Silent mode: the output's mixer, read for the status and raised while alarms ring when
     /// the person opted in; `nil` without sound.
-    public let silentMode: SilentModeGuard?
+    package let silentMode: SilentModeGuard?
 
     /// The gain of an alert that waits for do-not-disturb to end, with `HeldSound.quiet` (-20 dB).
-    public static let quietGain = 0.1
+    package static let quietGain = 0.1
 
     /// The longest an alert's sound waits for the server to answer its notification.
-    public static let notificationHeadStart: Duration = .milliseconds(5)
+    package static let notificationHeadStart: Duration = .milliseconds(5)
 
     /// Alert sounds that wait for their notification (or the head start to pass); `nil` once shut down.
     private let waitingSounds = Mutex<[UUID: AlarmRecord]?>([:])
 
     /// Creates the presenter over its parts, and starts the guard.
-    public init(
+    package init(
         notifications: (any AlarmNotifying)?, sounds: AlertSounds?, doNotDisturb: DoNotDisturbGuard? = nil,
         silentMode: SilentModeGuard? = nil
     ) {
@@ -65,7 +65,7 @@ public final class DesktopPresenter: AlarmPresenter {
 
     /// Hands an alert to the notifications, then starts its sound (an alert without breakthrough
     /// waits for the guard); on an end, silences the sound before the notification goes away.
-    public func perform(_ effect: PresentationEffect) {
+    package func perform(_ effect: PresentationEffect) {
         switch effect {
         case .alert(let record):
             guard let sounds, doNotDisturb == nil || record.definition.breakthrough else { return show(effect) }
@@ -113,7 +113,7 @@ public final class DesktopPresenter: AlarmPresenter {
     }
 
     /// Silences everything, puts do-not-disturb back, and takes every notification away.
-    public func shutDown() async {
+    package func shutDown() async {
         waitingSounds.withLock { $0 = nil }
         await sounds?.stopAll()
         silentMode?.shutDown()

@@ -1,11 +1,15 @@
-import AlarmModel
-import AlarmProtocol
-import DBus
-import Foundation
+public import AlarmModel
+package import AlarmProtocol
+package import DBus
+public import Foundation
 
 /// A client of the Reveille agent's D-Bus API (`io.github.reveille.Alarms1`): every method the
 /// agent offers, as Swift calls. `AlarmManager` is built on it; the `reveille` command uses it
 /// directly for what AlarmKit does not cover (history, authorizations, status).
+///
+/// Apps see only Swift and AlarmKit types through it: the bus connection, the agent's alarm
+/// records and the D-Bus values stay inside the package (`package`), and the bus's failures come
+/// out as `AgentClientError`, `AgentBusError` and `AgentStartError`.
 public final class AgentClient: Sendable {
     /// The agent's well-known bus name.
     public static let busName = AlarmBus.name
@@ -17,22 +21,31 @@ public final class AgentClient: Sendable {
     public static let alarmInterface = AlarmBus.alarmInterface
 
     /// The bus connection.
-    public let connection: DBusConnection
+    package let connection: DBusConnection
 
     /// Creates a client on a connection.
-    public init(connection: DBusConnection) {
+    package init(connection: DBusConnection) {
         self.connection = connection
     }
 
-    /// Connects to the session bus (or the given address).
+    /// Connects to the session bus (or the given address); throws `AgentBusError` when it cannot.
     public static func connect(address: String? = nil) throws -> AgentClient {
-        AgentClient(connection: try address.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session())
+        do {
+            return AgentClient(connection: try address.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session())
+        } catch let error as DBusError {
+            throw AgentBusError(error)
+        }
+    }
+
+    /// Closes the connection; calls made after fail (`AgentClientError`, kind `.unavailable`).
+    public func close() {
+        connection.close()
     }
 
     // MARK: - Alarms
 
     /// Schedules (or replaces) an alarm; returns it as the agent stored it.
-    public func schedule(id: UUID, definition: AlarmDefinition, timeout: Duration = .seconds(600)) async throws -> AlarmWire.RemoteAlarm {
+    package func schedule(id: UUID, definition: AlarmDefinition, timeout: Duration = .seconds(600)) async throws -> AlarmWire.RemoteAlarm {
         let reply = try await call("Schedule", [.string(id.lowercasedText()), AlarmWire.encode(definition)], timeout: timeout)
         return try AlarmWire.decodeAlarm(try Self.first(reply))
     }
@@ -61,13 +74,13 @@ public final class AgentClient: Sendable {
     }
 
     /// The alarms the caller may see.
-    public func list() async throws -> [AlarmWire.RemoteAlarm] {
+    package func list() async throws -> [AlarmWire.RemoteAlarm] {
         let reply = try await call("List", [])
         return try AlarmWire.decodeAlarms(try Self.first(reply).arrayValue ?? [])
     }
 
     /// One alarm.
-    public func get(id: UUID) async throws -> AlarmWire.RemoteAlarm {
+    package func get(id: UUID) async throws -> AlarmWire.RemoteAlarm {
         try AlarmWire.decodeAlarm(try Self.first(try await call("Get", [.string(id.lowercasedText())])))
     }
 
@@ -120,12 +133,23 @@ public final class AgentClient: Sendable {
         }
     }
 
-    /// A property of the manager object.
-    public func property(_ name: String) async throws -> DBusValue {
-        let reply = try await connection.call(
-            destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
-            arguments: [.string(Self.managerInterface), .string(name)])
-        return try Self.first(reply).unwrapped
+    /// A property of the manager object, by its name in the D-Bus API (README, "The D-Bus API"):
+    /// `Version`, `StorePath`, `AlarmCount`, `NotificationServer`, …; throws `AgentBusError`
+    /// when the bus or the agent cannot give it.
+    public func property(_ name: String) async throws -> PropertyValue {
+        PropertyValue(try await propertyValue(name))
+    }
+
+    /// A property of the manager object, as the bus gave it.
+    package func propertyValue(_ name: String) async throws -> DBusValue {
+        do {
+            let reply = try await connection.call(
+                destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                arguments: [.string(Self.managerInterface), .string(name)])
+            return try Self.first(reply).unwrapped
+        } catch let error as DBusError {
+            throw AgentBusError(error)
+        }
     }
 
     /// Whether the agent owns its bus name now.
@@ -134,13 +158,23 @@ public final class AgentClient: Sendable {
     }
 
     /// Starts the agent and returns once it runs: by D-Bus activation when it is installed,
-    /// otherwise by running `reveilled` from `folder` (by default, this program's own folder).
+    /// otherwise by running `reveilled` from this program's own folder.
     ///
     /// A call to the agent starts it by activation by itself; this is for when it is not
     /// installed for activation (`AgentClientError.isAgentMissing`), or to start it before waiting
     /// for its signals.
-    public func startAgent(beside folder: URL = AgentLauncher.ownFolder()) async throws(AgentStartError) {
-        try await AgentLauncher.start(on: connection, beside: folder)
+    public func startAgent() async throws(AgentStartError) {
+        try await startAgent(beside: AgentLauncher.ownFolder())
+    }
+
+    /// Starts the agent and returns once it runs: by D-Bus activation when it is installed,
+    /// otherwise by running `reveilled` from `folder`.
+    public func startAgent(beside folder: URL) async throws(AgentStartError) {
+        do {
+            try await AgentLauncher.start(on: connection, beside: folder)
+        } catch {
+            throw AgentStartError(error.message)
+        }
     }
 
     // MARK: - Updates
@@ -154,7 +188,7 @@ public final class AgentClient: Sendable {
     /// busy cost one list, and the last list always shows the last change. While changes stream
     /// in, lists come at most every 16 ms (`AlarmListFeed`); a change after a quiet spell comes
     /// at once.
-    public func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
+    package func updates() -> AsyncStream<[AlarmWire.RemoteAlarm]> {
         let feed = AlarmListFeed()
         // Each signal is applied to the list on the connection's thread as it comes: no task
         // switch per signal, however many come (the list is handed out at most once a frame).
@@ -240,24 +274,28 @@ public final class AgentClient: Sendable {
     }
 
     /// `List`, blocking the calling thread until the agent answers.
-    public func listBlocking() throws -> [AlarmWire.RemoteAlarm] {
+    package func listBlocking() throws -> [AlarmWire.RemoteAlarm] {
         try AlarmWire.decodeAlarms(try Self.first(try callBlocking("List", [])).arrayValue ?? [])
     }
 
     /// This app's authorization, blocking the calling thread until the agent answers.
     public func authorizationStateBlocking() throws -> AlarmManager.AuthorizationState {
-        let message = try DBusMessage.methodCall(
-            destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
-            arguments: [.string(Self.managerInterface), .string("AuthorizationState")])
-        let reply = try connection.callBlocking(message)
-        return AlarmManager.AuthorizationState(rawValue: reply.arguments.first?.stringValue ?? "") ?? .notDetermined
+        do {
+            let message = try DBusMessage.methodCall(
+                destination: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                arguments: [.string(Self.managerInterface), .string("AuthorizationState")])
+            let reply = try connection.callBlocking(message)
+            return AlarmManager.AuthorizationState(rawValue: reply.arguments.first?.stringValue ?? "") ?? .notDetermined
+        } catch let error as DBusError {
+            throw AgentBusError(error)
+        }
     }
 
     private func callBlocking(_ method: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
-        let message = try DBusMessage.methodCall(
-            destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: method,
-            arguments: arguments)
         do {
+            let message = try DBusMessage.methodCall(
+                destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: method,
+                arguments: arguments)
             return try connection.callBlocking(message).decodedArguments()
         } catch let error as DBusError {
             throw AgentClientError(error)
@@ -279,61 +317,5 @@ public final class AgentClient: Sendable {
     private static func first(_ values: [DBusValue]) throws -> DBusValue {
         guard let value = values.first else { throw AlarmWireError.malformed("an empty reply") }
         return value
-    }
-}
-
-/// An error from the agent, sorted by what the caller can do about it.
-public struct AgentClientError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What kind of failure.
-    public enum Kind: Hashable, Sendable {
-        /// No alarm with that id (for this caller).
-        case notFound
-        /// The agent refused: the state, the limit, or authorization.
-        case refused
-        /// The input was not valid: a configuration field, an argument, a sound that cannot be played.
-        case invalid
-        /// The agent is not running and could not be started, or did not answer.
-        case unavailable
-        /// Something else went wrong.
-        case failed
-    }
-
-    /// What kind of failure.
-    public var kind: Kind
-    /// The D-Bus error name.
-    public var name: String
-    /// The agent's message, naming the bad part.
-    public var message: String
-
-    /// Sorts a D-Bus error.
-    public init(_ error: DBusError) {
-        name = error.name
-        message = error.message
-        switch error.name {
-        case AlarmErrorName.notFound:
-            kind = .notFound
-        case AlarmErrorName.invalidConfiguration, AlarmErrorName.invalidArguments, AlarmErrorName.invalidSound:
-            kind = .invalid
-        case let name where name.hasPrefix(AlarmErrorName.prefix):
-            kind = name == AlarmErrorName.storageFailed ? .failed : .refused
-        case DBusError.serviceUnknown, DBusError.noReply, "org.freedesktop.DBus.Error.Spawn.ChildExited",
-            "org.freedesktop.DBus.Error.Spawn.Failed", "org.freedesktop.DBus.Error.Disconnected", DBusError.nameHasNoOwner:
-            kind = .unavailable
-        default:
-            kind = .failed
-        }
-    }
-
-    /// The agent's message.
-    public var description: String { message }
-
-    /// Whether the call found no agent to answer: none runs and none could be started by D-Bus
-    /// activation (`AgentClient.startAgent` can start one).
-    public var isAgentMissing: Bool { name == DBusError.serviceUnknown }
-
-    /// The bus's message when `error` is an error of the bus itself (`DBusError`, as `property`
-    /// and the connection throw), for callers that do not use the `DBus` module; `nil` otherwise.
-    public static func busErrorMessage(of error: any Error) -> String? {
-        (error as? DBusError)?.message
     }
 }

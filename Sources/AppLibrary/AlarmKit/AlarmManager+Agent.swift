@@ -1,7 +1,7 @@
 @_exported import AlarmModel
 import AlarmProtocol
 import DBus
-import Foundation
+public import Foundation
 import Synchronization
 
 extension AlarmManager {

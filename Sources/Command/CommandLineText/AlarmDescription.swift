@@ -12,51 +12,51 @@ import Foundation
 /// through, as alarms do by default), `volume` (percent), `ramp` and `ringTimeout` (seconds) when
 /// the alarm has its own, `enabled` (`false` for an alarm turned off; left out when on), `skipped`
 /// (the alert a repeating alarm skips, while it is ahead). Instants are ISO-8601 in UTC. Keys with no value are left out. Fields are only ever added.
-public struct AlarmDescription: Codable, Hashable, Sendable {
+package struct AlarmDescription: Codable, Hashable, Sendable {
     /// The alarm's id, lowercase.
-    public var id: String
+    package var id: String
     /// `scheduled`, `countdown`, `paused` or `alerting`.
-    public var state: String
+    package var state: String
     /// `alarm` (it has a schedule) or `timer`.
-    public var kind: String
+    package var kind: String
     /// The alert's title.
-    public var title: String
+    package var title: String
     /// The schedule, if any.
-    public var schedule: ScheduleDescription?
+    package var schedule: ScheduleDescription?
     /// The countdown durations, if any.
-    public var countdown: CountdownDescription?
+    package var countdown: CountdownDescription?
     /// The next alert instant, ISO-8601, when known.
-    public var fireDate: String?
+    package var fireDate: String?
     /// Seconds left of a running or paused countdown.
-    public var remaining: Double?
+    package var remaining: Double?
     /// `default`, or the sound's file path or theme name.
-    public var sound: String
+    package var sound: String
     /// `false` when the alarm respects do-not-disturb; `nil` (left out) when it breaks through.
-    public var breakthrough: Bool?
+    package var breakthrough: Bool?
     /// The alarm's own volume in percent; `nil` rings at the agent's.
-    public var volume: Int?
+    package var volume: Int?
     /// The alarm's own crescendo, in seconds.
-    public var ramp: Double?
+    package var ramp: Double?
     /// The alarm's own ring time-out, in seconds (0: until answered).
-    public var ringTimeout: Double?
+    package var ringTimeout: Double?
     /// `false` when the alarm is turned off; `nil` (left out) when it is on.
-    public var enabled: Bool?
+    package var enabled: Bool?
     /// The alert a repeating alarm skips, ISO-8601, while it is ahead.
-    public var skipped: String?
+    package var skipped: String?
 
     /// A schedule in JSON.
-    public struct ScheduleDescription: Codable, Hashable, Sendable {
+    package struct ScheduleDescription: Codable, Hashable, Sendable {
         /// The instant of a fixed schedule.
-        public var fixed: String?
+        package var fixed: String?
         /// The hour of a clock-time schedule.
-        public var hour: Int?
+        package var hour: Int?
         /// The minute of a clock-time schedule.
-        public var minute: Int?
+        package var minute: Int?
         /// The days of a weekly schedule, lowercase English names, Monday first.
-        public var weekdays: [String]?
+        package var weekdays: [String]?
 
         /// Creates a schedule description.
-        public init(fixed: String? = nil, hour: Int? = nil, minute: Int? = nil, weekdays: [String]? = nil) {
+        package init(fixed: String? = nil, hour: Int? = nil, minute: Int? = nil, weekdays: [String]? = nil) {
             self.fixed = fixed
             self.hour = hour
             self.minute = minute
@@ -65,21 +65,21 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     }
 
     /// Countdown durations in JSON.
-    public struct CountdownDescription: Codable, Hashable, Sendable {
+    package struct CountdownDescription: Codable, Hashable, Sendable {
         /// Seconds before the alert.
-        public var preAlert: Double?
+        package var preAlert: Double?
         /// Seconds after the alert (snooze, repeat).
-        public var postAlert: Double?
+        package var postAlert: Double?
 
         /// Creates a countdown description.
-        public init(preAlert: Double?, postAlert: Double?) {
+        package init(preAlert: Double?, postAlert: Double?) {
             self.preAlert = preAlert
             self.postAlert = postAlert
         }
     }
 
     /// Describes a record as seen from a clock reading.
-    public init(_ record: AlarmRecord, at reading: ClockReading) {
+    package init(_ record: AlarmRecord, at reading: ClockReading) {
         let definition = record.definition
         id = record.id.lowercasedText()
         state = record.state.rawValue
@@ -114,12 +114,12 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     }
 
     /// The JSON text: keys sorted, no extra spaces, `/` not escaped.
-    public func json() -> String {
+    package func json() -> String {
         String(decoding: try! Self.encoder.encode(self), as: UTF8.self)
     }
 
     /// The JSON text of a list of alarms, as `list --json` prints it.
-    public static func json(_ descriptions: [AlarmDescription]) -> String {
+    package static func json(_ descriptions: [AlarmDescription]) -> String {
         String(decoding: try! encoder.encode(descriptions), as: UTF8.self)
     }
 
@@ -130,7 +130,7 @@ public struct AlarmDescription: Codable, Hashable, Sendable {
     }
 
     /// An instant as ISO-8601 in UTC, with fractional seconds only when it has them.
-    public static func iso8601(_ date: Date) -> String {
+    package static func iso8601(_ date: Date) -> String {
         let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: !whole, timeZone: TimeZone(identifier: "UTC")!)
         return date.formatted(style)

@@ -8,13 +8,13 @@ import Foundation
 /// its dashes removed, so the 32-digit form and prefixes that run past the first dash without
 /// typing it (`1a2b3c4d5e`) work too. Every id matches the empty prefix, so an empty text is
 /// refused rather than matched.
-public enum AlarmIDInput {
+package enum AlarmIDInput {
     /// Resolves `text` to the one id among `ids` it names.
     ///
     /// Throws `.empty` for an empty text, `.unrecognized` for characters no id has (anything but
     /// `0-9`, `a-f`, `A-F` and `-`, or more characters than an id), `.noMatchingAlarm` when no id
     /// matches, and `.ambiguousID` (with every matching id) when more than one does.
-    public static func resolve(_ text: String, among ids: [UUID]) throws(InputError) -> UUID {
+    package static func resolve(_ text: String, among ids: [UUID]) throws(InputError) -> UUID {
         let trimmed = try checkSyntax(text)
         let prefix = trimmed.lowercased()
         let dashed = prefix.contains("-")
@@ -34,7 +34,7 @@ public enum AlarmIDInput {
     /// The id `text` names in whole, known without asking for the alarms: the 36-character dashed
     /// form or the 32 digits without dashes, in either case, around white space; `nil` for
     /// anything shorter (a prefix) or not an id.
-    public static func whole(_ text: String) -> UUID? {
+    package static func whole(_ text: String) -> UUID? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         switch trimmed.utf8.count {
         case 36:
@@ -54,7 +54,7 @@ public enum AlarmIDInput {
     /// Throws `.empty` or `.unrecognized`, as `resolve` does for such text; the command checks
     /// this before it asks the agent for the alarms, so that bad input is a usage error.
     @discardableResult
-    public static func checkSyntax(_ text: String) throws(InputError) -> String {
+    package static func checkSyntax(_ text: String) throws(InputError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .empty(.alarmID) }
         let isIDCharacter: (UInt8) -> Bool = { byte in

@@ -34,30 +34,30 @@ import Foundation
 /// each row's id is drawn in the alarm's tint colour; the escape sequences take no column, so the
 /// columns line up as without them.
 /// The text has no final line break. With no records it is `No alarms.`.
-public enum AlarmListFormat {
+package enum AlarmListFormat {
     /// The fewest columns a title is cut to.
-    public static let minimumTitleWidth = 10
+    package static let minimumTitleWidth = 10
 
     /// The space between columns.
     static let gap = "  "
 
     /// The column headings, in the person's language (English by default).
-    public struct Headings: Hashable, Sendable {
+    package struct Headings: Hashable, Sendable {
         /// `ID`, `KIND`, `STATE`, `NEXT`, `IN`, `TITLE`.
-        public var id, kind, state, next, distance, title: String
+        package var id, kind, state, next, distance, title: String
 
         /// The English headings.
-        public static let english = Headings(id: "ID", kind: "KIND", state: "STATE", next: "NEXT", distance: "IN", title: "TITLE")
+        package static let english = Headings(id: "ID", kind: "KIND", state: "STATE", next: "NEXT", distance: "IN", title: "TITLE")
 
         /// Creates headings.
-        public init(id: String, kind: String, state: String, next: String, distance: String, title: String) {
+        package init(id: String, kind: String, state: String, next: String, distance: String, title: String) {
             (self.id, self.kind, self.state, self.next, self.distance, self.title) = (id, kind, state, next, distance, title)
         }
     }
 
     /// The table of `records` as seen from `reading`, fitting titles into `width` columns if given,
     /// with times in `timeStyle` and the given headings, and ids in their alarms' tint in `color`.
-    public static func table(
+    package static func table(
         _ records: [AlarmRecord], at reading: ClockReading, width: Int?, timeStyle: TimeStyle = .standard,
         headings: Headings = .english, color: TerminalColor? = nil
     ) -> String {
@@ -89,7 +89,7 @@ public enum AlarmListFormat {
     /// Text from an app (a title, a sound, an owner) as a terminal may show it: control
     /// characters replaced, so it stays on its line and cannot move the cursor, restyle the
     /// terminal or set its clipboard; `-` when empty.
-    public static func cleaned(_ title: String) -> String {
+    package static func cleaned(_ title: String) -> String {
         var result = String.UnicodeScalarView()
         for scalar in title.unicodeScalars {
             switch scalar.properties.generalCategory {

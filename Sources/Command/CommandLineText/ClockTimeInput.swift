@@ -23,14 +23,14 @@ import Foundation
 /// Only ASCII digits are read. The hour must be 0 to 23 (1 to 12 with am or pm), the minute and
 /// second 0 to 59; `24:00` and leap seconds are refused. Whether an instant has already passed is
 /// for the caller to check: this reading depends on nothing but the text and the time zone.
-public enum ClockTimeInput {
+package enum ClockTimeInput {
     /// The longest text considered, in UTF-8 bytes; anything longer is no time.
     static let maximumLength = 64
 
     /// Reads TIME, in `timeZone` when it is a local date and time.
     ///
     /// A clock time becomes `.relative` with `repeats: .never`; a date and time becomes `.fixed`.
-    public static func parse(_ text: String, timeZone: TimeZone) throws(InputError) -> Alarm.Schedule {
+    package static func parse(_ text: String, timeZone: TimeZone) throws(InputError) -> Alarm.Schedule {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .empty(.time) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.time, trimmed) }
@@ -47,7 +47,7 @@ public enum ClockTimeInput {
     /// Reads TIME as `parse(_:timeZone:)` does, and also the forms that name a moment from `now`:
     /// `in 20m`, `+20m`, `tomorrow 7:30`, `7:30 tomorrow`, `mon 7:30` (see ``RelativeTimeInput``),
     /// each an instant (`.fixed`).
-    public static func parse(_ text: String, timeZone: TimeZone, now: Date) throws(InputError) -> Alarm.Schedule {
+    package static func parse(_ text: String, timeZone: TimeZone, now: Date) throws(InputError) -> Alarm.Schedule {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .empty(.time) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.time, trimmed) }
@@ -58,7 +58,7 @@ public enum ClockTimeInput {
     /// Reads TIME and makes it repeat on `days` when they are given (`--repeat DAYS`).
     ///
     /// Only a clock time can repeat: a date and time with days throws, as does an empty list.
-    public static func parse(
+    package static func parse(
         _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: TimeZone
     ) throws(InputError) -> Alarm.Schedule {
         try repeating(try parse(text, timeZone: timeZone), text: text, on: days)
@@ -66,7 +66,7 @@ public enum ClockTimeInput {
 
     /// Reads TIME as `parse(_:timeZone:now:)` does and makes it repeat on `days` when they are
     /// given; a moment from now (`tomorrow 7:30`) is an instant and cannot repeat.
-    public static func parse(
+    package static func parse(
         _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: TimeZone, now: Date
     ) throws(InputError) -> Alarm.Schedule {
         try repeating(try parse(text, timeZone: timeZone, now: now), text: text, on: days)

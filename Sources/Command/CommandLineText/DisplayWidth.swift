@@ -15,16 +15,16 @@ import AlarmModel
 /// - 1 column otherwise.
 ///
 /// It cannot know a particular terminal's font; ambiguous-width characters count as 1.
-public enum DisplayWidth {
+package enum DisplayWidth {
     /// The columns `text` takes.
-    public static func of(_ text: some StringProtocol) -> Int {
+    package static func of(_ text: some StringProtocol) -> Int {
         // Printable ASCII, the common case, is one column a byte.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         return text.reduce(0) { $0 + of($1) }
     }
 
     /// The columns one grapheme cluster takes: 0, 1 or 2.
-    public static func of(_ character: Character) -> Int {
+    package static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let base = scalars.first(where: { !isZeroWidth($0) }) else { return 0 }
         if isWide(base.value) { return 2 }
@@ -37,7 +37,7 @@ public enum DisplayWidth {
     /// `text` cut to at most `width` columns, ending with `…` when it was cut.
     ///
     /// Text that fits is returned as is; a width below 1 gives an empty string.
-    public static func truncated(_ text: String, toWidth width: Int) -> String {
+    package static func truncated(_ text: String, toWidth width: Int) -> String {
         guard width > 0 else { return "" }
         guard of(text) > width else { return text }
         var result = ""

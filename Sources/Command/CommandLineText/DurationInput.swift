@@ -16,7 +16,7 @@ import Foundation
 /// not rounded. A number without a unit (`90`) is refused with a hint, so that `90` is never
 /// silently read as seconds or minutes. The result is more than zero and at most 366 days (a
 /// countdown's limit, ``AlarmDefinition/maximumDuration``). Only ASCII digits are read.
-public enum DurationInput {
+package enum DurationInput {
     /// The longest text considered, in UTF-8 bytes; anything longer is no duration.
     static let maximumLength = 100
 
@@ -31,7 +31,7 @@ public enum DurationInput {
     }()
 
     /// Reads a duration, in seconds.
-    public static func parse(_ text: String) throws(InputError) -> TimeInterval {
+    package static func parse(_ text: String) throws(InputError) -> TimeInterval {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .empty(.duration) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.duration, trimmed) }

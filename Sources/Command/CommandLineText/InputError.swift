@@ -9,7 +9,7 @@ import Foundation
 /// ``quotedLengthLimit`` characters (and twice as many Unicode scalars, as one character can hold
 /// any number of combining marks), and control, separator and unassigned scalars are escaped
 /// (`\n`, `\u{1B}`), so a message stays short and can never steer a terminal.
-public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Nothing was given where a value was needed.
     case empty(InputField)
     /// The text is in none of the field's accepted forms.
@@ -29,10 +29,10 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     case ambiguousID(String, matches: [UUID])
 
     /// The longest stretch of typed text a description quotes, in characters.
-    public static let quotedLengthLimit = 40
+    package static let quotedLengthLimit = 40
 
     /// The field the error is about.
-    public var field: InputField {
+    package var field: InputField {
         switch self {
         case .empty(let field), .unrecognized(let field, _), .invalid(let field, _, _): field
         case .unknownDay, .missingDay: .days
@@ -42,7 +42,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A sentence for a person, naming the bad part.
-    public var description: String {
+    package var description: String {
         switch self {
         case .empty(let field):
             "no \(field.noun) given: \(field.hint)"

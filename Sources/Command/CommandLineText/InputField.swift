@@ -1,6 +1,6 @@
 import AlarmModel
 /// The kinds of text the CLI reads from a person.
-public enum InputField: String, Hashable, Sendable, CaseIterable {
+package enum InputField: String, Hashable, Sendable, CaseIterable {
     /// A clock time or a date and time (TIME).
     case time
     /// A list of days of the week (DAYS).

@@ -10,13 +10,13 @@ import Foundation
 /// within that span; otherwise, and for instants before today, the date is `YYYY-MM-DD`. The text
 /// depends only on the style passed, not on the process's locale or time zone. Offsets come from the zone's `ZoneRules`,
 /// as the alarms' own instants do.
-public enum LocalTimeFormat {
+package enum LocalTimeFormat {
     /// The largest distance from 1970, in seconds, shown; beyond it the text is `-`.
     static let limit: TimeInterval = 100_000_000_000_000
 
     /// The instant as local time in `reading.timeZone`, relative to the day of `reading.now`,
     /// written in `style` (the person's clock and day names; `standard` is the text above).
-    public static func string(for date: Date, at reading: ClockReading, style: TimeStyle = .standard) -> String {
+    package static func string(for date: Date, at reading: ClockReading, style: TimeStyle = .standard) -> String {
         let rules = ZoneRules(for: reading.timeZone)
         guard let (day, secondOfDay) = localDay(of: date, rules: rules),
             let (today, _) = localDay(of: reading.now, rules: rules)

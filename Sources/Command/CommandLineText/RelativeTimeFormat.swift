@@ -7,14 +7,14 @@ import Foundation
 /// the rest is dropped. A future instant counts up to the next whole second, as a countdown does,
 /// so anything still to come is at least `in 1s`; a past one counts whole seconds passed, so
 /// `now` covers the second after the instant.
-public enum RelativeTimeFormat {
+package enum RelativeTimeFormat {
     /// How far `date` is from `now`.
-    public static func string(for date: Date, relativeTo now: Date) -> String {
+    package static func string(for date: Date, relativeTo now: Date) -> String {
         string(forInterval: date.timeIntervalSince(now))
     }
 
     /// How far an instant `interval` seconds from now is (negative in the past).
-    public static func string(forInterval interval: TimeInterval) -> String {
+    package static func string(forInterval interval: TimeInterval) -> String {
         guard !interval.isNaN else { return "now" }
         if interval > 0 {
             return "in " + DurationFormat.units(interval, maximumUnits: 2)

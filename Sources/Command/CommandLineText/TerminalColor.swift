@@ -3,7 +3,7 @@ import AlarmModel
 ///
 /// `reveille list` and `reveille watch` draw each alarm's id in the alarm's tint colour with these
 /// SGR sequences, and end it with `ESC[39m` (the default foreground), so that other styles stay.
-public enum TerminalColor: Hashable, Sendable {
+package enum TerminalColor: Hashable, Sendable {
     /// `ESC[38;2;R;G;Bm`: the terminal takes any RGB colour.
     case trueColor
     /// `ESC[38;5;Nm`: the nearest of the xterm 256-colour palette's 240 fixed colours (the 6×6×6
@@ -20,7 +20,7 @@ public enum TerminalColor: Hashable, Sendable {
     /// - 24-bit when `COLORTERM` is `truecolor` or `24bit` (either case), as terminals that draw
     ///   RGB colour announce it;
     /// - otherwise the 256-colour palette, which terminals in use today draw.
-    public static func detect(isTerminal: Bool, environment: [String: String]) -> TerminalColor? {
+    package static func detect(isTerminal: Bool, environment: [String: String]) -> TerminalColor? {
         guard isTerminal else { return nil }
         if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return nil }
         guard let term = environment["TERM"], !term.isEmpty, term != "dumb" else { return nil }
@@ -31,7 +31,7 @@ public enum TerminalColor: Hashable, Sendable {
     }
 
     /// The sequence that sets the foreground to `color` (its opacity is not drawn).
-    public func foreground(_ color: Color) -> String {
+    package func foreground(_ color: Color) -> String {
         let bytes = color.bytes
         switch self {
         case .trueColor:
@@ -42,11 +42,11 @@ public enum TerminalColor: Hashable, Sendable {
     }
 
     /// The sequence that puts the default foreground back.
-    public static let defaultForeground = "\u{1B}[39m"
+    package static let defaultForeground = "\u{1B}[39m"
 
     /// `text` drawn in `color`, then the default foreground; `text` alone for a fully transparent
     /// colour (`Color.clear`), which has nothing to show.
-    public func painting(_ text: String, in color: Color) -> String {
+    package func painting(_ text: String, in color: Color) -> String {
         guard color.bytes.opacity > 0 else { return text }
         return foreground(color) + text + Self.defaultForeground
     }
@@ -58,7 +58,7 @@ public enum TerminalColor: Hashable, Sendable {
     /// The palette entry nearest to an RGB colour (by squared distance in RGB): the nearest cube
     /// colour, or the grey of the ramp (232…255: 8, 18, …, 238) nearest to the colour's mean
     /// when that one is closer.
-    public static func paletteIndex(red: UInt8, green: UInt8, blue: UInt8) -> Int {
+    package static func paletteIndex(red: UInt8, green: UInt8, blue: UInt8) -> Int {
         let target = [Int(red), Int(green), Int(blue)]
         func nearestLevel(_ value: Int) -> Int {
             cubeLevels.indices.min { abs(cubeLevels[$0] - value) < abs(cubeLevels[$1] - value) }!

@@ -9,14 +9,14 @@ import Foundation
 /// `thurs`; or a group: `weekdays` (Monday to Friday), `weekends` (Saturday and Sunday) or `daily`
 /// (all seven). Entries may repeat and overlap (`weekends,sun`); the result has each day once, in
 /// week order starting on Monday, the order the JSON form and ISO 8601 use.
-public enum WeekdaysInput {
+package enum WeekdaysInput {
     /// The days of a week that starts on Monday.
-    public static let mondayFirst: [Locale.Weekday] = [
+    package static let mondayFirst: [Locale.Weekday] = [
         .monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday,
     ]
 
     /// Reads a list of days; never empty when it returns.
-    public static func parse(_ text: String) throws(InputError) -> [Locale.Weekday] {
+    package static func parse(_ text: String) throws(InputError) -> [Locale.Weekday] {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .empty(.days) }
         var found = Set<Locale.Weekday>()
@@ -30,7 +30,7 @@ public enum WeekdaysInput {
     }
 
     /// The days, each once, in week order starting on Monday.
-    public static func weekOrdered(_ days: [Locale.Weekday]) -> [Locale.Weekday] {
+    package static func weekOrdered(_ days: [Locale.Weekday]) -> [Locale.Weekday] {
         mondayFirst.filter(days.contains)
     }
 

@@ -50,10 +50,9 @@ struct AgentSession {
             }
         } catch let error as CLIFailure {
             throw error
+        } catch let error as AgentBusError {
+            throw CLIFailure.unavailable("the agent could not be reached: \(error.message)")
         } catch {
-            if let message = AgentClientError.busErrorMessage(of: error) {
-                throw CLIFailure.unavailable("the agent could not be reached: \(message)")
-            }
             throw CLIFailure.other("\(error)")
         }
     }

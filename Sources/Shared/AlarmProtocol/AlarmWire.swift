@@ -19,17 +19,17 @@ import Foundation
 /// until answered), each the agent's setting when left out, and `enabled` (`b`: false turns the
 /// alarm off; true when left out, and left out when true). Without `presentation`, the alert
 /// shows `title` with Stop, and Snooze (Repeat for a timer) when there is a `postAlert` duration.
-public enum AlarmWire {
+package enum AlarmWire {
     // MARK: - Alarm objects
 
     /// The object path of an alarm: the manager's path, `/alarm/`, and its UUID in lower case
     /// with `-` escaped to `_`.
-    public static func alarmPath(of id: UUID) -> String {
+    package static func alarmPath(of id: UUID) -> String {
         AlarmBus.managerPath + "/alarm/" + id.lowercasedText(separator: "_")
     }
 
     /// The alarm id in an alarm object's path, or `nil` for any other path.
-    public static func alarmID(ofPath path: String) -> UUID? {
+    package static func alarmID(ofPath path: String) -> UUID? {
         let prefix = AlarmBus.managerPath + "/alarm/"
         guard path.hasPrefix(prefix) else { return nil }
         return UUID(text: path.dropFirst(prefix.count), separator: "_")
@@ -42,7 +42,7 @@ public enum AlarmWire {
     /// Keys whose value is what the agent assumes without them are left out: `presentation` when it
     /// is the default presentation for the title (then `title` stands for it), `tintColor` when it
     /// is the accent colour, `sound` when it is the default. Lists of many alarms stay small.
-    public static func encode(_ definition: AlarmDefinition) -> DBusValue {
+    package static func encode(_ definition: AlarmDefinition) -> DBusValue {
         var entries = entries(of: definition)
         // Without a presentation of its own, the title stands for the default one.
         if !entries.contains(where: { $0.key == "presentation" }) { entries.append(("title", .string(definition.title))) }
@@ -96,7 +96,7 @@ public enum AlarmWire {
     }
 
     /// Reads a configuration sent to `Schedule`; throws `invalidConfiguration` naming the bad key.
-    public static func decodeConfiguration(_ value: DBusValue) throws(AlarmRequestError) -> AlarmDefinition {
+    package static func decodeConfiguration(_ value: DBusValue) throws(AlarmRequestError) -> AlarmDefinition {
         try decodeConfiguration(DictionaryReader(value, field: "configuration"))
     }
 
@@ -153,7 +153,7 @@ public enum AlarmWire {
     }
 
     /// The presentation an alarm gets when the configuration gives only a title.
-    public static func defaultPresentation(title: String, isTimer: Bool, snoozes: Bool) -> AlarmPresentation {
+    package static func defaultPresentation(title: String, isTimer: Bool, snoozes: Bool) -> AlarmPresentation {
         let alert = snoozes
             ? AlarmPresentation.Alert(
                 title: LocalizedStringResource(title), stopButton: .stopButton,
@@ -173,7 +173,7 @@ public enum AlarmWire {
     /// A `summary` (what `List` sends) leaves out the presentation and metadata: a list of a
     /// thousand alarms stays quick to send and read, and `Get` gives the whole alarm. It keeps a
     /// tint other than the accent colour, which the list and the live view show.
-    public static func encode(_ record: AlarmRecord, at reading: ClockReading, summary: Bool = false) -> DBusValue {
+    package static func encode(_ record: AlarmRecord, at reading: ClockReading, summary: Bool = false) -> DBusValue {
         var extra = entries(of: record.definition, summary: summary)
         extra.append(("id", .string(record.id.lowercasedText())))
         extra.append(("state", .string(record.state.rawValue)))
@@ -204,7 +204,7 @@ public enum AlarmWire {
     /// change. The id is kept beside the box as well: lists are searched and compared by id, and
     /// reading it from the array itself spares a trip to each alarm's box (a cache miss apiece
     /// over a list of thousands).
-    public struct RemoteAlarm: Hashable, Identifiable, Sendable {
+    package struct RemoteAlarm: Hashable, Identifiable, Sendable {
         /// The fields, compared and hashed together.
         private struct Fields: Hashable, Sendable {
             var alarm: Alarm
@@ -223,11 +223,11 @@ public enum AlarmWire {
         private var storage: CopyOnWrite<Fields>
 
         /// The alarm's id (`alarm.id`).
-        public private(set) var id: UUID
+        package private(set) var id: UUID
 
         /// Describes an alarm. A running countdown's end is `countdownEnd` when given; otherwise it
         /// is read as `remaining` seconds after whatever reading `record(at:)` is given.
-        public init(
+        package init(
             alarm: Alarm, definition: AlarmDefinition, owner: String, fireDate: Date? = nil, remaining: TimeInterval? = nil,
             countdownTotal: TimeInterval? = nil, alertScheduledAt: Date? = nil, alertStartedAt: Date? = nil,
             countdownEnd: ElapsedDeadline? = nil, skippedAlert: Date? = nil
@@ -240,7 +240,7 @@ public enum AlarmWire {
         }
 
         /// The alarm as AlarmKit shows it.
-        public var alarm: Alarm {
+        package var alarm: Alarm {
             get { storage.fields.alarm }
             set {
                 storage.fields.alarm = newValue
@@ -248,57 +248,57 @@ public enum AlarmWire {
             }
         }
         /// Its configuration.
-        public var definition: AlarmDefinition {
+        package var definition: AlarmDefinition {
             get { storage.fields.definition }
             set { storage.fields.definition = newValue }
         }
         /// Its owner.
-        public var owner: String {
+        package var owner: String {
             get { storage.fields.owner }
             set { storage.fields.owner = newValue }
         }
         /// Its next alert instant, when known.
-        public var fireDate: Date? {
+        package var fireDate: Date? {
             get { storage.fields.fireDate }
             set { storage.fields.fireDate = newValue }
         }
         /// Seconds left of a running or paused countdown.
-        public var remaining: TimeInterval? {
+        package var remaining: TimeInterval? {
             get { storage.fields.remaining }
             set { storage.fields.remaining = newValue }
         }
         /// The whole length of a running or paused countdown.
-        public var countdownTotal: TimeInterval? {
+        package var countdownTotal: TimeInterval? {
             get { storage.fields.countdownTotal }
             set { storage.fields.countdownTotal = newValue }
         }
         /// When a running countdown ends, on the boot clock of the reading it was received at:
         /// `remaining` seconds after that moment, fixed then (a list that is shown again later, or
         /// after another alarm changed, does not move it).
-        public var countdownEnd: ElapsedDeadline? {
+        package var countdownEnd: ElapsedDeadline? {
             get { storage.fields.countdownEnd }
             set { storage.fields.countdownEnd = newValue }
         }
         /// When a ringing alert was due.
-        public var alertScheduledAt: Date? {
+        package var alertScheduledAt: Date? {
             get { storage.fields.alertScheduledAt }
             set { storage.fields.alertScheduledAt = newValue }
         }
         /// When a ringing alert began.
-        public var alertStartedAt: Date? {
+        package var alertStartedAt: Date? {
             get { storage.fields.alertStartedAt }
             set { storage.fields.alertStartedAt = newValue }
         }
 
         /// The alert a repeating alarm skips, while it is ahead.
-        public var skippedAlert: Date? {
+        package var skippedAlert: Date? {
             get { storage.fields.skippedAlert }
             set { storage.fields.skippedAlert = newValue }
         }
 
         /// The alarm as a record, its instants read against `reading` (a running countdown ends at
         /// `countdownEnd`, or, without one, `remaining` seconds after `reading`).
-        public func record(at reading: ClockReading) -> AlarmRecord {
+        package func record(at reading: ClockReading) -> AlarmRecord {
             let phase: AlarmRecord.Phase
             switch alarm.state {
             case .scheduled:
@@ -322,20 +322,20 @@ public enum AlarmWire {
     }
 
     /// Reads an alarm sent by the agent, received now (see `decodeAlarm(_:receivedAt:)`).
-    public static func decodeAlarm(_ value: DBusValue) throws -> RemoteAlarm {
+    package static func decodeAlarm(_ value: DBusValue) throws -> RemoteAlarm {
         try decodeAlarm(value, receivedAt: .local())
     }
 
     /// Reads alarms the agent sent in one message, received now: every running countdown's end is
     /// fixed against the same reading.
-    public static func decodeAlarms(_ values: [DBusValue]) throws -> [RemoteAlarm] {
+    package static func decodeAlarms(_ values: [DBusValue]) throws -> [RemoteAlarm] {
         let reading = ClockReading.local()
         return try values.map { try decodeAlarm($0, receivedAt: reading) }
     }
 
     /// Reads an alarm sent by the agent, received at `receivedAt`: a running countdown's end is
     /// fixed then, `remaining` seconds later (``RemoteAlarm/countdownEnd``).
-    public static func decodeAlarm(_ value: DBusValue, receivedAt reading: ClockReading) throws -> RemoteAlarm {
+    package static func decodeAlarm(_ value: DBusValue, receivedAt reading: ClockReading) throws -> RemoteAlarm {
         guard var entries = try? DictionaryReader(value, field: "alarm") else { throw AlarmWireError.malformed("an alarm is not an a{sv}") }
         guard let idText = entries.take("id")?.stringValue, let id = UUID(text: idText) else {
             throw AlarmWireError.malformed("an alarm has no id")
@@ -369,7 +369,7 @@ public enum AlarmWire {
     // MARK: - Parts
 
     /// The `a{sv}` form of a schedule.
-    public static func encode(_ schedule: Alarm.Schedule) -> DBusValue {
+    package static func encode(_ schedule: Alarm.Schedule) -> DBusValue {
         switch schedule {
         case .fixed(let date):
             return .dictionary(["fixed": .double(date.timeIntervalSince1970)])
@@ -414,7 +414,7 @@ public enum AlarmWire {
     }
 
     /// The `a{sv}` form of countdown durations.
-    public static func encode(_ countdown: Alarm.CountdownDuration) -> DBusValue {
+    package static func encode(_ countdown: Alarm.CountdownDuration) -> DBusValue {
         var entries: [String: DBusValue] = [:]
         if let preAlert = countdown.preAlert { entries["preAlert"] = .double(preAlert) }
         if let postAlert = countdown.postAlert { entries["postAlert"] = .double(postAlert) }
@@ -568,12 +568,12 @@ public enum AlarmWire {
 }
 
 /// Why an answer from the agent could not be read.
-public enum AlarmWireError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum AlarmWireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The answer does not have the documented shape.
     case malformed(String)
 
     /// A sentence for a person.
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let reason): "the agent sent something unexpected: \(reason)"
         }

@@ -2,24 +2,24 @@ import AlarmModel
 import Foundation
 
 /// Everything the agent keeps about one alarm: who owns it, what it is, and where it is in time.
-public struct AlarmRecord: Hashable, Sendable, Identifiable {
+package struct AlarmRecord: Hashable, Sendable, Identifiable {
     /// The alarm's identifier.
-    public var id: UUID
+    package var id: UUID
     /// The app (or person) that owns it.
-    public var owner: String
+    package var owner: String
     /// Its configuration.
-    public var definition: AlarmDefinition
+    package var definition: AlarmDefinition
     /// Its state and the instants that go with it.
-    public var phase: Phase
+    package var phase: Phase
     /// The instant the next occurrence of a clock-time schedule is looked for after; the last
     /// occurrence that alerted, or the instant the alarm was scheduled.
-    public var anchor: Date
+    package var anchor: Date
     /// The occurrence of a repeating alarm that was skipped (`reveille skip`): it does not ring,
     /// and the alarm is scheduled for the one after. Cleared when that one alerts, or by `unskip`.
-    public var skippedAlert: Date?
+    package var skippedAlert: Date?
 
     /// Creates a record.
-    public init(
+    package init(
         id: UUID, owner: String, definition: AlarmDefinition, phase: Phase, anchor: Date, skippedAlert: Date? = nil
     ) {
         self.id = id
@@ -31,18 +31,18 @@ public struct AlarmRecord: Hashable, Sendable, Identifiable {
     }
 
     /// The skipped occurrence, while it is still ahead of `now` (what the list shows).
-    public func pendingSkip(at now: Date) -> Date? {
+    package func pendingSkip(at now: Date) -> Date? {
         guard let skippedAlert, skippedAlert > now else { return nil }
         return skippedAlert
     }
 
     /// The alarm as AlarmKit shows it.
-    public var alarm: Alarm {
+    package var alarm: Alarm {
         Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: state)
     }
 
     /// The alarm's AlarmKit state.
-    public var state: Alarm.State {
+    package var state: Alarm.State {
         switch phase {
         case .scheduled: .scheduled
         case .countdown: .countdown
@@ -54,7 +54,7 @@ public struct AlarmRecord: Hashable, Sendable, Identifiable {
 
 extension AlarmRecord {
     /// The state of an alarm with the instants that state needs.
-    public enum Phase: Hashable, Sendable {
+    package enum Phase: Hashable, Sendable {
         /// Waiting to alert at `alertAt` (its countdown, if any, begins `preAlert` earlier).
         case scheduled(alertAt: Date)
         /// A countdown running to its end.
@@ -66,7 +66,7 @@ extension AlarmRecord {
     }
 
     /// Which countdown runs: the one before the alert, or the one after it (snooze, repeat).
-    public enum CountdownPhase: String, Codable, Hashable, Sendable {
+    package enum CountdownPhase: String, Codable, Hashable, Sendable {
         /// Before the alert: a timer's duration, or a scheduled alarm's pre-alert.
         case preAlert
         /// After the alert: a snooze or a repeat.
@@ -74,16 +74,16 @@ extension AlarmRecord {
     }
 
     /// A countdown that is running.
-    public struct RunningCountdown: Hashable, Sendable {
+    package struct RunningCountdown: Hashable, Sendable {
         /// Which countdown it is.
-        public var kind: CountdownPhase
+        package var kind: CountdownPhase
         /// When it ends.
-        public var endsAt: ElapsedDeadline
+        package var endsAt: ElapsedDeadline
         /// Its whole length, for progress.
-        public var duration: TimeInterval
+        package var duration: TimeInterval
 
         /// Creates a running countdown.
-        public init(kind: CountdownPhase, endsAt: ElapsedDeadline, duration: TimeInterval) {
+        package init(kind: CountdownPhase, endsAt: ElapsedDeadline, duration: TimeInterval) {
             self.kind = kind
             self.endsAt = endsAt
             self.duration = duration
@@ -91,16 +91,16 @@ extension AlarmRecord {
     }
 
     /// A countdown that is paused.
-    public struct PausedCountdown: Hashable, Sendable {
+    package struct PausedCountdown: Hashable, Sendable {
         /// Which countdown it is.
-        public var kind: CountdownPhase
+        package var kind: CountdownPhase
         /// The time it had left when paused.
-        public var remaining: TimeInterval
+        package var remaining: TimeInterval
         /// Its whole length, for progress.
-        public var duration: TimeInterval
+        package var duration: TimeInterval
 
         /// Creates a paused countdown.
-        public init(kind: CountdownPhase, remaining: TimeInterval, duration: TimeInterval) {
+        package init(kind: CountdownPhase, remaining: TimeInterval, duration: TimeInterval) {
             self.kind = kind
             self.remaining = remaining
             self.duration = duration
@@ -108,16 +108,16 @@ extension AlarmRecord {
     }
 
     /// An alert that is ringing.
-    public struct Ringing: Hashable, Sendable {
+    package struct Ringing: Hashable, Sendable {
         /// The instant it was due.
-        public var scheduledAt: Date
+        package var scheduledAt: Date
         /// The instant it began to ring.
-        public var startedAt: Date
+        package var startedAt: Date
         /// When an unanswered ring ends as timed out; `nil` rings until answered.
-        public var timesOutAt: ElapsedDeadline?
+        package var timesOutAt: ElapsedDeadline?
 
         /// Creates a ringing alert.
-        public init(scheduledAt: Date, startedAt: Date, timesOutAt: ElapsedDeadline?) {
+        package init(scheduledAt: Date, startedAt: Date, timesOutAt: ElapsedDeadline?) {
             self.scheduledAt = scheduledAt
             self.startedAt = startedAt
             self.timesOutAt = timesOutAt
@@ -126,7 +126,7 @@ extension AlarmRecord {
 
     /// The deadline the engine must wake up for, if the alarm's state has one (an alarm turned off
     /// has none).
-    public var deadline: Deadline? {
+    package var deadline: Deadline? {
         switch phase {
         case .scheduled where !definition.isEnabled:
             nil
@@ -143,7 +143,7 @@ extension AlarmRecord {
 
     /// The next instant the alarm alerts, when known: its scheduled instant, or the end of its
     /// running countdown; `nil` for an alarm turned off.
-    public func fireDate(from reading: ClockReading) -> Date? {
+    package func fireDate(from reading: ClockReading) -> Date? {
         switch phase {
         case .scheduled where !definition.isEnabled: nil
         case .scheduled(let alertAt): alertAt
@@ -153,7 +153,7 @@ extension AlarmRecord {
     }
 
     /// The time left of a running or paused countdown.
-    public func remaining(from reading: ClockReading) -> TimeInterval? {
+    package func remaining(from reading: ClockReading) -> TimeInterval? {
         switch phase {
         case .countdown(let countdown): max(0, countdown.endsAt.remaining(from: reading))
         case .paused(let paused): paused.remaining
@@ -163,14 +163,14 @@ extension AlarmRecord {
 }
 
 /// A moment the engine must wake up at, on the wall clock or the boot clock.
-public enum Deadline: Hashable, Sendable {
+package enum Deadline: Hashable, Sendable {
     /// A wall-clock instant.
     case wall(Date)
     /// A boot-clock moment.
     case elapsed(ElapsedDeadline)
 
     /// Whether the deadline has come, as seen from the reading.
-    public func isDue(at reading: ClockReading) -> Bool {
+    package func isDue(at reading: ClockReading) -> Bool {
         switch self {
         case .wall(let date): date <= reading.now
         case .elapsed(let deadline): deadline.remaining(from: reading) <= 0

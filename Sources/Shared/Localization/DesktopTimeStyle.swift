@@ -1,4 +1,4 @@
-public import AlarmModel
+package import AlarmModel
 internal import CGio
 import Foundation
 
@@ -12,13 +12,13 @@ import Foundation
 /// cheap and always current), never watched, and only where the person's dconf database exists:
 /// without it nothing was ever set, and GIO without dconf would print a warning about its
 /// stand-in backend.
-public enum DesktopTimeStyle {
+package enum DesktopTimeStyle {
     /// GNOME's schema and key.
     static let schema = "org.gnome.desktop.interface"
     static let key = "clock-format"
 
     /// The style for a person with this environment, now.
-    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> TimeStyle {
+    package static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> TimeStyle {
         TimeStyle.resolve(environment: environment, gnomeClockFormat: gnomeClockFormat(environment: environment))
     }
 

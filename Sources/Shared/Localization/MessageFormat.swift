@@ -3,10 +3,10 @@
 ///
 /// The placeholders are gettext's `c-format` ones (`msgfmt --check` holds translations to them),
 /// but every argument arrives as text: the caller formats numbers first.
-public enum MessageFormat {
+package enum MessageFormat {
     /// `template` with its placeholders replaced by `arguments`; a placeholder without an argument
     /// is left as it is written.
-    public static func fill(_ template: String, _ arguments: [String]) -> String {
+    package static func fill(_ template: String, _ arguments: [String]) -> String {
         var result = ""
         var next = 0
         var scalars = template.unicodeScalars[...]

@@ -12,16 +12,16 @@ import Foundation
 /// Every translatable text is written at its call as a literal to `text`, `format`, `plural` or
 /// `marked`, so that `scripts/update-translations` finds it, and the translation tests check that
 /// each language translates each one.
-public enum Translation {
+package enum Translation {
     /// The gettext domain: the catalogs' file name.
-    public static let domain = "reveille"
+    package static let domain = "reveille"
 
     /// The variable that names the folder holding the catalogs, instead of `../share/locale`.
-    public static let directoryVariable = "REVEILLE_LOCALEDIR"
+    package static let directoryVariable = "REVEILLE_LOCALEDIR"
 
     /// The folder holding `LANG/LC_MESSAGES/reveille.mo`: `REVEILLE_LOCALEDIR`, or `share/locale`
     /// beside the folder of this program (`/usr/bin` → `/usr/share/locale`).
-    public static func catalogDirectory(
+    package static func catalogDirectory(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         executable: String? = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     ) -> String {
@@ -42,7 +42,7 @@ public enum Translation {
     }()
 
     /// `message` in the person's language (`dgettext`).
-    public static func text(_ message: String) -> String {
+    package static func text(_ message: String) -> String {
         guard !message.isEmpty, bound else { return message }
         // Without a translation, dgettext returns the pointer it was given: the message's own
         // C string, which lives only inside withCString. The text is copied out before it ends.
@@ -52,13 +52,13 @@ public enum Translation {
     }
 
     /// `message` in the person's language with its placeholders filled (see `MessageFormat`).
-    public static func format(_ message: String, _ arguments: String...) -> String {
+    package static func format(_ message: String, _ arguments: String...) -> String {
         MessageFormat.fill(text(message), arguments)
     }
 
     /// The form of `singular`/`plural` for `count` in the person's language (`dngettext`), its
     /// placeholders filled with `arguments` (see `MessageFormat`).
-    public static func plural(_ singular: String, _ plural: String, count: Int, _ arguments: String...) -> String {
+    package static func plural(_ singular: String, _ plural: String, count: Int, _ arguments: String...) -> String {
         let fallback = count == 1 ? singular : plural
         guard bound else { return MessageFormat.fill(fallback, arguments) }
         // As in `text`: the pointer may be one of the arguments' own, copied out before they end.
@@ -72,5 +72,5 @@ public enum Translation {
 
     /// `message`, unchanged: marks a text that is translated later with `text` (a label that arrives
     /// at run time, such as an app's button saying "Stop"), so that the catalogs carry it (gettext's `N_`).
-    public static func marked(_ message: String) -> String { message }
+    package static func marked(_ message: String) -> String { message }
 }

@@ -6,12 +6,12 @@ import Glibc
 
 /// One entry of a D-Bus server address, such as `unix:path=/run/dbus/system_bus_socket`:
 /// its transport and its key–value pairs, unescaped (`dbus_parse_address`).
-public struct DBusAddress: Sendable, Hashable {
+package struct DBusAddress: Sendable, Hashable {
     /// The transport: `unix`, `tcp`, `launchd`…
-    public var transport: String
+    package var transport: String
     /// The values of the keys libdbus knows for these transports (`path`, `abstract`, `dir`,
     /// `tmpdir`, `runtime`, `host`, `port`, `family`, `guid`), unescaped.
-    public var values: [String: String]
+    package var values: [String: String]
 
     /// The keys read from each entry; libdbus offers no way to list an entry's keys.
     static let keys = ["path", "abstract", "dir", "tmpdir", "runtime", "host", "port", "family", "guid"]
@@ -19,7 +19,7 @@ public struct DBusAddress: Sendable, Hashable {
     /// The entries of `address`, in order (`dbus_parse_address`, `dbus_address_entry_get_method`,
     /// `dbus_address_entry_get_value`, `dbus_address_entries_free`). Throws libdbus's error
     /// (`org.freedesktop.DBus.Error.BadAddress`) for an address it cannot parse.
-    public static func parse(_ address: String) throws(DBusError) -> [DBusAddress] {
+    package static func parse(_ address: String) throws(DBusError) -> [DBusAddress] {
         var error = CDBus.DBusError()
         dbus_error_init(&error)
         var entries: UnsafeMutablePointer<OpaquePointer?>?
@@ -39,12 +39,12 @@ public struct DBusAddress: Sendable, Hashable {
     }
 
     /// The socket file of a `unix:path=` entry; `nil` for any other.
-    public var socketPath: String? { transport == "unix" ? values["path"] : nil }
+    package var socketPath: String? { transport == "unix" ? values["path"] : nil }
 }
 
 extension DBusConnection {
     /// The system bus's address: `DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket.
-    public static var systemBusAddress: String {
+    package static var systemBusAddress: String {
         let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
         return address.flatMap { $0.isEmpty ? nil : $0 } ?? "unix:path=/var/run/dbus/system_bus_socket"
     }

@@ -14,13 +14,13 @@ private let threadsInitialized: Bool = dbus_threads_init_default() != 0
 ///
 /// Exit-on-disconnect is off: when the bus goes away, `disconnected` fires, signal streams finish
 /// and calls fail. Call `close()` when done; dropping the last reference closes it too.
-public final class DBusConnection: Sendable {
+package final class DBusConnection: Sendable {
     /// The connection's unique bus name, such as `:1.42` (`dbus_bus_get_unique_name`).
-    public let uniqueName: String
+    package let uniqueName: String
     /// Whether the connection passes Unix file descriptors (type `h`), which libdbus negotiates
     /// with the bus as it authenticates (`dbus_connection_can_send_type`): on a Unix socket it
     /// does. A message carrying one cannot be sent where it does not (`NotSupported`).
-    public let canPassFileDescriptors: Bool
+    package let canPassFileDescriptors: Bool
     let loop: DBusMainLoop
     let state = Mutex(ConnectionState())
 
@@ -72,7 +72,7 @@ public final class DBusConnection: Sendable {
 
     /// Connects to the bus at `address` (`dbus_connection_open_private`), registers with it
     /// (`dbus_bus_register`, a blocking round trip) and starts the loop thread.
-    public static func connect(address: String) throws(DBusError) -> DBusConnection {
+    package static func connect(address: String) throws(DBusError) -> DBusConnection {
         guard threadsInitialized else {
             throw DBusError(name: DBusError.failed, message: "dbus_threads_init_default failed")
         }
@@ -102,7 +102,7 @@ public final class DBusConnection: Sendable {
 
     /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`. Throws
     /// `org.freedesktop.DBus.Error.NoServer` when it is unset: this never autolaunches a bus.
-    public static func session() throws(DBusError) -> DBusConnection {
+    package static func session() throws(DBusError) -> DBusConnection {
         guard let address = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !address.isEmpty else {
             throw DBusError(
                 name: DBusError.noServer,
@@ -114,7 +114,7 @@ public final class DBusConnection: Sendable {
     // MARK: - State
 
     /// Whether the connection is still usable: not closed and not lost.
-    public var isConnected: Bool { state.withLock { !$0.isClosed } }
+    package var isConnected: Bool { state.withLock { !$0.isClosed } }
 
     /// How many times the loop thread has woken from `poll()`; for tests of idleness.
     package var loopIterations: Int { loop.iterations }
@@ -143,7 +143,7 @@ public final class DBusConnection: Sendable {
     /// One event, then the end, when the connection is closed or the bus goes away (the
     /// `org.freedesktop.DBus.Local.Disconnected` signal). Each access makes a new stream; a
     /// stream made after the disconnection delivers its event at once.
-    public var disconnected: AsyncStream<Void> {
+    package var disconnected: AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
         let id: Int? = state.withLock { state in
             guard !state.isDisconnected else { return nil }
@@ -167,14 +167,14 @@ public final class DBusConnection: Sendable {
     /// message a handler still holds counts: a service whose handlers may wait (on a person, say)
     /// raises it above the most those handlers can hold, so it always reads the message that
     /// would release them.
-    public var maximumReceivedBytes: Int {
+    package var maximumReceivedBytes: Int {
         get { Int(dbus_connection_get_max_received_size(loop.connection)) }
         set { dbus_connection_set_max_received_size(loop.connection, max(newValue, 0)) }
     }
 
     /// Closes the connection (`dbus_connection_close`, on the loop thread). Calls then fail with
     /// `org.freedesktop.DBus.Error.Disconnected`; `disconnected` fires; signal streams finish.
-    public func close() {
+    package func close() {
         state.withLock { $0.isClosed = true }
         loop.perform { dbus_connection_close($0) }
     }
@@ -218,7 +218,7 @@ public final class DBusConnection: Sendable {
 
     /// Sends a message (`dbus_connection_send`, from the calling thread); does not wait for the
     /// socket to take it. Messages one thread sends, and calls it makes, leave in that order.
-    public func send(_ message: DBusMessage) throws(DBusError) {
+    package func send(_ message: DBusMessage) throws(DBusError) {
         try checkOpen()
         try checkCanCarry(message)
         guard loop.sendNow(message) else { throw DBusError.connectionClosed() }
@@ -231,7 +231,7 @@ public final class DBusConnection: Sendable {
     /// `org.freedesktop.DBus.Error.Disconnected`, or the `NoReply` the bus sends when the callee
     /// leaves without answering. Cancelling the task ends the wait (a later reply is dropped) and
     /// throws `CancellationError`.
-    public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws -> DBusMessage {
+    package func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws -> DBusMessage {
         let reply = try await rawCall(message, timeout: timeout)
         if reply.type == .error {
             throw DBusError(name: reply.errorName ?? DBusError.failed, message: reply.errorMessage ?? "")
@@ -240,7 +240,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// Calls a method and returns the arguments of its reply; see `call(_:timeout:)`.
-    public func call(
+    package func call(
         destination: String, path: String, interface: String, method: String, arguments: [DBusValue] = [],
         timeout: Duration = .seconds(25)
     ) async throws -> [DBusValue] {
@@ -305,7 +305,7 @@ public final class DBusConnection: Sendable {
     /// The reply is received on the connection's own thread, so this never needs a Swift task to
     /// run and cannot starve the cooperative pool. Throws `Failed` when called on the connection's
     /// own thread (from a signal or reply callback), where waiting would wait for ever.
-    public func callBlocking(_ message: DBusMessage, timeout: Duration = .seconds(25)) throws -> DBusMessage {
+    package func callBlocking(_ message: DBusMessage, timeout: Duration = .seconds(25)) throws -> DBusMessage {
         guard !loop.isOnLoopThread else {
             throw DBusError(name: DBusError.failed, message: "a blocking call from the connection's own thread")
         }
@@ -335,21 +335,21 @@ public final class DBusConnection: Sendable {
     // MARK: - Bus names
 
     /// Flags for `requestName` (the `DBUS_NAME_FLAG_*` values).
-    public struct RequestNameFlags: OptionSet, Sendable, Hashable {
+    package struct RequestNameFlags: OptionSet, Sendable, Hashable {
         /// The flag bits.
-        public let rawValue: UInt32
+        package let rawValue: UInt32
         /// Makes flags from their bits.
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
         /// `DBUS_NAME_FLAG_ALLOW_REPLACEMENT`: another connection may take the name over.
-        public static let allowReplacement = RequestNameFlags(rawValue: 1)
+        package static let allowReplacement = RequestNameFlags(rawValue: 1)
         /// `DBUS_NAME_FLAG_REPLACE_EXISTING`: take the name over if its owner allows it.
-        public static let replaceExisting = RequestNameFlags(rawValue: 2)
+        package static let replaceExisting = RequestNameFlags(rawValue: 2)
         /// `DBUS_NAME_FLAG_DO_NOT_QUEUE`: fail instead of waiting in line for the name.
-        public static let doNotQueue = RequestNameFlags(rawValue: 4)
+        package static let doNotQueue = RequestNameFlags(rawValue: 4)
     }
 
     /// The answer to `requestName` (the `DBUS_REQUEST_NAME_REPLY_*` values).
-    public enum RequestNameReply: UInt32, Sendable, Hashable {
+    package enum RequestNameReply: UInt32, Sendable, Hashable {
         /// The connection now owns the name.
         case primaryOwner = 1
         /// The name has an owner; the connection waits in line.
@@ -361,7 +361,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// The answer to `releaseName` (the `DBUS_RELEASE_NAME_REPLY_*` values).
-    public enum ReleaseNameReply: UInt32, Sendable, Hashable {
+    package enum ReleaseNameReply: UInt32, Sendable, Hashable {
         /// The connection owned the name and released it.
         case released = 1
         /// Nobody owned the name.
@@ -372,7 +372,7 @@ public final class DBusConnection: Sendable {
 
     /// Asks the bus for a well-known name (`org.freedesktop.DBus.RequestName`, the call that
     /// `dbus_bus_request_name` makes, sent without blocking).
-    public func requestName(_ name: String, flags: RequestNameFlags = [.doNotQueue]) async throws -> RequestNameReply {
+    package func requestName(_ name: String, flags: RequestNameFlags = [.doNotQueue]) async throws -> RequestNameReply {
         let reply = try await callBus("RequestName", [.string(name), .uint32(flags.rawValue)])
         guard case .uint32(let code)? = reply.first, let result = RequestNameReply(rawValue: code) else {
             throw DBusError(name: DBusError.failed, message: "RequestName answered \(reply)")
@@ -382,7 +382,7 @@ public final class DBusConnection: Sendable {
 
     /// Gives a well-known name back (`org.freedesktop.DBus.ReleaseName`, as `dbus_bus_release_name`).
     @discardableResult
-    public func releaseName(_ name: String) async throws -> ReleaseNameReply {
+    package func releaseName(_ name: String) async throws -> ReleaseNameReply {
         let reply = try await callBus("ReleaseName", [.string(name)])
         guard case .uint32(let code)? = reply.first, let result = ReleaseNameReply(rawValue: code) else {
             throw DBusError(name: DBusError.failed, message: "ReleaseName answered \(reply)")
@@ -391,7 +391,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// The unique name owning `name` (`org.freedesktop.DBus.GetNameOwner`), nil when it has none.
-    public func nameOwner(_ name: String) async throws -> String? {
+    package func nameOwner(_ name: String) async throws -> String? {
         do {
             return try await callBus("GetNameOwner", [.string(name)]).first?.stringValue
         } catch let error as DBusError where error.name == DBusError.nameHasNoOwner {

@@ -5,58 +5,58 @@ import CDBus
 ///
 /// Method handlers throw it to send a named error; `DBusConnection.call` throws it when the reply
 /// is an error. The static constants are the standard `org.freedesktop.DBus.Error.*` names.
-public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error name, such as `org.freedesktop.DBus.Error.InvalidArgs`.
-    public var name: String
+    package var name: String
     /// The human-readable message; may be empty.
-    public var message: String
+    package var message: String
 
     /// Makes an error from its name and message.
-    public init(name: String, message: String = "") {
+    package init(name: String, message: String = "") {
         self.name = name
         self.message = message
     }
 
     /// The name and the message, for logs.
-    public var description: String { message.isEmpty ? name : "\(name): \(message)" }
+    package var description: String { message.isEmpty ? name : "\(name): \(message)" }
 
     /// `org.freedesktop.DBus.Error.Failed`: a generic failure.
-    public static let failed = "org.freedesktop.DBus.Error.Failed"
+    package static let failed = "org.freedesktop.DBus.Error.Failed"
     /// `org.freedesktop.DBus.Error.InvalidArgs`: wrong argument types or values.
-    public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+    package static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
     /// `org.freedesktop.DBus.Error.UnknownMethod`: no such method on the interface.
-    public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+    package static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
     /// `org.freedesktop.DBus.Error.UnknownObject`: no object at the path.
-    public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
+    package static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
     /// `org.freedesktop.DBus.Error.UnknownInterface`: the object has no such interface.
-    public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
+    package static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
     /// `org.freedesktop.DBus.Error.UnknownProperty`: the interface has no such property.
-    public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
+    package static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
     /// `org.freedesktop.DBus.Error.PropertyReadOnly`: `Set` on a read-only property.
-    public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
+    package static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
     /// `org.freedesktop.DBus.Error.AccessDenied`: the caller may not do this.
-    public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+    package static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
     /// `org.freedesktop.DBus.Error.ServiceUnknown`: no owner for the destination and no activation.
-    public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    package static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
     /// `org.freedesktop.DBus.Error.NoReply`: the call timed out or the peer went away.
-    public static let noReply = "org.freedesktop.DBus.Error.NoReply"
+    package static let noReply = "org.freedesktop.DBus.Error.NoReply"
     /// `org.freedesktop.DBus.Error.NameHasNoOwner`: the name is not owned.
-    public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+    package static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
     /// `org.freedesktop.DBus.Error.Disconnected`: the connection is closed.
-    public static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
+    package static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
     /// `org.freedesktop.DBus.Error.NoServer`: no bus to connect to.
-    public static let noServer = "org.freedesktop.DBus.Error.NoServer"
+    package static let noServer = "org.freedesktop.DBus.Error.NoServer"
     /// `org.freedesktop.DBus.Error.NotSupported`: something this module or the peer cannot do.
-    public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+    package static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
     /// `org.freedesktop.DBus.Error.InconsistentMessage`: a message whose parts do not agree (such
     /// as a file descriptor its body names but that did not come with it).
-    public static let inconsistentMessage = "org.freedesktop.DBus.Error.InconsistentMessage"
+    package static let inconsistentMessage = "org.freedesktop.DBus.Error.InconsistentMessage"
     /// `org.freedesktop.DBus.Error.ObjectPathInUse`: an object is already exported at the path.
-    public static let objectPathInUse = "org.freedesktop.DBus.Error.ObjectPathInUse"
+    package static let objectPathInUse = "org.freedesktop.DBus.Error.ObjectPathInUse"
     /// `org.freedesktop.DBus.Error.MatchRuleInvalid`: `AddMatch` refused the rule.
-    public static let matchRuleInvalid = "org.freedesktop.DBus.Error.MatchRuleInvalid"
+    package static let matchRuleInvalid = "org.freedesktop.DBus.Error.MatchRuleInvalid"
     /// A message's arguments hold more than this module reads (`MessageReader`'s limits).
-    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+    package static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
 
     /// The error thrown for any use of a closed or lost connection.
     static func connectionClosed() -> DBusError {

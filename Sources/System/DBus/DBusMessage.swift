@@ -11,9 +11,9 @@ import Synchronization
 /// `dbus_message_new_method_return`/`new_error` (header reads of a received message), by reading
 /// its arguments once (an iterator over the body, which changes nothing in the message, under
 /// `reading`) and by sending, which stamps the serial; sending and `serial` hold `lock`.
-public final class DBusMessage: @unchecked Sendable {  // safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`, the one body read by `reading`
+package final class DBusMessage: @unchecked Sendable {  // safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`, the one body read by `reading`
     /// The kind of message (`dbus_message_get_type`).
-    public enum MessageType: Sendable, Hashable {
+    package enum MessageType: Sendable, Hashable {
         /// `DBUS_MESSAGE_TYPE_METHOD_CALL`
         case methodCall
         /// `DBUS_MESSAGE_TYPE_METHOD_RETURN`
@@ -43,35 +43,35 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     let lock = Mutex<Void>(())
 
     /// The message type (`dbus_message_get_type`).
-    public let type: MessageType
+    package let type: MessageType
     /// The sender's unique name (`dbus_message_get_sender`); set by the bus on received messages.
-    public let sender: String?
+    package let sender: String?
     /// The destination bus name (`dbus_message_get_destination`); nil for broadcast signals.
-    public let destination: String?
+    package let destination: String?
     /// The object path (`dbus_message_get_path`) of a method call or signal.
-    public let path: String?
+    package let path: String?
     /// The interface (`dbus_message_get_interface`) of a method call or signal.
-    public let interface: String?
+    package let interface: String?
     /// The method or signal name (`dbus_message_get_member`).
-    public let member: String?
+    package let member: String?
     /// The error name of an error reply (`dbus_message_get_error_name`).
-    public let errorName: String?
+    package let errorName: String?
     /// The signature of the arguments (`dbus_message_get_signature`).
-    public let signature: String
+    package let signature: String
     /// The serial this message answers (`dbus_message_get_reply_serial`); 0 when it answers none.
-    public let replySerial: UInt32
+    package let replySerial: UInt32
     /// Whether the caller wants no reply (`dbus_message_get_no_reply`).
-    public let noReplyExpected: Bool
+    package let noReplyExpected: Bool
     /// Whether the message carries Unix file descriptors (`dbus_message_contains_unix_fds`).
-    public let containsFileDescriptors: Bool
+    package let containsFileDescriptors: Bool
     /// The arguments, read when first asked for (a message no one looks into, such as a signal no
     /// one subscribed to, is never read). Empty when they could not be read; then
     /// `argumentError` says why.
-    public var arguments: [DBusValue] { (try? decoded.get()) ?? [] }
+    package var arguments: [DBusValue] { (try? decoded.get()) ?? [] }
     /// Why the arguments could not be read (for example a file descriptor, type `h`, that the
     /// body names but that did not come with the message, or more than `MessageReader`'s limits);
     /// nil when they were read.
-    public var argumentError: DBusError? {
+    package var argumentError: DBusError? {
         if case .failure(let error) = decoded { return error }
         return nil
     }
@@ -87,12 +87,12 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     private let reading: Mutex<Result<[DBusValue], DBusError>?>
 
     /// The serial number (`dbus_message_get_serial`); 0 until the message is sent.
-    public var serial: UInt32 {
+    package var serial: UInt32 {
         lock.withLock { _ in dbus_message_get_serial(pointer) }
     }
 
     /// The message of an error reply: its first argument when that is a string.
-    public var errorMessage: String? {
+    package var errorMessage: String? {
         guard type == .error, case .string(let text)? = arguments.first else { return nil }
         return text
     }
@@ -125,7 +125,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     deinit { dbus_message_unref(pointer) }
 
     /// The arguments, throwing `argumentError` when they could not be read.
-    public func decodedArguments() throws(DBusError) -> [DBusValue] {
+    package func decodedArguments() throws(DBusError) -> [DBusValue] {
         if let argumentError { throw argumentError }
         return arguments
     }
@@ -154,7 +154,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     /// The same message addressed to `destination` (`dbus_message_copy`,
     /// `dbus_message_set_destination`): the header and the marshalled arguments are copied as
     /// bytes, not built again. The copy is unsent, with no serial.
-    public func copy(to destination: String) throws(DBusError) -> DBusMessage {
+    package func copy(to destination: String) throws(DBusError) -> DBusMessage {
         try Validation.require(Validation.isValidBusName(destination), "Invalid bus name \(destination.debugDescription)")
         // The serial a send stamps is read under `lock`; the copy starts without one.
         guard let copy = lock.withLock({ _ in dbus_message_copy(pointer) }) else {
@@ -169,7 +169,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
 
     /// A method call (`dbus_message_new_method_call`); throws `InvalidArgs` for an invalid name,
     /// path or argument.
-    public static func methodCall(
+    package static func methodCall(
         destination: String?, path: String, interface: String?, method: String, arguments: [DBusValue] = []
     ) throws(DBusError) -> DBusMessage {
         if let destination {
@@ -185,7 +185,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
 
     /// A signal (`dbus_message_new_signal`), broadcast unless `destination` names one connection
     /// (`dbus_message_set_destination`); throws `InvalidArgs` for an invalid name, path or argument.
-    public static func signal(
+    package static func signal(
         path: String, interface: String, name: String, arguments: [DBusValue] = [], destination: String? = nil
     ) throws(DBusError) -> DBusMessage {
         try Validation.require(Validation.isValidPath(path), "Invalid object path \(path.debugDescription)")
@@ -200,13 +200,13 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
     }
 
     /// The successful reply to a method call (`dbus_message_new_method_return`).
-    public static func methodReturn(replyingTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusError) -> DBusMessage {
+    package static func methodReturn(replyingTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusError) -> DBusMessage {
         try build({ dbus_message_new_method_return(call.pointer) }, arguments: arguments)
     }
 
     /// An error reply to a method call (`dbus_message_new_error`); an invalid error name is
     /// replaced by `org.freedesktop.DBus.Error.Failed`.
-    public static func error(replyingTo call: DBusMessage, name: String, message: String) -> DBusMessage {
+    package static func error(replyingTo call: DBusMessage, name: String, message: String) -> DBusMessage {
         let validName = Validation.isValidErrorName(name) ? name : DBusError.failed
         let text = Validation.containsNUL(message) ? String(message.split(separator: "\0").joined()) : message
         // `dbus_message_new_error` appends the message as one string argument.
@@ -222,7 +222,7 @@ public final class DBusMessage: @unchecked Sendable {  // safe: immutable after 
 
 extension DBusMessage: CustomStringConvertible {
     /// The message type and header fields, for logs.
-    public var description: String {
+    package var description: String {
         var parts = ["\(type)"]
         if let sender { parts.append("sender=\(sender)") }
         if let destination { parts.append("destination=\(destination)") }

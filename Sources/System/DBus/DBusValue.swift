@@ -7,7 +7,7 @@
 /// Only the cases that hold a single nested value are `indirect` (boxed): a string or a number
 /// sits in its array or entry without an allocation of its own, and arrays and structures already
 /// keep their elements in an array's buffer.
-public enum DBusValue: Hashable, Sendable {
+package enum DBusValue: Hashable, Sendable {
     /// `y`
     case byte(UInt8)
     /// `b`
@@ -45,7 +45,7 @@ public enum DBusValue: Hashable, Sendable {
     case structure([DBusValue])
 
     /// The value's D-Bus type signature.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: "y"
         case .boolean: "b"
@@ -68,27 +68,27 @@ public enum DBusValue: Hashable, Sendable {
     }
 
     /// An `a{sv}` dictionary, keys sorted so the same dictionary always encodes the same way.
-    public static func dictionary(_ entries: [String: DBusValue]) -> DBusValue {
+    package static func dictionary(_ entries: [String: DBusValue]) -> DBusValue {
         .array(
             elementSignature: "{sv}",
             entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .variant($0.value)) })
     }
 
     /// An `as` array of strings.
-    public static func strings(_ values: [String]) -> DBusValue {
+    package static func strings(_ values: [String]) -> DBusValue {
         .array(elementSignature: "s", values.map(DBusValue.string))
     }
 }
 
 extension DBusValue {
     /// The value inside a variant, or the value itself.
-    public var unwrapped: DBusValue {
+    package var unwrapped: DBusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self
     }
 
     /// The string of an `s`, `o` or `g` value.
-    public var stringValue: String? {
+    package var stringValue: String? {
         switch unwrapped {
         case .string(let value), .objectPath(let value), .signature(let value): value
         default: nil
@@ -96,19 +96,19 @@ extension DBusValue {
     }
 
     /// The value of a `b`.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .boolean(let value) = unwrapped { return value }
         return nil
     }
 
     /// The value of a `d`.
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         if case .double(let value) = unwrapped { return value }
         return nil
     }
 
     /// The value of any integer type, when it fits in an `Int64`.
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         switch unwrapped {
         case .byte(let value): Int64(value)
         case .int16(let value): Int64(value)
@@ -122,20 +122,20 @@ extension DBusValue {
     }
 
     /// The descriptor of an `h`.
-    public var fileDescriptorValue: UnixFileDescriptor? {
+    package var fileDescriptorValue: UnixFileDescriptor? {
         if case .unixFD(let descriptor) = unwrapped { return descriptor }
         return nil
     }
 
     /// The elements of an array.
-    public var arrayValue: [DBusValue]? {
+    package var arrayValue: [DBusValue]? {
         if case .array(_, let elements) = unwrapped { return elements }
         return nil
     }
 
     /// The entries of an `a{s…}` dictionary, keyed by string, values unwrapped from variants
     /// only by the accessors above. Nil for anything else or a repeated key.
-    public var dictionaryValue: [String: DBusValue]? {
+    package var dictionaryValue: [String: DBusValue]? {
         guard case .array(_, let elements) = unwrapped else { return nil }
         var result: [String: DBusValue] = [:]
         for element in elements {

@@ -8,13 +8,13 @@ enum CallRoute: Sendable {
 
 /// Interfaces checked once (names, signatures, members), to export at many paths without checking
 /// them again: what a service with one object per item exports.
-public struct DBusObjectInterfaces: Sendable {
+package struct DBusObjectInterfaces: Sendable {
     /// The interfaces, checked.
-    public let interfaces: [DBusInterface]
+    package let interfaces: [DBusInterface]
 
     /// Checks the interfaces. Throws `InvalidArgs` for an invalid name or signature, a member given twice or one of the standard interfaces the DBus
     /// module provides.
-    public init(_ interfaces: [DBusInterface]) throws(DBusError) {
+    package init(_ interfaces: [DBusInterface]) throws(DBusError) {
         try DBusConnection.validate(interfaces: interfaces)
         self.interfaces = interfaces
     }
@@ -26,13 +26,13 @@ extension DBusConnection {
     /// invalid path, name or signature and `ObjectPathInUse`
     /// when the path is already exported. Emits `InterfacesAdded` from each object manager above
     /// the path (its property getters see a call with an empty `sender`).
-    public func export(path: String, interfaces: [DBusInterface]) throws(DBusError) {
+    package func export(path: String, interfaces: [DBusInterface]) throws(DBusError) {
         try export(path: path, object: DBusObjectInterfaces(interfaces))
     }
 
     /// Serves an object with interfaces checked before (see `export(path:interfaces:)`). Throws
     /// `InvalidArgs` for an invalid path and `ObjectPathInUse` when the path is already exported.
-    public func export(path: String, object: DBusObjectInterfaces) throws(DBusError) {
+    package func export(path: String, object: DBusObjectInterfaces) throws(DBusError) {
         try Validation.require(Validation.isValidPath(path), "Invalid object path \(path.debugDescription)")
         let interfaces = object.interfaces
         try state.withLock { (state) throws(DBusError) in
@@ -51,7 +51,7 @@ extension DBusConnection {
 
     /// Stops serving the object at `path`, emitting `InterfacesRemoved` from each object manager
     /// above it. Nothing happens when nothing is exported there.
-    public func unexport(path: String) {
+    package func unexport(path: String) {
         state.withLock { state in
             guard let interfaces = state.objects.removeValue(forKey: path) else { return }
             let managers = Self.announcingManagers(above: path, in: state)
@@ -68,11 +68,11 @@ extension DBusConnection {
     }
 
     /// The paths exported now, sorted.
-    public var exportedPaths: [String] { state.withLock { $0.objects.keys.sorted() } }
+    package var exportedPaths: [String] { state.withLock { $0.objects.keys.sorted() } }
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` from `path` for `interface`,
     /// each changed value wrapped in a variant; to `destination` only, when given.
-    public func emitPropertiesChanged(
+    package func emitPropertiesChanged(
         path: String, interface: String, changed: [String: DBusValue], invalidated: [String] = [],
         destination: String? = nil
     ) throws(DBusError) {
@@ -83,7 +83,7 @@ extension DBusConnection {
 
     /// Emits `PropertiesChanged` to each of `destinations`, unicast, built once (see
     /// `emitSignal(path:interface:name:arguments:destinations:)`).
-    public func emitPropertiesChanged(
+    package func emitPropertiesChanged(
         path: String, interface: String, changed: [String: DBusValue], invalidated: [String] = [], destinations: [String]
     ) throws(DBusError) {
         try emitSignal(

@@ -4,7 +4,7 @@ extension DBusInterface {
     /// `Introspectable` and `Properties` (and `ObjectManager` when `includesObjectManager`), the
     /// interfaces in the order given, then one `<node name="child"/>` per child. The same input
     /// always gives the same text, so it can be written to an interface file.
-    public static func introspectionXML(
+    package static func introspectionXML(
         interfaces: [DBusInterface], children: [String], includesObjectManager: Bool = false
     ) -> String {
         var lines = [
@@ -159,7 +159,7 @@ extension DBusInterface {
 extension DBusConnection {
     /// The introspection XML for these interfaces and children; the same as
     /// `DBusInterface.introspectionXML(interfaces:children:includesObjectManager:)`.
-    public static func introspectionXML(
+    package static func introspectionXML(
         interfaces: [DBusInterface], children: [String], includesObjectManager: Bool = false
     ) -> String {
         DBusInterface.introspectionXML(

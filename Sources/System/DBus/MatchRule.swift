@@ -1,20 +1,20 @@
 /// Which signals to receive: a D-Bus match rule of `type='signal'` with optional sender, path,
 /// interface, member and first-argument fields, as given to `org.freedesktop.DBus.AddMatch`
 /// (what `dbus_bus_add_match` sends).
-public struct MatchRule: Hashable, Sendable, CustomStringConvertible {
+package struct MatchRule: Hashable, Sendable, CustomStringConvertible {
     /// The sender: a unique name, or a well-known name that matches its current owner.
-    public var sender: String?
+    package var sender: String?
     /// The exact object path.
-    public var path: String?
+    package var path: String?
     /// The interface.
-    public var interface: String?
+    package var interface: String?
     /// The signal name.
-    public var member: String?
+    package var member: String?
     /// The first argument, which must be a string equal to this.
-    public var arg0: String?
+    package var arg0: String?
 
     /// Makes a rule; nil fields match anything.
-    public init(
+    package init(
         sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil,
         arg0: String? = nil
     ) {
@@ -27,7 +27,7 @@ public struct MatchRule: Hashable, Sendable, CustomStringConvertible {
 
     /// The rule as the bus reads it, such as `type='signal',interface='a.b',member='C'`.
     /// An apostrophe inside a value is written `'\''`, as the D-Bus specification says.
-    public var ruleString: String {
+    package var ruleString: String {
         var parts = ["type='signal'"]
         func add(_ key: String, _ value: String?) {
             guard let value else { return }
@@ -43,12 +43,12 @@ public struct MatchRule: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The rule string.
-    public var description: String { ruleString }
+    package var description: String { ruleString }
 
     /// Whether a message is a signal this rule selects, comparing the sender literally (a
     /// well-known `sender` never equals the unique name a received signal carries; the
     /// connection resolves it to its owner when it filters subscriptions).
-    public func matches(_ message: DBusMessage) -> Bool {
+    package func matches(_ message: DBusMessage) -> Bool {
         matches(message, senderOwner: nil)
     }
 

@@ -2,18 +2,18 @@ import Synchronization
 
 /// An interface of an exported object, described rather than subclassed: its methods,
 /// properties and signals. `DBusConnection.export(path:interfaces:)` serves it.
-public struct DBusInterface: Sendable {
+package struct DBusInterface: Sendable {
     /// The interface name, such as `io.github.reveille.Alarms1.Manager`.
-    public var name: String
+    package var name: String
     /// The methods, dispatched by name with their in-signature checked.
-    public var methods: [DBusMethod]
+    package var methods: [DBusMethod]
     /// The properties, served through `org.freedesktop.DBus.Properties`.
-    public var properties: [DBusProperty]
+    package var properties: [DBusProperty]
     /// The signals, for introspection (emit them with `DBusConnection.emitSignal`).
-    public var signals: [DBusSignal]
+    package var signals: [DBusSignal]
 
     /// Describes an interface.
-    public init(
+    package init(
         name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [], signals: [DBusSignal] = []
     ) {
         self.name = name
@@ -24,34 +24,34 @@ public struct DBusInterface: Sendable {
 }
 
 /// A named, typed argument of a method or signal.
-public struct DBusArgument: Sendable, Hashable {
+package struct DBusArgument: Sendable, Hashable {
     /// The argument name, for introspection; may be empty.
-    public var name: String
+    package var name: String
     /// The argument's single complete type, such as `s` or `a{sv}`.
-    public var signature: String
+    package var signature: String
 
     /// Describes an argument.
-    public init(name: String, signature: String) {
+    package init(name: String, signature: String) {
         self.name = name
         self.signature = signature
     }
 }
 
 /// A method of an exported interface and the handler that answers it.
-public struct DBusMethod: Sendable {
+package struct DBusMethod: Sendable {
     /// The method name.
-    public var name: String
+    package var name: String
     /// The arguments it takes; a call with another signature gets `InvalidArgs` and never
     /// reaches the handler.
-    public var inArguments: [DBusArgument]
+    package var inArguments: [DBusArgument]
     /// The arguments it returns; the handler's values must have this signature.
-    public var outArguments: [DBusArgument]
+    package var outArguments: [DBusArgument]
     /// Answers a call, in its own task: the returned values are the reply; a thrown `DBusError`
     /// is sent as that error, any other error as `org.freedesktop.DBus.Error.Failed`.
-    public var handler: @Sendable (DBusMethodCall) async throws -> [DBusValue]
+    package var handler: @Sendable (DBusMethodCall) async throws -> [DBusValue]
 
     /// Describes a method.
-    public init(
+    package init(
         name: String, inArguments: [DBusArgument] = [], outArguments: [DBusArgument] = [],
         handler: @escaping @Sendable (DBusMethodCall) async throws -> [DBusValue]
     ) {
@@ -62,15 +62,15 @@ public struct DBusMethod: Sendable {
     }
 
     /// The signature a call must have.
-    public var inSignature: String { inArguments.map(\.signature).joined() }
+    package var inSignature: String { inArguments.map(\.signature).joined() }
     /// The signature of the reply.
-    public var outSignature: String { outArguments.map(\.signature).joined() }
+    package var outSignature: String { outArguments.map(\.signature).joined() }
 }
 
 /// A property of an exported interface, with its getter and optional setter.
-public struct DBusProperty: Sendable {
+package struct DBusProperty: Sendable {
     /// Whether a property can be set.
-    public enum Access: Sendable, Hashable {
+    package enum Access: Sendable, Hashable {
         /// Read only: `Set` gets `PropertyReadOnly`.
         case read
         /// Readable and writable (needs a setter).
@@ -78,22 +78,22 @@ public struct DBusProperty: Sendable {
     }
 
     /// The property name.
-    public var name: String
+    package var name: String
     /// The property's single complete type.
-    public var signature: String
+    package var signature: String
     /// Whether it can be set.
-    public var access: Access
+    package var access: Access
     /// Reads the value for a call (`Get`, `GetAll`, `GetManagedObjects`), so it can depend on the
     /// caller (`DBusMethodCall.sender`). The call is the incoming one as it is (for
     /// `GetManagedObjects` its path is the manager's); for `InterfacesAdded` it has an empty
     /// sender. A value of another type than `signature` is not sent; an error from the getter is
     /// the reply to `Get`, and leaves the property out of `GetAll` and `GetManagedObjects`.
-    public var get: @Sendable (DBusMethodCall) async throws -> DBusValue
+    package var get: @Sendable (DBusMethodCall) async throws -> DBusValue
     /// Sets the value from a `Set` call; the value already has the property's type.
-    public var set: (@Sendable (DBusMethodCall, DBusValue) async throws -> Void)?
+    package var set: (@Sendable (DBusMethodCall, DBusValue) async throws -> Void)?
 
     /// Describes a property.
-    public init(
+    package init(
         name: String, signature: String, access: Access = .read,
         get: @escaping @Sendable (DBusMethodCall) async throws -> DBusValue,
         set: (@Sendable (DBusMethodCall, DBusValue) async throws -> Void)? = nil
@@ -107,14 +107,14 @@ public struct DBusProperty: Sendable {
 }
 
 /// A signal of an exported interface, for introspection.
-public struct DBusSignal: Sendable {
+package struct DBusSignal: Sendable {
     /// The signal name.
-    public var name: String
+    package var name: String
     /// Its arguments.
-    public var arguments: [DBusArgument]
+    package var arguments: [DBusArgument]
 
     /// Describes a signal.
-    public init(name: String, arguments: [DBusArgument] = []) {
+    package init(name: String, arguments: [DBusArgument] = []) {
         self.name = name
         self.arguments = arguments
     }
@@ -133,27 +133,27 @@ final class EarlyAnswer: Sendable {
 }
 
 /// An incoming method call as a handler sees it.
-public struct DBusMethodCall: Sendable {
+package struct DBusMethodCall: Sendable {
     /// The caller's unique name. Empty for the property reads behind an `InterfacesAdded` signal,
     /// which has no caller.
-    public var sender: String
+    package var sender: String
     /// The object path called.
-    public var path: String
+    package var path: String
     /// The interface called (`org.freedesktop.DBus.Properties` for property access).
-    public var interface: String
+    package var interface: String
     /// The method called (`Get`, `GetAll`, `Set`, `GetManagedObjects` for property access).
-    public var member: String
+    package var member: String
     /// The call's arguments, already checked against the method's in-signature.
-    public var arguments: [DBusValue]
+    package var arguments: [DBusValue]
     /// The connection the call came in on, for emitting signals or calling back.
-    public var connection: DBusConnection
+    package var connection: DBusConnection
     /// The call as received, and whether it was answered already (`reply(_:)`); `nil` in tests.
     var answer: EarlyAnswer?
 
     /// Sends the method's return now, before the handler returns; what the handler returns then is
     /// not sent. For a handler that must order its reply with signals it emits: a reply sent here
     /// goes out before anything the connection sends afterwards (`dbus_connection_send`).
-    public func reply(_ values: [DBusValue]) throws(DBusError) {
+    package func reply(_ values: [DBusValue]) throws(DBusError) {
         guard let answer else { return }
         guard values.signature == answer.outSignature else {
             throw DBusError(
@@ -170,10 +170,10 @@ public struct DBusMethodCall: Sendable {
 
     /// Whether `reply(_:)` sent the method's return already; what the handler returns is then not
     /// sent, and need not be built.
-    public var isAnswered: Bool { answer?.sent.withLock { $0 } ?? false }
+    package var isAnswered: Bool { answer?.sent.withLock { $0 } ?? false }
 
     /// Describes a call (for tests of handlers).
-    public init(
+    package init(
         sender: String, path: String, interface: String, member: String, arguments: [DBusValue],
         connection: DBusConnection
     ) {

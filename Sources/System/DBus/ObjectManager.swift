@@ -11,15 +11,15 @@ extension DBusConnection.ConnectionState {
 }
 
 /// Which callers may see which objects below an object manager, and who has listed them.
-public struct ObjectVisibility: Sendable {
+package struct ObjectVisibility: Sendable {
     /// Whether the caller (a unique bus name) may see the object at the path.
-    public var isVisible: @Sendable (_ caller: String, _ objectPath: String) async -> Bool
+    package var isVisible: @Sendable (_ caller: String, _ objectPath: String) async -> Bool
     /// Told of each `GetManagedObjects` caller before its objects are read, so the owner can
     /// send it the changes that follow.
-    public var listedBy: @Sendable (_ caller: String) async -> Void
+    package var listedBy: @Sendable (_ caller: String) async -> Void
 
     /// Creates a visibility test, and what to do when a caller lists the objects.
-    public init(
+    package init(
         _ isVisible: @escaping @Sendable (_ caller: String, _ objectPath: String) async -> Bool,
         listedBy: @escaping @Sendable (_ caller: String) async -> Void = { _ in }
     ) {
@@ -33,7 +33,7 @@ extension DBusConnection {
     /// object exported strictly below it, and `export`/`unexport` below it emit
     /// `InterfacesAdded`/`InterfacesRemoved` from it. Objects exported before this call are
     /// listed but not announced.
-    public func exportObjectManager(at path: String) {
+    package func exportObjectManager(at path: String) {
         _ = state.withLock { $0.managers.insert(path) }
     }
 
@@ -41,7 +41,7 @@ extension DBusConnection {
     /// `GetManagedObjects` lists only the objects `visibility` lets the caller see, and the manager
     /// announces nothing itself; its owner sends `InterfacesAdded` and `InterfacesRemoved`, unicast,
     /// to whom it chooses (a broadcast would tell every connection on the bus).
-    public func exportObjectManager(at path: String, visibility: ObjectVisibility) {
+    package func exportObjectManager(at path: String, visibility: ObjectVisibility) {
         state.withLock { state in
             state.managers.insert(path)
             state.managerVisibility[path] = visibility
@@ -49,7 +49,7 @@ extension DBusConnection {
     }
 
     /// Stops serving `org.freedesktop.DBus.ObjectManager` at `path`.
-    public func unexportObjectManager(at path: String) {
+    package func unexportObjectManager(at path: String) {
         state.withLock { state in
             state.managers.remove(path)
             state.managerVisibility[path] = nil

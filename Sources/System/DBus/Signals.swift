@@ -23,7 +23,7 @@ struct Subscription {
 
 /// A subscription made with `DBusConnection.handleSignals(_:onEnd:_:)`: its handler is called
 /// until `cancel()`, or until the connection goes away.
-public final class SignalSubscription: Sendable {
+package final class SignalSubscription: Sendable {
     private let cancelling: @Sendable () -> Void
     private let cancelled = Atomic<Bool>(false)
 
@@ -31,7 +31,7 @@ public final class SignalSubscription: Sendable {
 
     /// Stops the handler (`RemoveMatch`); safe to call more than once, from any thread. A signal
     /// being handled at that moment finishes.
-    public func cancel() {
+    package func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         cancelling()
     }
@@ -53,7 +53,7 @@ extension DBusConnection {
     ///
     /// The match is active on the bus only once the bus has read `AddMatch`: use `subscribe(_:)`
     /// to wait for that (and to learn about a rule the bus refuses).
-    public func signals(_ rule: MatchRule) -> AsyncStream<DBusMessage> {
+    package func signals(_ rule: MatchRule) -> AsyncStream<DBusMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
         guard let id = addSubscription(Subscription(rule: rule, continuation: continuation)) else {
             continuation.finish()
@@ -71,7 +71,7 @@ extension DBusConnection {
     /// The handler must return at once (it holds up every message of the connection), but it
     /// costs no task switch per signal, as a stream's reader does: for a client that applies many
     /// small signals to a value it keeps (AlarmKit's list of alarms).
-    public func handleSignals(
+    package func handleSignals(
         _ rule: MatchRule, onEnd: @escaping @Sendable () -> Void = {}, _ handler: @escaping @Sendable (DBusMessage) -> Void
     ) -> SignalSubscription {
         guard let id = addSubscription(Subscription(rule: rule, deliver: handler, end: onEnd)) else {
@@ -93,7 +93,7 @@ extension DBusConnection {
     /// Like `signals(_:)`, but returns once the bus has accepted the match rule
     /// (`org.freedesktop.DBus.AddMatch` answered), so signals sent after this returns are
     /// delivered. Throws the bus's error for a rule it refuses.
-    public func subscribe(_ rule: MatchRule) async throws -> AsyncStream<DBusMessage> {
+    package func subscribe(_ rule: MatchRule) async throws -> AsyncStream<DBusMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
         guard let id = addSubscription(Subscription(rule: rule, continuation: continuation)) else { throw DBusError.connectionClosed() }
         continuation.onTermination = { [weak self] _ in self?.removeSubscription(id) }
@@ -196,7 +196,7 @@ extension DBusConnection {
 
     /// Emits a signal (`dbus_message_new_signal`, `dbus_connection_send`): broadcast, or only to
     /// `destination` when given (a unicast signal, `dbus_message_set_destination`).
-    public func emitSignal(
+    package func emitSignal(
         path: String, interface: String, name: String, arguments: [DBusValue], destination: String? = nil
     ) throws(DBusError) {
         try send(
@@ -205,7 +205,7 @@ extension DBusConnection {
 
     /// Emits one signal to each of `destinations`, unicast: the message is built (validated and
     /// marshalled) once and copied for each (`DBusMessage.copy(to:)`). Nothing is sent for none.
-    public func emitSignal(
+    package func emitSignal(
         path: String, interface: String, name: String, arguments: [DBusValue], destinations: [String]
     ) throws(DBusError) {
         guard !destinations.isEmpty else { return }

@@ -10,18 +10,18 @@ import LinuxSystem
 ///
 /// Two values are equal only when they are the same object: the same number can name different
 /// files over time, and two descriptors can name the same file.
-public final class UnixFileDescriptor: Hashable, Sendable, CustomStringConvertible {
+package final class UnixFileDescriptor: Hashable, Sendable, CustomStringConvertible {
     /// The descriptor's number in this process; valid while this object lives.
-    public let rawValue: Int32
+    package let rawValue: Int32
 
     /// Takes ownership of an open descriptor: it is closed when this object goes.
-    public init(taking descriptor: Int32) {
+    package init(taking descriptor: Int32) {
         rawValue = descriptor
     }
 
     /// Duplicates an open descriptor (`fcntl(F_DUPFD_CLOEXEC)`), leaving the original to its owner.
     /// Throws `org.freedesktop.DBus.Error.Failed` with the system's reason when it cannot.
-    public static func duplicating(_ descriptor: Int32) throws(DBusError) -> UnixFileDescriptor {
+    package static func duplicating(_ descriptor: Int32) throws(DBusError) -> UnixFileDescriptor {
         do {
             return UnixFileDescriptor(taking: try FileDescriptor(rawValue: descriptor).duplicate().rawValue)
         } catch {
@@ -30,18 +30,18 @@ public final class UnixFileDescriptor: Hashable, Sendable, CustomStringConvertib
     }
 
     /// A new descriptor for the same open file, owned by the returned object.
-    public func duplicate() throws(DBusError) -> UnixFileDescriptor {
+    package func duplicate() throws(DBusError) -> UnixFileDescriptor {
         try Self.duplicating(rawValue)
     }
 
     deinit { try? FileDescriptor(rawValue: rawValue).close() }
 
     /// Identity: see the type's documentation.
-    public static func == (left: UnixFileDescriptor, right: UnixFileDescriptor) -> Bool { left === right }
+    package static func == (left: UnixFileDescriptor, right: UnixFileDescriptor) -> Bool { left === right }
 
     /// Hashes the object's identity.
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// `fd N`, for logs.
-    public var description: String { "fd \(rawValue)" }
+    package var description: String { "fd \(rawValue)" }
 }

@@ -10,33 +10,33 @@ import TestSupport
 /// so the model does not depend on the order the agent answers them in. The same seed sends the
 /// same calls. Every few hundred calls the fuzzer opens a new connection, so the agent sees callers
 /// come and go.
-public actor AgentFuzzer {
+package actor AgentFuzzer {
     /// The bus the agent serves on.
-    public let busAddress: String
+    package let busAddress: String
     /// How many calls go out at once.
-    public let concurrency: Int
+    package let concurrency: Int
     /// Calls between new connections.
-    public let callsPerConnection: Int
+    package let callsPerConnection: Int
     /// How long to wait for an answer before calling it a problem.
-    public let timeout: Duration
+    package let timeout: Duration
     private let agentIsAlive: @Sendable () -> Bool
     private var generator: FuzzCallGenerator
     private var connection: DBusConnection
     private var agentUniqueName: String
     private var callsOnConnection = 0
     /// The report so far.
-    public private(set) var report: FuzzReport
+    package private(set) var report: FuzzReport
     /// The model of the store so far.
-    public private(set) var expected = ExpectedAlarms()
+    package private(set) var expected = ExpectedAlarms()
     /// Whether the agent was seen to die; no more calls are sent then.
-    public private(set) var agentDied = false
+    package private(set) var agentDied = false
     /// Whether a call went unanswered for the whole time-out; no more calls are sent then
     /// (each would wait as long).
-    public private(set) var agentStoppedAnswering = false
+    package private(set) var agentStoppedAnswering = false
 
     /// Connects to the bus at `address`, where the agent owns `io.github.reveille.Alarms1`.
     /// `agentIsAlive` tells whether the agent's process still runs (checked after every batch).
-    public init(
+    package init(
         busAddress: String, seed: UInt64, concurrency: Int = 8, callsPerConnection: Int = 400,
         timeout: Duration = .seconds(30), agentIsAlive: @escaping @Sendable () -> Bool
     ) async throws {
@@ -60,11 +60,11 @@ public actor AgentFuzzer {
     }
 
     /// The pool of ids the calls mostly use.
-    public var idPool: [UUID] { generator.idPool }
+    package var idPool: [UUID] { generator.idPool }
 
     /// Sends `count` more calls (fewer when the agent dies) and returns the report so far.
     @discardableResult
-    public func run(calls count: Int) async -> FuzzReport {
+    package func run(calls count: Int) async -> FuzzReport {
         var sent = 0
         while sent < count, !agentDied, !agentStoppedAnswering {
             if callsOnConnection >= callsPerConnection { await reconnect(counting: false) }

@@ -4,19 +4,19 @@ import Foundation
 import TestSupport
 
 /// One command line for `reveille`, and what the fuzzer knows it must do.
-public struct CommandLineCase: Sendable, CustomStringConvertible {
+package struct CommandLineCase: Sendable, CustomStringConvertible {
     /// The arguments after the program name, as bytes (not always UTF-8).
-    public var arguments: [[UInt8]]
+    package var arguments: [[UInt8]]
     /// Why this must be a usage error (exit 64) before any agent is asked; nil when any
     /// documented outcome may be right.
-    public var usageError: String?
+    package var usageError: String?
     /// The subcommand, when the line has a known one (`add`, `timer`, `auth allow`, …).
-    public var command: String?
+    package var command: String?
     /// Whether `--json` was given.
-    public var json = false
+    package var json = false
 
     /// The command line, shell-quoted, bytes that are not printable UTF-8 escaped, long arguments cut.
-    public var description: String {
+    package var description: String {
         let words = arguments.map { bytes -> String in
             let text = String(decoding: bytes, as: UTF8.self)
             var quoted = "'"
@@ -35,14 +35,14 @@ public struct CommandLineCase: Sendable, CustomStringConvertible {
 /// hostile values (times, durations, days, titles with control characters and invalid UTF-8,
 /// ids), unknown options, extra and missing arguments. For each it works out, with the same
 /// parsers the command uses, whether the line is bad input that must exit 64.
-public struct CommandLineFuzz: Sendable {
+package struct CommandLineFuzz: Sendable {
     /// The generator; the same seed makes the same lines.
-    public var rng: SeededGenerator
+    package var rng: SeededGenerator
     /// Ids the lines may name (those of alarms that exist), besides random ones.
-    public var knownIDs: [UUID] = []
+    package var knownIDs: [UUID] = []
 
     /// A generator from a seed.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         rng = SeededGenerator(seed: seed)
     }
 
@@ -91,7 +91,7 @@ public struct CommandLineFuzz: Sendable {
     }
 
     /// The next command line.
-    public mutating func next() -> CommandLineCase {
+    package mutating func next() -> CommandLineCase {
         var options: [(name: String, value: [UInt8]?)] = []
         var positionals: [[UInt8]] = []
         var command: [String]

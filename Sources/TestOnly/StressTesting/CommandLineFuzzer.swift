@@ -2,22 +2,22 @@ import Foundation
 import TestSupport
 
 /// What a run of the command-line fuzzer did and found.
-public struct CommandLineFuzzReport: Sendable, CustomStringConvertible {
+package struct CommandLineFuzzReport: Sendable, CustomStringConvertible {
     /// The seed the lines were made from.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Command lines run.
-    public var runs = 0
+    package var runs = 0
     /// How they ended: `exit 64`, `signal 6`, … and how often.
-    public var endings: [String: Int] = [:]
+    package var endings: [String: Int] = [:]
     /// Lines the fuzzer knew to be bad input (they must exit 64).
-    public var knownBad = 0
+    package var knownBad = 0
     /// Everything that is wrong, with its command line; the first 50 are kept.
-    public var problems: [String] = []
+    package var problems: [String] = []
     /// How many problems there were in all.
-    public var problemCount = 0
+    package var problemCount = 0
 
     /// Creates an empty report.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         self.seed = seed
     }
 
@@ -27,7 +27,7 @@ public struct CommandLineFuzzReport: Sendable, CustomStringConvertible {
     }
 
     /// A few lines for a log or a failure message.
-    public var description: String {
+    package var description: String {
         let endings = self.endings.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         return ([
             "seed \(seed) (replay: \(SeededGenerator.seedVariable)=\(seed))",
@@ -40,9 +40,9 @@ public struct CommandLineFuzzReport: Sendable, CustomStringConvertible {
 /// Runs `reveille` with seeded random command lines (see `CommandLineFuzz`) in a sandbox and judges
 /// how each ends: never by a signal, never hanging, with a documented exit status and a message
 /// on standard error when it fails, and exit 64 for every line the fuzzer knows is bad input.
-public enum CommandLineFuzzer {
+package enum CommandLineFuzzer {
     /// Whether an agent can be reached during a run, which decides the statuses that are right.
-    public enum Agent: Sendable {
+    package enum Agent: Sendable {
         /// No bus to reach: bad input exits 64, anything that needs the agent 69; 65 cannot happen.
         case unreachable
         /// An agent runs: bad input exits 64, refusals 65; 69 cannot happen.
@@ -50,7 +50,7 @@ public enum CommandLineFuzzer {
     }
 
     /// Runs `count` command lines one after another with `environment` added to the sandbox's.
-    public static func run(
+    package static func run(
         count: Int, seed: UInt64, reveille: String, sandbox: DesktopSandbox, environment: [String: String] = [:],
         agent: Agent
     ) async -> CommandLineFuzzReport {

@@ -1,8 +1,8 @@
 /// The part of a crashed Swift program's standard error that says what happened: the fatal error
 /// line and the crashed thread's frames, without the registers and images around them.
-public enum CrashLog {
+package enum CrashLog {
     /// The crash in `standardError`, or its last `limit` characters when there is no crash report.
-    public static func summary(of standardError: String, limit: Int = 2_000) -> String {
+    package static func summary(of standardError: String, limit: Int = 2_000) -> String {
         let lines = standardError.split(separator: "\n", omittingEmptySubsequences: false)
         var kept: [Substring] = []
         var inCrashedThread = false

@@ -8,35 +8,35 @@ import Foundation
 /// the calls the agent answered. A call whose outcome is unknown (no answer) makes its alarm
 /// unknown. Every answer is also checked against the model (a `NotFound` for an alarm that must
 /// exist is a problem), and every accepted configuration against the agent's own rules, run here.
-public struct ExpectedAlarms: Sendable {
+package struct ExpectedAlarms: Sendable {
     /// What is known about one alarm.
-    public struct Expectation: Sendable, Hashable {
+    package struct Expectation: Sendable, Hashable {
         /// Whether it exists; nil when a call about it went unanswered.
-        public var exists: Bool?
+        package var exists: Bool?
         /// Whether it repeats (so `Stop` keeps it).
-        public var repeats = false
+        package var repeats = false
         /// Its title as last scheduled.
-        public var title = ""
+        package var title = ""
     }
 
     /// Every alarm a call named; an id never named does not exist.
-    public private(set) var alarms: [UUID: Expectation] = [:]
+    package private(set) var alarms: [UUID: Expectation] = [:]
 
     /// Creates an empty model (an empty store).
-    public init() {}
+    package init() {}
 
     /// The ids that must exist.
-    public var mustExist: Set<UUID> { Set(alarms.filter { $0.value.exists == true }.keys) }
+    package var mustExist: Set<UUID> { Set(alarms.filter { $0.value.exists == true }.keys) }
 
     /// The ids that may exist (must, or unknown).
-    public var mayExist: Set<UUID> { Set(alarms.filter { $0.value.exists != false }.keys) }
+    package var mayExist: Set<UUID> { Set(alarms.filter { $0.value.exists != false }.keys) }
 
     /// Takes in one answered call; returns a problem when the answer contradicts the model or the
     /// configuration rules.
     ///
     /// Call it only for calls the agent answered (a return or an agent error): decoding a
     /// configuration here runs the agent's own decoding code, which the answer shows is safe.
-    public mutating func record(_ effect: FuzzCall.Effect, verdict: ReplyVerdict, errorMessage: String, at now: Date) -> String? {
+    package mutating func record(_ effect: FuzzCall.Effect, verdict: ReplyVerdict, errorMessage: String, at now: Date) -> String? {
         switch effect {
         case .none:
             return nil

@@ -7,9 +7,9 @@ import TestSupport
 
 /// One message the fuzzer sends: a method call (or a signal) with its header and arguments, and
 /// what it means for the agent's alarms if it succeeds.
-public struct FuzzCall: Sendable, CustomStringConvertible {
+package struct FuzzCall: Sendable, CustomStringConvertible {
     /// What a successful call does to the alarms, for the fuzzer's model of the store.
-    public enum Effect: Sendable {
+    package enum Effect: Sendable {
         /// Nothing (a read, or a call that must fail).
         case none
         /// `Schedule` of this id (nil when the text is no UUID) with this configuration.
@@ -20,22 +20,22 @@ public struct FuzzCall: Sendable, CustomStringConvertible {
     }
 
     /// Whether to send it to the agent's unique name rather than its well-known name.
-    public var toUniqueName: Bool
+    package var toUniqueName: Bool
     /// The object path.
-    public var path: String
+    package var path: String
     /// The interface; nil sends none (the agent then looks the member up on every interface).
-    public var interface: String?
+    package var interface: String?
     /// The method or signal name.
-    public var member: String
+    package var member: String
     /// The arguments.
-    public var arguments: [DBusValue]
+    package var arguments: [DBusValue]
     /// Whether this is a signal (sent to the agent alone), not a method call.
-    public var isSignal = false
+    package var isSignal = false
     /// What success means for the model.
-    public var effect: Effect = .none
+    package var effect: Effect = .none
 
     /// The call in one line, values cut short.
-    public var description: String {
+    package var description: String {
         var text = (isSignal ? "signal " : "") + "\(interface ?? "<no interface>").\(member) at \(path)"
         text += " (\(arguments.map(\.signature).joined())) " + String(describing: arguments)
         return text.count > 400 ? String(text.prefix(400)) + "…" : text
@@ -45,13 +45,13 @@ public struct FuzzCall: Sendable, CustomStringConvertible {
 /// Makes the fuzzer's calls from a seeded generator: the agent's own methods with hostile
 /// arguments, its methods with wrong signatures, property access, introspection, object manager,
 /// peer and random calls to random objects, and signals.
-public struct FuzzCallGenerator: Sendable {
+package struct FuzzCallGenerator: Sendable {
     /// The generator; the same seed makes the same calls.
-    public var rng: SeededGenerator
+    package var rng: SeededGenerator
     /// The ids most calls use, so that calls meet alarms that exist.
-    public let idPool: [UUID]
+    package let idPool: [UUID]
     /// The instant configurations are made relative to.
-    public var now: Date
+    package var now: Date
 
     static let busName = AlarmBus.name
     static let managerPath = AlarmBus.managerPath
@@ -69,7 +69,7 @@ public struct FuzzCallGenerator: Sendable {
     ]
 
     /// A generator from a seed, with a pool of `poolSize` ids.
-    public init(seed: UInt64, poolSize: Int = 48, now: Date = Date()) {
+    package init(seed: UInt64, poolSize: Int = 48, now: Date = Date()) {
         var rng = SeededGenerator(seed: seed)
         idPool = (0..<poolSize).map { _ in UUID.random(using: &rng) }
         self.rng = rng
@@ -77,13 +77,13 @@ public struct FuzzCallGenerator: Sendable {
     }
 
     /// The path of an alarm's object.
-    public static func path(of id: UUID) -> String {
+    package static func path(of id: UUID) -> String {
         AlarmWire.alarmPath(of: id)
     }
 
     /// The next call. `used` holds the ids of the calls it goes out with; the call's id (if any)
     /// is not among them and is added, so that calls sent together never race on one alarm.
-    public mutating func next(used: inout Set<UUID>) -> FuzzCall {
+    package mutating func next(used: inout Set<UUID>) -> FuzzCall {
         switch rng.weighted([(35, 0), (15, 1), (5, 2), (12, 3), (10, 4), (3, 5), (15, 6), (5, 7)]) {
         case 0: return schedule(used: &used)
         case 1: return control(used: &used)

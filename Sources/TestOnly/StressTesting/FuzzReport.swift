@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 
 /// How the agent answered one call, sorted the way the fuzzer judges it.
-public enum ReplyVerdict: Hashable, Sendable {
+package enum ReplyVerdict: Hashable, Sendable {
     /// A method return.
     case returned
     /// An error the API documents: `io.github.reveille.Alarms1.Error.*` or a standard
@@ -15,22 +15,22 @@ public enum ReplyVerdict: Hashable, Sendable {
 
     /// The documented errors of the agent (`StorageFailed` is one, but no fuzz input may cause it:
     /// it is the agent's name for an error it did not expect).
-    public static let agentErrors: Set<String> = [
+    package static let agentErrors: Set<String> = [
         "NotFound", "NotAllowed", "NoPostAlertDuration", "InvalidConfiguration", "InvalidArguments", "InvalidSound", "MaximumLimitReached",
         "NotAuthorized",
     ]
 
     /// Standard errors that mean "the caller got something wrong", never "the agent broke".
-    public static let callerErrors: Set<String> = [
+    package static let callerErrors: Set<String> = [
         "InvalidArgs", "UnknownMethod", "UnknownObject", "UnknownInterface", "UnknownProperty", "PropertyReadOnly",
         "AccessDenied", "NotSupported", "InvalidSignature", "LimitsExceeded",
     ]
 
     /// The longest error message that names the bad part without echoing a mebibyte of it back.
-    public static let maximumMessageLength = 4_096
+    package static let maximumMessageLength = 4_096
 
     /// Judges an error reply by its name and message.
-    public static func judge(errorName name: String, message: String) -> ReplyVerdict {
+    package static func judge(errorName name: String, message: String) -> ReplyVerdict {
         let agentPrefix = AlarmErrorName.prefix
         let standardPrefix = "org.freedesktop.DBus.Error."
         let named: Bool
@@ -52,46 +52,46 @@ public enum ReplyVerdict: Hashable, Sendable {
 
 /// What a fuzz run did and found: counts of calls and answers, and every problem with the call
 /// that caused it.
-public struct FuzzReport: Sendable, CustomStringConvertible {
+package struct FuzzReport: Sendable, CustomStringConvertible {
     /// The seed the run started from.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Method calls sent.
-    public var calls = 0
+    package var calls = 0
     /// Signals sent to the agent.
-    public var signals = 0
+    package var signals = 0
     /// Generated calls this process could not send (for example too deep for the protocol).
-    public var unsendable = 0
+    package var unsendable = 0
     /// Times the bus dropped the fuzzer's own connection (for a message it refused), and it reconnected.
-    public var reconnections = 0
+    package var reconnections = 0
     /// Method returns.
-    public var returns = 0
+    package var returns = 0
     /// Named errors, by name.
-    public var namedErrors: [String: Int] = [:]
+    package var namedErrors: [String: Int] = [:]
     /// `Schedule` calls the agent accepted.
-    public var schedulesAccepted = 0
+    package var schedulesAccepted = 0
     /// `Schedule` calls the agent refused.
-    public var schedulesRefused = 0
+    package var schedulesRefused = 0
     /// Everything that is wrong, with the call that caused it; the first 50 are kept.
-    public var problems: [String] = []
+    package var problems: [String] = []
     /// How many problems there were in all.
-    public var problemCount = 0
+    package var problemCount = 0
 
     /// Creates an empty report.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         self.seed = seed
     }
 
     /// Records a problem.
-    public mutating func problem(_ text: String) {
+    package mutating func problem(_ text: String) {
         problemCount += 1
         if problems.count < 50 { problems.append(text) }
     }
 
     /// Named errors in all.
-    public var namedErrorCount: Int { namedErrors.values.reduce(0, +) }
+    package var namedErrorCount: Int { namedErrors.values.reduce(0, +) }
 
     /// A few lines for a log or a failure message.
-    public var description: String {
+    package var description: String {
         let errors = namedErrors.sorted { $0.value > $1.value }.map { "\($0.key.split(separator: ".").last ?? ""): \($0.value)" }
         var lines = [
             "seed \(seed) (replay: \(SeededGenerator.seedVariable)=\(seed))",

@@ -6,15 +6,15 @@ import TestSupport
 /// — values of the right type that are NaN, infinite, negative, huge or a mebibyte long; values of
 /// the wrong type; values wrapped in deep variants; unknown, missing and repeated keys; invalid
 /// colours (fullwidth digits), day names, intents and app ids.
-public enum HostileConfigurations {
+package enum HostileConfigurations {
     /// An `a{sv}` from its entries in order (a key may repeat, as a hostile caller may send it).
-    public static func dictionary(_ entries: [(String, DBusValue)]) -> DBusValue {
+    package static func dictionary(_ entries: [(String, DBusValue)]) -> DBusValue {
         .array(elementSignature: "{sv}", entries.map { .dictEntry(.string($0.0), .variant($0.1)) })
     }
 
     /// A configuration the agent must accept (when it is not at its limit), as entries:
     /// timers (some short enough to ring during a run), alarms at an instant and weekly alarms.
-    public static func validEntries(now: Date, using rng: inout some RandomNumberGenerator) -> [(String, DBusValue)] {
+    package static func validEntries(now: Date, using rng: inout some RandomNumberGenerator) -> [(String, DBusValue)] {
         var entries: [(String, DBusValue)] = []
         let snoozes = rng.chance(0.5)
         switch Int.random(in: 0..<3, using: &rng) {
@@ -52,7 +52,7 @@ public enum HostileConfigurations {
     }
 
     /// A configuration: about a third valid, the rest hostile in one to three places.
-    public static func configuration(now: Date, using rng: inout some RandomNumberGenerator) -> DBusValue {
+    package static func configuration(now: Date, using rng: inout some RandomNumberGenerator) -> DBusValue {
         var entries = validEntries(now: now, using: &rng)
         if rng.chance(0.33) { return dictionary(entries) }
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
@@ -195,7 +195,7 @@ public enum HostileConfigurations {
 
     /// A colour-like text: valid, the wrong length, or with digits that are not ASCII (fullwidth,
     /// Arabic-Indic, superscript) that look like hex digits to Unicode-aware checks.
-    public static func color(using rng: inout some RandomNumberGenerator) -> String {
+    package static func color(using rng: inout some RandomNumberGenerator) -> String {
         let pools: [[Character]] = [
             Array("0123456789abcdefABCDEF"), Array("０１２３４５６７８９ａｂｃｄｅｆＡＢＣＤＥＦ"), Array("٠١٢٣٤٥٦٧٨٩"), Array("²³¹⁰"),
             Array("ghxyzG -#"), ["e\u{301}", "\u{1B}", "🙂"],

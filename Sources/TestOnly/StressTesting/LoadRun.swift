@@ -6,42 +6,42 @@ import TestSupport
 
 /// What a load run did: how many alarms were scheduled, how long each `Schedule` took, and what
 /// each subscriber saw.
-public struct LoadReport: Sendable, CustomStringConvertible {
+package struct LoadReport: Sendable, CustomStringConvertible {
     /// What one `alarmUpdates`-style subscriber saw.
-    public struct Subscriber: Sendable {
+    package struct Subscriber: Sendable {
         /// Lists it received.
-        public var lists = 0
+        package var lists = 0
         /// Times a list lacked an alarm an earlier list had (while alarms were only added).
-        public var shrinks = 0
+        package var shrinks = 0
         /// The ids of its last list.
-        public var last: Set<UUID> = []
+        package var last: Set<UUID> = []
         /// Whether its last list held every alarm scheduled, and nothing else.
-        public var reachedFinalList = false
+        package var reachedFinalList = false
     }
 
     /// Clients that scheduled at the same time.
-    public var clients: Int
+    package var clients: Int
     /// Alarms each client scheduled.
-    public var alarmsPerClient: Int
+    package var alarmsPerClient: Int
     /// The ids the agent accepted.
-    public var scheduled: Set<UUID> = []
+    package var scheduled: Set<UUID> = []
     /// Calls that failed, with their errors (the first 20).
-    public var failures: [String] = []
+    package var failures: [String] = []
     /// How long each accepted `Schedule` took, from sending to the answer, sorted.
-    public var latencies: [Duration] = []
+    package var latencies: [Duration] = []
     /// From the first call to the last answer.
-    public var wallTime: Duration = .zero
+    package var wallTime: Duration = .zero
     /// The subscribers.
-    public var subscribers: [Subscriber] = []
+    package var subscribers: [Subscriber] = []
 
     /// The latency at quantile `q` (0...1).
-    public func latency(at q: Double) -> Duration {
+    package func latency(at q: Double) -> Duration {
         guard !latencies.isEmpty else { return .zero }
         return latencies[min(latencies.count - 1, Int((Double(latencies.count - 1) * q).rounded()))]
     }
 
     /// A few lines for a log or a failure message.
-    public var description: String {
+    package var description: String {
         func ms(_ duration: Duration) -> String { String(format: "%.1f ms", duration.timeInterval * 1_000) }
         let rate = Double(scheduled.count) / max(wallTime.timeInterval, 0.001)
         var lines = [
@@ -62,11 +62,11 @@ public struct LoadReport: Sendable, CustomStringConvertible {
 /// The caller must be allowed to schedule (`reveille auth allow`), and the agent's limit of alarms
 /// per app (`--max-alarms`) must be at least `clients × alarmsPerClient`: every client is this
 /// process, so one app.
-public enum LoadRun {
+package enum LoadRun {
     /// Schedules `alarmsPerClient` alarms from each of `clients` connections at once (each client
     /// one call after another), while `subscribers` other connections follow the list; returns
     /// once every subscriber has seen the final list, or `settleTimeout` has passed.
-    public static func run(
+    package static func run(
         busAddress: String, clients: Int, alarmsPerClient: Int, subscribers subscriberCount: Int,
         settleTimeout: Duration = .seconds(120)
     ) async throws -> LoadReport {

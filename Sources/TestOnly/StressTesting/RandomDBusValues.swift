@@ -8,7 +8,7 @@ import TestSupport
 /// Random D-Bus values of random types: every basic type with its edge values, variants nested up
 /// to (and past) the protocol's depth limit, arrays from empty to huge, dictionaries with any key
 /// type, structures; and random names and paths that are valid D-Bus syntax.
-public enum RandomDBusValues {
+package enum RandomDBusValues {
     /// A D-Bus type, to make values of: containers keep their element type so arrays are uniform.
     indirect enum Shape {
         case basic(Character)
@@ -51,13 +51,13 @@ public enum RandomDBusValues {
     }
 
     /// A value of a random type.
-    public static func value(depth: Int = 3, using rng: inout some RandomNumberGenerator) -> DBusValue {
+    package static func value(depth: Int = 3, using rng: inout some RandomNumberGenerator) -> DBusValue {
         var budget = Budget()
         return value(depth: depth, budget: &budget, using: &rng)
     }
 
     /// Several values of random types: a random message body.
-    public static func arguments(using rng: inout some RandomNumberGenerator) -> [DBusValue] {
+    package static func arguments(using rng: inout some RandomNumberGenerator) -> [DBusValue] {
         var budget = Budget()
         let count = rng.weighted([(3, 0), (5, 1), (4, 2), (2, 3), (1, Int.random(in: 4...12, using: &rng))])
         return (0..<count).map { _ in value(depth: 3, budget: &budget, using: &rng) }
@@ -106,7 +106,7 @@ public enum RandomDBusValues {
     }
 
     /// A variant inside a variant inside …, 1 to 70 deep: the protocol allows 64 containers in all.
-    public static func nestedVariant(using rng: inout some RandomNumberGenerator) -> DBusValue {
+    package static func nestedVariant(using rng: inout some RandomNumberGenerator) -> DBusValue {
         var value = basic(rng.pick(basicCodes), using: &rng)
         for _ in 0..<rng.weighted([(6, Int.random(in: 1...32, using: &rng)), (3, Int.random(in: 33...63, using: &rng)), (1, Int.random(in: 64...70, using: &rng))]) {
             value = .variant(value)
@@ -115,7 +115,7 @@ public enum RandomDBusValues {
     }
 
     /// A value of a basic type, edge values often.
-    public static func basic(_ code: Character, using rng: inout some RandomNumberGenerator) -> DBusValue {
+    package static func basic(_ code: Character, using rng: inout some RandomNumberGenerator) -> DBusValue {
         var budget = Budget()
         return basic(code, budget: &budget, using: &rng)
     }
@@ -143,12 +143,12 @@ public enum RandomDBusValues {
     }
 
     /// An `Int32`, edge values often.
-    public static func integer(using rng: inout some RandomNumberGenerator) -> Int32 {
+    package static func integer(using rng: inout some RandomNumberGenerator) -> Int32 {
         rng.chance(0.4) ? rng.pick([.min, -1, 0, 1, 7, 23, 24, 30, 59, 60, 1_000, .max]) : Int32.random(in: .min ... .max, using: &rng)
     }
 
     /// A double: NaN, infinities, signed zero, the extremes, subnormals, or any.
-    public static func double(using rng: inout some RandomNumberGenerator) -> Double {
+    package static func double(using rng: inout some RandomNumberGenerator) -> Double {
         let edges: [Double] = [
             .nan, -.nan, .infinity, -.infinity, 0, -0.0, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
             .leastNonzeroMagnitude, .leastNormalMagnitude, 1e-9, 0.5, 1, 59.999, 86_400 * 366, 86_400 * 366 + 1, 9.2e18, -9.2e18,
@@ -161,7 +161,7 @@ public enum RandomDBusValues {
     }
 
     /// A valid object path: the manager's, an alarm's, or random segments.
-    public static func objectPath(using rng: inout some RandomNumberGenerator) -> String {
+    package static func objectPath(using rng: inout some RandomNumberGenerator) -> String {
         switch Int.random(in: 0..<5, using: &rng) {
         case 0: return "/"
         case 1: return "/io/github/reveille/Alarms1"
@@ -174,12 +174,12 @@ public enum RandomDBusValues {
 
     /// A valid member name (method, property or signal): letters, digits and `_`, not starting
     /// with a digit, up to 255 characters.
-    public static func memberName(using rng: inout some RandomNumberGenerator) -> String {
+    package static func memberName(using rng: inout some RandomNumberGenerator) -> String {
         memberLike(using: &rng, allowDigitsFirst: false)
     }
 
     /// A valid interface or error name: two or more member-like elements joined by dots.
-    public static func interfaceName(using rng: inout some RandomNumberGenerator) -> String {
+    package static func interfaceName(using rng: inout some RandomNumberGenerator) -> String {
         (0..<Int.random(in: 2...5, using: &rng)).map { _ in memberLike(using: &rng, allowDigitsFirst: false) }.joined(separator: ".")
     }
 
@@ -195,7 +195,7 @@ public enum RandomDBusValues {
 
 extension UUID {
     /// A UUID (version 4 form) from the generator, so that a seeded run replays its ids.
-    public static func random(using rng: inout some RandomNumberGenerator) -> UUID {
+    package static func random(using rng: inout some RandomNumberGenerator) -> UUID {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80

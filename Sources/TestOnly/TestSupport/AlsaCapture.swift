@@ -18,13 +18,13 @@ import Foundation
 /// the rest is written when the player drains, drops or closes the device. A player killed with
 /// SIGKILL loses that last buffer. Control devices (`ctl`, mixers) do not exist, as on a machine
 /// without a sound card.
-public struct AlsaCapture: Sendable {
+package struct AlsaCapture: Sendable {
     /// The configuration file, for `ALSA_CONFIG_PATH`.
-    public let configurationURL: URL
+    package let configurationURL: URL
     /// The file the first stream is captured to (paced: all streams).
-    public let captureURL: URL
+    package let captureURL: URL
     /// The pacing rate, if any.
-    public let pacedBytesPerSecond: Int?
+    package let pacedBytesPerSecond: Int?
 
     /// Writes the configuration into `folder`; `pacedBytesPerSecond` paces the capture through `pv`
     /// (found at `pvPath`).
@@ -78,7 +78,7 @@ public struct AlsaCapture: Sendable {
     }
 
     /// The capture files that exist, in the order the streams were opened.
-    public var captureFiles: [URL] {
+    package var captureFiles: [URL] {
         let manager = FileManager.default
         var files: [URL] = []
         if manager.fileExists(atPath: captureURL.path) { files.append(captureURL) }
@@ -91,20 +91,20 @@ public struct AlsaCapture: Sendable {
     }
 
     /// How many bytes were captured, over all streams.
-    public var capturedByteCount: Int {
+    package var capturedByteCount: Int {
         captureFiles.reduce(0) { total, url in
             total + ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
         }
     }
 
     /// Everything captured, streams joined in order.
-    public func capturedData() -> Data {
+    package func capturedData() -> Data {
         captureFiles.reduce(into: Data()) { data, url in data.append((try? Data(contentsOf: url)) ?? Data()) }
     }
 
     /// The captured samples read as little-endian signed 16-bit integers (interleaved channels), the
     /// format of `S16_LE` streams.
-    public func capturedSamples() -> [Int16] {
+    package func capturedSamples() -> [Int16] {
         let data = capturedData()
         return stride(from: 0, to: data.count - 1, by: 2).map { offset in
             Int16(bitPattern: UInt16(data[data.startIndex + offset]) | UInt16(data[data.startIndex + offset + 1]) << 8)
@@ -112,7 +112,7 @@ public struct AlsaCapture: Sendable {
     }
 
     /// Deletes what was captured so far (streams still open keep writing to their unlinked file).
-    public func removeCaptures() {
+    package func removeCaptures() {
         for url in captureFiles { try? FileManager.default.removeItem(at: url) }
     }
 }

@@ -1,7 +1,7 @@
 /// One D-Bus message as seen on the sandbox's bus: its header fields and its arguments, typed.
-public struct BusMessage: Sendable, Hashable {
+package struct BusMessage: Sendable, Hashable {
     /// The message type.
-    public enum Kind: UInt8, Sendable, Hashable {
+    package enum Kind: UInt8, Sendable, Hashable {
         /// A method call.
         case methodCall = 1
         /// A method's reply.
@@ -13,32 +13,32 @@ public struct BusMessage: Sendable, Hashable {
     }
 
     /// The message type.
-    public var kind: Kind
+    package var kind: Kind
     /// Header flags (1: no reply expected, 2: no auto-start, 4: interactive authorization).
-    public var flags: UInt8 = 0
+    package var flags: UInt8 = 0
     /// The sender's serial number for this message.
-    public var serial: UInt32 = 0
+    package var serial: UInt32 = 0
     /// The object path of a call or signal.
-    public var path: String?
+    package var path: String?
     /// The interface of a call or signal.
-    public var interface: String?
+    package var interface: String?
     /// The member (method or signal name).
-    public var member: String?
+    package var member: String?
     /// The name of an error reply.
-    public var errorName: String?
+    package var errorName: String?
     /// For replies: the serial of the call answered.
-    public var replySerial: UInt32?
+    package var replySerial: UInt32?
     /// The destination bus name, if any.
-    public var destination: String?
+    package var destination: String?
     /// The sender's unique bus name (set by the bus).
-    public var sender: String?
+    package var sender: String?
     /// The arguments, in order.
-    public var body: [BusValue] = []
+    package var body: [BusValue] = []
     /// When the sandbox read the message off the bus, if it was read.
-    public var receivedAt: ContinuousClock.Instant?
+    package var receivedAt: ContinuousClock.Instant?
 
     /// A message of `kind` with the given header fields and arguments.
-    public init(
+    package init(
         kind: Kind, path: String? = nil, interface: String? = nil, member: String? = nil,
         destination: String? = nil, body: [BusValue] = []
     ) {
@@ -51,15 +51,15 @@ public struct BusMessage: Sendable, Hashable {
     }
 
     /// The body's type signature.
-    public var signature: String { body.map(\.signature).joined() }
+    package var signature: String { body.map(\.signature).joined() }
 
     /// Whether this is a call or signal of `interface.member`.
-    public func isMember(_ interface: String, _ member: String) -> Bool {
+    package func isMember(_ interface: String, _ member: String) -> Bool {
         self.interface == interface && self.member == member
     }
 
     /// The first argument as a string, if it is one (the error text of error replies).
-    public var firstString: String? { body.first?.string }
+    package var firstString: String? { body.first?.string }
 
     // MARK: Wire format
 

@@ -3,7 +3,7 @@
 /// Tests use it to check what a program really put on the bus: a notification's `urgency` hint
 /// sent as a byte is `.byte(2)`, never `.int32(2)`. It is independent of the project's `DBus`
 /// library on purpose, so that library is checked by code it does not share.
-public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
+package indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     /// `y`
     case byte(UInt8)
     /// `b`
@@ -40,7 +40,7 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     case variant(BusValue)
 
     /// The value's D-Bus type signature, such as `y`, `as` or `a{sv}`.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: "y"
         case .boolean: "b"
@@ -63,7 +63,7 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A string, object path or signature; `nil` for other types.
-    public var string: String? {
+    package var string: String? {
         switch self {
         case .string(let text), .objectPath(let text), .signature(let text): text
         default: nil
@@ -71,7 +71,7 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Any integer type widened to `Int64`; `nil` for other types.
-    public var integer: Int64? {
+    package var integer: Int64? {
         switch self {
         case .byte(let value): Int64(value)
         case .int16(let value): Int64(value)
@@ -85,22 +85,22 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A boolean; `nil` for other types.
-    public var boolean: Bool? {
+    package var boolean: Bool? {
         if case .boolean(let value) = self { value } else { nil }
     }
 
     /// The elements of an array; `nil` for other types.
-    public var elements: [BusValue]? {
+    package var elements: [BusValue]? {
         if case .array(_, let elements) = self { elements } else { nil }
     }
 
     /// The contents of a variant, or the value itself when it is not a variant.
-    public var unwrapped: BusValue {
+    package var unwrapped: BusValue {
         if case .variant(let inner) = self { inner.unwrapped } else { self }
     }
 
     /// An `a{s…}` array as a dictionary keyed by string, with variants unwrapped; `nil` for other types.
-    public var stringDictionary: [String: BusValue]? {
+    package var stringDictionary: [String: BusValue]? {
         guard let elements else { return nil }
         var result: [String: BusValue] = [:]
         for element in elements {
@@ -111,14 +111,14 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An `as` array as strings; `nil` for other types.
-    public var stringArray: [String]? {
+    package var stringArray: [String]? {
         guard let elements else { return nil }
         let strings = elements.compactMap(\.string)
         return strings.count == elements.count ? strings : nil
     }
 
     /// The value written the way `gdbus` prints GVariants, with its type where it is not obvious.
-    public var description: String {
+    package var description: String {
         switch self {
         case .byte(let value): "byte \(value)"
         case .boolean(let value): "\(value)"

@@ -14,19 +14,19 @@ import Synchronization
 /// - a timer rings once, never before its duration has elapsed on the boot clock.
 ///
 /// Used by a test (which asserts none missed and none early) and by the benchmark (which prints it).
-public struct DaySimulation: Sendable {
+package struct DaySimulation: Sendable {
     /// What the day came to.
-    public struct Result: Sendable, CustomStringConvertible {
+    package struct Result: Sendable, CustomStringConvertible {
         /// Alerts that rang.
-        public var alerts = 0
+        package var alerts = 0
         /// Alerts that should have rung and did not, or that the engine recorded as missed.
-        public var missed: [String] = []
+        package var missed: [String] = []
         /// Alerts that rang before their time.
-        public var early: [String] = []
+        package var early: [String] = []
         /// How late each alert rang (virtual time: zero unless the machine slept or the clock jumped).
-        public var lateness: [TimeInterval] = []
+        package var lateness: [TimeInterval] = []
 
-        public var description: String {
+        package var description: String {
             let late = lateness.filter { $0 > 0.001 }
             return "\(alerts) alerts, \(missed.count) missed, \(early.count) early, \(late.count) late "
                 + "(max \(Int((lateness.max() ?? 0).rounded())) s, all during a suspend or after the clock was stepped forward)"
@@ -45,12 +45,12 @@ public struct DaySimulation: Sendable {
     }
 
     /// The start: Saturday 28 March 2026, 20:00 in Berlin, the evening before summer time starts.
-    public static let start = Fixtures.instant("2026-03-28T19:00:00Z")
+    package static let start = Fixtures.instant("2026-03-28T19:00:00Z")
 
-    public init() {}
+    package init() {}
 
     /// Runs the day and checks every alert.
-    public func run() async throws -> Result {
+    package func run() async throws -> Result {
         let berlin = Fixtures.zone("Europe/Berlin")
         let newYork = Fixtures.zone("America/New_York")
         let clock = VirtualClock(now: Self.start, timeZone: berlin)

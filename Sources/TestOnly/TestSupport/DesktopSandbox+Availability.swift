@@ -9,18 +9,18 @@ extension DesktopSandbox {
 
     /// `nil` when every program a sandbox uses is installed (bus, X server, dunst and its tools,
     /// `pv` for paced capture); otherwise a message naming the missing ones, for skipping tests.
-    public static func availability() -> String? {
+    package static func availability() -> String? {
         availability(also: [])
     }
 
     /// Like `availability()`, also checking `programs` a test runs itself (such as `notify-send`).
-    public static func availability(also programs: [String]) -> String? {
+    package static func availability(also programs: [String]) -> String? {
         let missing = (corePrograms + notificationPrograms + ["pv"] + programs).filter { Executables.find($0) == nil }
         return missing.isEmpty ? nil : SandboxError.missing(missing).description
     }
 
     /// Whether `availability()` finds everything.
-    public static var isAvailable: Bool { availability() == nil }
+    package static var isAvailable: Bool { availability() == nil }
 
     /// The variables passed on from this process: the program search path and the locale (and a
     /// few that only tooling reads). Everything else is the sandbox's own.

@@ -15,17 +15,17 @@ extension DesktopSandbox {
     }
 
     /// How many notifications dunst shows (`dunstctl count displayed`).
-    public func displayedCount() throws -> Int { try count("displayed") }
+    package func displayedCount() throws -> Int { try count("displayed") }
 
     /// How many notifications dunst holds back, while paused (`dunstctl count waiting`).
-    public func waitingCount() throws -> Int { try count("waiting") }
+    package func waitingCount() throws -> Int { try count("waiting") }
 
     /// How many notifications are in dunst's history (`dunstctl count history`).
-    public func historyCount() throws -> Int { try count("history") }
+    package func historyCount() throws -> Int { try count("history") }
 
     /// Waits until dunst shows `count` notifications (posting is asynchronous). On a timeout the
     /// error also says how many dunst holds back and how many are in its history (closed or expired).
-    public func waitForDisplayedCount(_ count: Int, timeout: Duration = .seconds(30)) async throws {
+    package func waitForDisplayedCount(_ count: Int, timeout: Duration = .seconds(30)) async throws {
         var last = -1
         let detail = { [self] in
             let others = (try? "; \(waitingCount()) waiting, \(historyCount()) in history") ?? ""
@@ -39,7 +39,7 @@ extension DesktopSandbox {
 
     /// dunst's history (closed and expired notifications, newest first), read with the
     /// `NotificationListHistory` method that `dunstctl history` calls.
-    public func history() throws -> [DunstNotification] {
+    package func history() throws -> [DunstNotification] {
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         let reply = try connection.call(
@@ -56,14 +56,14 @@ extension DesktopSandbox {
     }
 
     /// Closes every notification dunst shows (`dunstctl close-all`).
-    public func closeAll() throws { try dunstctl("close-all") }
+    package func closeAll() throws { try dunstctl("close-all") }
 
     /// Pauses or resumes dunst (`dunstctl set-paused`): paused, dunst holds notifications back
     /// (its do-not-disturb), and shows them all when resumed.
-    public func setPaused(_ paused: Bool) throws { try dunstctl("set-paused", paused ? "true" : "false") }
+    package func setPaused(_ paused: Bool) throws { try dunstctl("set-paused", paused ? "true" : "false") }
 
     /// Whether dunst is paused (`dunstctl is-paused`).
-    public func isPaused() throws -> Bool {
+    package func isPaused() throws -> Bool {
         let text = try dunstctl("is-paused")
         switch text {
         case "true": return true
@@ -80,7 +80,7 @@ extension DesktopSandbox {
     /// Throws `SandboxError.noSuchAction` (with the menu) when no line matches, and a timeout when
     /// dunst opens no menu (no notification with actions is shown).
     @discardableResult
-    public func pickAction(_ key: String, notification id: UInt32? = nil, timeout: Duration = .seconds(30)) throws -> UInt32 {
+    package func pickAction(_ key: String, notification id: UInt32? = nil, timeout: Duration = .seconds(30)) throws -> UInt32 {
         try pickLock.withLock { _ in
             let suffix = id.map { "[\($0),\(key)]" } ?? ",\(key)]"
             let invoked = try invokingAction(timeout: timeout, pick: suffix) {
@@ -97,7 +97,7 @@ extension DesktopSandbox {
     /// invokes its `default` action (or its only action). Returns the notification id and action key
     /// once dunst has sent `ActionInvoked`.
     @discardableResult
-    public func invokeDefaultAction(timeout: Duration = .seconds(30)) throws -> (id: UInt32, key: String) {
+    package func invokeDefaultAction(timeout: Duration = .seconds(30)) throws -> (id: UInt32, key: String) {
         try pickLock.withLock { _ in
             try invokingAction(timeout: timeout, pick: nil) { try dunstctl("action", "0") }
         }

@@ -4,7 +4,7 @@ import Foundation
 extension DesktopSandbox {
     /// Waits until the capture holds at least `bytes` bytes (sound is playing and got that far).
     @discardableResult
-    public func waitForCapturedBytes(atLeast bytes: Int, timeout: Duration = .seconds(30)) async throws -> Int {
+    package func waitForCapturedBytes(atLeast bytes: Int, timeout: Duration = .seconds(30)) async throws -> Int {
         try await Poll.until("\(bytes) bytes of captured sound", timeout: timeout, detail: { "captured \(self.capturedByteCount)" }) {
             let count = capturedByteCount
             return count >= bytes ? count : nil
@@ -14,7 +14,7 @@ extension DesktopSandbox {
     /// Waits until `player` (the agent's process id) plays nothing, judged from the players
     /// themselves (see `waitForPlayers(of:count:)`); returns the capture's size then.
     @discardableResult
-    public func waitForSilence(of player: pid_t, timeout: Duration = .seconds(30)) async throws -> Int {
+    package func waitForSilence(of player: pid_t, timeout: Duration = .seconds(30)) async throws -> Int {
         try await waitForPlayers(of: player, count: 0, timeout: timeout)
     }
 
@@ -23,7 +23,7 @@ extension DesktopSandbox {
     /// paced device waits for its `pv` to write out what it holds (`pclose`), so what a stopped
     /// player played is all in the capture then; returns the capture's size.
     @discardableResult
-    public func waitForPlayers(of player: pid_t, count: Int, timeout: Duration = .seconds(30)) async throws -> Int {
+    package func waitForPlayers(of player: pid_t, count: Int, timeout: Duration = .seconds(30)) async throws -> Int {
         try await Poll.until("process \(player) to have \(count) sound players", timeout: timeout, detail: {
             "threads: \(ProcessTable.threadNames(of: player))"
         }) {
@@ -34,7 +34,7 @@ extension DesktopSandbox {
     /// Waits until the capture stops growing: the same size for `quiet` (longer than the pacing
     /// pipe takes to drain a write), and returns that size. Sound that goes on playing never settles.
     @discardableResult
-    public func waitForSilence(quiet: Duration = .milliseconds(700), timeout: Duration = .seconds(30)) async throws -> Int {
+    package func waitForSilence(quiet: Duration = .milliseconds(700), timeout: Duration = .seconds(30)) async throws -> Int {
         var last = capturedByteCount
         var since = ContinuousClock.now
         return try await Poll.until("the captured sound to stop growing", timeout: timeout, detail: { "captured \(self.capturedByteCount)" }) {
@@ -51,7 +51,7 @@ extension DesktopSandbox {
 
 /// Reads the capture as it grows, a new part at a time, keeping which sample values were heard:
 /// cheap to call often, however long the capture gets. (Paced capture: one file.)
-public final class CaptureListener: @unchecked Sendable {  // used from one test task at a time
+package final class CaptureListener: @unchecked Sendable {  // used from one test task at a time
     private let url: URL
     private var offset: UInt64 = 0
     private var carry: UInt8?
@@ -59,16 +59,16 @@ public final class CaptureListener: @unchecked Sendable {  // used from one test
     private var seen = [Bool](repeating: false, count: 65_536)
 
     /// Listens to the sandbox's capture from its current end (`fromStart`: from its beginning).
-    public init(_ sandbox: DesktopSandbox, fromStart: Bool = false) {
+    package init(_ sandbox: DesktopSandbox, fromStart: Bool = false) {
         url = sandbox.captureURL
         if !fromStart { offset = UInt64(sandbox.capturedByteCount) }
     }
 
     /// Whether `value` was heard (since `forget()`).
-    public func heard(_ value: Int16) -> Bool { seen[Int(UInt16(bitPattern: value))] }
+    package func heard(_ value: Int16) -> Bool { seen[Int(UInt16(bitPattern: value))] }
 
     /// Reads what was captured since the last call.
-    public func listen() {
+    package func listen() {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return }
         defer { try? handle.close() }
         try? handle.seek(toOffset: offset)
@@ -92,7 +92,7 @@ public final class CaptureListener: @unchecked Sendable {  // used from one test
     }
 
     /// Forgets what was heard and goes on from the capture's current end.
-    public func forget() {
+    package func forget() {
         listen()
         seen = [Bool](repeating: false, count: 65_536)
     }

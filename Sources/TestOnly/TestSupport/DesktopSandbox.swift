@@ -20,41 +20,41 @@ import Synchronization
 ///     …
 /// }
 /// ```
-public final class DesktopSandbox: Sendable {
+package final class DesktopSandbox: Sendable {
     /// The environment variable that marks every process started in a sandbox; its value is the
     /// sandbox's folder.
-    public static let markerVariable = "REVEILLE_SANDBOX"
+    package static let markerVariable = "REVEILLE_SANDBOX"
 
     /// The sandbox's folder; removed by `stop()`.
-    public let root: URL
+    package let root: URL
     /// `HOME`.
-    public let home: URL
+    package let home: URL
     /// `XDG_CONFIG_HOME`.
-    public let configHome: URL
+    package let configHome: URL
     /// `XDG_DATA_HOME`.
-    public let dataHome: URL
+    package let dataHome: URL
     /// `XDG_STATE_HOME`.
-    public let stateHome: URL
+    package let stateHome: URL
     /// `XDG_CACHE_HOME`.
-    public let cacheHome: URL
+    package let cacheHome: URL
     /// `XDG_RUNTIME_DIR` (mode 0700).
-    public let runtimeDirectory: URL
+    package let runtimeDirectory: URL
     /// Where the standard output and error of every program the sandbox starts are kept.
-    public let logsDirectory: URL
+    package let logsDirectory: URL
 
     /// The private session bus.
-    public let bus: PrivateBus
+    package let bus: PrivateBus
     /// The X display, such as `:3`.
-    public let display: String
+    package let display: String
     /// The X server's (Xvfb's) process id.
-    public var displayServerPID: pid_t { xvfb.process.pid }
+    package var displayServerPID: pid_t { xvfb.process.pid }
     /// ALSA's `default` device, captured to a file.
-    public let alsa: AlsaCapture
+    package let alsa: AlsaCapture
     /// The complete environment for a program run in the sandbox: its `HOME`, `XDG_*` folders,
     /// `DBUS_SESSION_BUS_ADDRESS`, `DISPLAY`, `ALSA_CONFIG_PATH`, `PATH`, the locale, and the
     /// sandbox marker. Nothing else of this process's environment is passed on, so a stray
     /// `DBUS_SESSION_BUS_ADDRESS`, `DISPLAY` or `WAYLAND_DISPLAY` never leaks in.
-    public let environment: [String: String]
+    package let environment: [String: String]
     let xvfb: XvfbDisplay
     let dunstFiles: DunstServer.Files
     let pickLock = Mutex(())
@@ -89,7 +89,7 @@ public final class DesktopSandbox: Sendable {
     ///   - pacedBytesPerSecond: when given, ALSA capture grows at this rate (real time), through `pv`.
     ///   - dunstConfiguration: text appended to the sandbox's dunstrc (rules, urgency sections).
     ///   - dunstNotificationLimit: how many bubbles dunst draws at once (0: all of them).
-    public init(
+    package init(
         startsNotificationServer: Bool = true, serviceDirectories: [URL] = [], pacedBytesPerSecond: Int? = nil,
         dunstConfiguration: String = "", dunstNotificationLimit: Int = 0
     ) throws {
@@ -185,7 +185,7 @@ public final class DesktopSandbox: Sendable {
     private let startup = Mutex<Duration>(.zero)
 
     /// How long starting took, dunst included.
-    public var startupDuration: Duration { startup.withLock { $0 } }
+    package var startupDuration: Duration { startup.withLock { $0 } }
 
     // MARK: Running programs
 
@@ -193,7 +193,7 @@ public final class DesktopSandbox: Sendable {
     /// in its own process group, with the sandbox's environment (plus `overrides`, less the
     /// variables named in `unsetting`, such as `TZ`), standard input from `/dev/null` and its output
     /// captured. `stop()` ends it and its whole group.
-    public func spawn(
+    package func spawn(
         _ executable: String, _ arguments: [String] = [], environment overrides: [String: String] = [:],
         unsetting: Set<String> = [], currentDirectory: URL? = nil
     ) throws -> SandboxProcess {
@@ -204,7 +204,7 @@ public final class DesktopSandbox: Sendable {
 
     /// Starts a program as `spawn(_:_:environment:unsetting:currentDirectory:)` does, with
     /// arguments given as bytes: any but NUL, UTF-8 or not, as a command line may hold.
-    public func spawn(
+    package func spawn(
         _ executable: String, byteArguments arguments: [[UInt8]], environment overrides: [String: String] = [:],
         unsetting: Set<String> = [], currentDirectory: URL? = nil
     ) throws -> SandboxProcess {
@@ -224,7 +224,7 @@ public final class DesktopSandbox: Sendable {
     /// Runs a program to its end in the sandbox and returns its standard output; throws when it
     /// fails or runs longer than `timeout` (then it is killed).
     @discardableResult
-    public func run(_ executable: String, _ arguments: [String] = [], timeout: Duration = .seconds(10)) throws -> String {
+    package func run(_ executable: String, _ arguments: [String] = [], timeout: Duration = .seconds(10)) throws -> String {
         let process = try SandboxProcess(
             executable: try resolve(executable), arguments: arguments, environment: environment,
             outputFolder: logsDirectory)
@@ -263,25 +263,25 @@ public final class DesktopSandbox: Sendable {
     // MARK: The bus
 
     /// The private bus's address (`DBUS_SESSION_BUS_ADDRESS`).
-    public var busAddress: String { bus.address }
+    package var busAddress: String { bus.address }
 
     /// Starts recording the notification traffic on the bus (see `NotifyMonitor`); it is ready when
     /// this returns and stops with the sandbox. `promptStamps`, `alsoMatching`: see `NotifyMonitor.init`.
-    public func monitorNotifyCalls(promptStamps: Bool = false, alsoMatching: [String] = []) throws -> NotifyMonitor {
+    package func monitorNotifyCalls(promptStamps: Bool = false, alsoMatching: [String] = []) throws -> NotifyMonitor {
         let monitor = try NotifyMonitor(address: bus.address, promptStamps: promptStamps, alsoMatching: alsoMatching)
         state.withLock { $0.monitors.append(monitor) }
         return monitor
     }
 
     /// The unique name of the connection owning `name` on the bus, or `nil`.
-    public func busNameOwner(_ name: String) throws -> String? {
+    package func busNameOwner(_ name: String) throws -> String? {
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         return try connection.owner(of: name)
     }
 
     /// The process id of the connection owning `name` on the bus, or `nil` when no one owns it.
-    public func busNameOwnerPID(_ name: String) throws -> pid_t? {
+    package func busNameOwnerPID(_ name: String) throws -> pid_t? {
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         return try connection.owner(of: name).map { try connection.processID(of: $0) }
@@ -289,14 +289,14 @@ public final class DesktopSandbox: Sendable {
 
     /// Waits (on `NameOwnerChanged`) until `name` has an owner, and returns the owner's unique name.
     @discardableResult
-    public func waitForBusName(_ name: String, timeout: Duration = .seconds(30)) throws -> String {
+    package func waitForBusName(_ name: String, timeout: Duration = .seconds(30)) throws -> String {
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         return try connection.waitForName(name, owned: true, timeout: timeout)
     }
 
     /// Waits (on `NameOwnerChanged`) until no one owns `name`.
-    public func waitForBusNameReleased(_ name: String, timeout: Duration = .seconds(30)) throws {
+    package func waitForBusNameReleased(_ name: String, timeout: Duration = .seconds(30)) throws {
         let connection = try BusConnection(address: bus.address)
         defer { connection.close() }
         try connection.waitForName(name, owned: false, timeout: timeout)
@@ -305,7 +305,7 @@ public final class DesktopSandbox: Sendable {
     // MARK: The notification server
 
     /// How to stop the notification server.
-    public enum Termination: Sendable {
+    package enum Termination: Sendable {
         /// SIGTERM: dunst shuts down cleanly.
         case terminate
         /// SIGKILL: dunst vanishes at once, as in a crash.
@@ -313,12 +313,12 @@ public final class DesktopSandbox: Sendable {
     }
 
     /// dunst's process id while it runs.
-    public var notificationServerPID: pid_t? {
+    package var notificationServerPID: pid_t? {
         state.withLock { $0.dunst?.process.pid }
     }
 
     /// Starts dunst (if it is not running) and waits until it owns `org.freedesktop.Notifications`.
-    public func startNotificationServer() throws {
+    package func startNotificationServer() throws {
         let missing = Self.notificationPrograms.filter { Executables.find($0) == nil }
         guard missing.isEmpty else { throw SandboxError.missing(missing) }
         try state.withLock { state in
@@ -334,7 +334,7 @@ public final class DesktopSandbox: Sendable {
 
     /// Stops dunst (and any menu script it runs) and waits until the bus has released
     /// `org.freedesktop.Notifications`. Does nothing when it is not running.
-    public func stopNotificationServer(_ termination: Termination = .terminate) throws {
+    package func stopNotificationServer(_ termination: Termination = .terminate) throws {
         let dunst = state.withLock { state -> DunstServer? in
             defer { state.dunst = nil }
             return state.dunst
@@ -347,24 +347,24 @@ public final class DesktopSandbox: Sendable {
     // MARK: Sound
 
     /// The file the first ALSA stream is captured to (see `AlsaCapture`).
-    public var captureURL: URL { alsa.captureURL }
+    package var captureURL: URL { alsa.captureURL }
 
     /// How many bytes were played to ALSA's `default` device so far, over all streams.
-    public var capturedByteCount: Int { alsa.capturedByteCount }
+    package var capturedByteCount: Int { alsa.capturedByteCount }
 
     /// Everything played to ALSA's `default` device, as little-endian 16-bit samples.
-    public func capturedSamples() -> [Int16] { alsa.capturedSamples() }
+    package func capturedSamples() -> [Int16] { alsa.capturedSamples() }
 
     // MARK: Stopping
 
     /// The ids of every process the sandbox started: the bus, Xvfb, each dunst, and each spawned program.
-    public var processIDs: [pid_t] { state.withLock { $0.startedPIDs } }
+    package var processIDs: [pid_t] { state.withLock { $0.startedPIDs } }
 
     /// Live processes that belong to the sandbox although it did not start them directly: any whose
     /// environment carries the sandbox marker, or whose command line, working folder or open files
     /// lie in the sandbox's folder (a `pv` that ALSA started for a player, a service the bus
     /// activated). Empty after `stop()`, unless something escaped it.
-    public func leftoverProcesses() -> [pid_t] { Self.leftoverProcesses(in: root) }
+    package func leftoverProcesses() -> [pid_t] { Self.leftoverProcesses(in: root) }
 
     /// The live processes that belong to the sandbox whose folder is `root`.
     static func leftoverProcesses(in root: URL) -> [pid_t] {
@@ -374,7 +374,7 @@ public final class DesktopSandbox: Sendable {
     /// Starts ending everything, on a thread of its own (see `Teardown`), and returns at once:
     /// an async test's `defer` never holds a cooperative thread while processes end. Safe to call
     /// more than once; `stopAndWait()` waits for the end.
-    public func stop() {
+    package func stop() {
         guard let parts = takeParts() else { return }
         Teardown.run { [stopping] in
             parts.end()
@@ -384,7 +384,7 @@ public final class DesktopSandbox: Sendable {
 
     /// Ends everything and removes the folder, and returns once that is done (see `Parts.end()`).
     /// Blocks the calling thread: from an async context, call it through `offPool`.
-    public func stopAndWait() {
+    package func stopAndWait() {
         if let parts = takeParts() {
             parts.end()
             stopping.leave()

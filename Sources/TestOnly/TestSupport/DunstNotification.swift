@@ -1,30 +1,30 @@
 /// A notification from dunst's history (`dunstctl history`, the `NotificationListHistory` method):
 /// notifications that were closed or expired, newest first.
-public struct DunstNotification: Sendable, Hashable {
+package struct DunstNotification: Sendable, Hashable {
     /// The notification id.
-    public let id: Int32
+    package let id: Int32
     /// `appname`: the sender's `app_name`.
-    public let appName: String
+    package let appName: String
     /// `summary`.
-    public let summary: String
+    package let summary: String
     /// `body`.
-    public let body: String
+    package let body: String
     /// `message`: the text dunst showed, after its `format`.
-    public let message: String
+    package let message: String
     /// `category`, from the `category` hint.
-    public let category: String
+    package let category: String
     /// `urgency` (`LOW`, `NORMAL`, `CRITICAL`); dunst 1.9 does not report it, so `nil` there.
-    public let urgency: String?
+    package let urgency: String?
     /// `default_action_name`.
-    public let defaultActionName: String
+    package let defaultActionName: String
     /// `icon_path`.
-    public let iconPath: String
+    package let iconPath: String
     /// `timeout` in microseconds (0: never expires), as dunst applied it.
-    public let timeout: Int64
+    package let timeout: Int64
     /// `timestamp`, dunst's monotonic time in microseconds when it arrived.
-    public let timestamp: Int64
+    package let timestamp: Int64
     /// Every field as dunst sent it.
-    public let fields: [String: BusValue]
+    package let fields: [String: BusValue]
 
     /// Reads one entry of the history.
     init(fields: [String: BusValue]) {

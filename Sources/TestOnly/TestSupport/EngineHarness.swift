@@ -3,20 +3,20 @@ import AlarmModel
 import Foundation
 
 /// An engine over a real store in a temporary folder, a virtual clock and a recording presenter.
-public struct EngineHarness: Sendable {
+package struct EngineHarness: Sendable {
     /// The virtual clock the engine reads and waits on.
-    public let clock: VirtualClock
+    package let clock: VirtualClock
     /// The presenter that records what the engine asked to show.
-    public let presenter: RecordingPresenter
+    package let presenter: RecordingPresenter
     /// The engine, started.
-    public let engine: AlarmEngine
+    package let engine: AlarmEngine
     /// The store's folder.
-    public let directory: URL
+    package let directory: URL
     /// The policy the engine runs with.
-    public let policy: AlarmPolicy
+    package let policy: AlarmPolicy
 
     /// Starts an engine at `now` in `timeZone`, over a new store (or the one in `directory`).
-    public static func start(
+    package static func start(
         now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, policy: AlarmPolicy = AlarmPolicy(),
         directory: URL? = nil, clock: VirtualClock? = nil
     ) async throws -> EngineHarness {
@@ -32,20 +32,20 @@ public struct EngineHarness: Sendable {
 
     /// Shuts this engine down and starts a new one over the same store and clock, as a restart of
     /// the agent does.
-    public func restarted(policy: AlarmPolicy? = nil) async throws -> EngineHarness {
+    package func restarted(policy: AlarmPolicy? = nil) async throws -> EngineHarness {
         await engine.shutdown()
         return try await EngineHarness.start(
             now: clock.now, policy: policy ?? self.policy, directory: directory, clock: clock)
     }
 
     /// Removes the store's folder.
-    public func removeStore() async {
+    package func removeStore() async {
         await engine.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// The state of an alarm, or `nil` when it is gone.
-    public func state(of id: UUID) async -> Alarm.State? {
+    package func state(of id: UUID) async -> Alarm.State? {
         try? await engine.alarm(id: id, caller: .user).state
     }
 }

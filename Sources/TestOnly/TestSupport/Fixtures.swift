@@ -2,19 +2,19 @@ import AlarmModel
 import Foundation
 
 /// Small builders for alarms in tests and benchmarks.
-public enum Fixtures {
+package enum Fixtures {
     /// An instant from an ISO-8601 string such as `2026-03-27T07:30:00Z`; traps on a typo.
-    public static func instant(_ text: String) -> Date {
+    package static func instant(_ text: String) -> Date {
         try! Date(text, strategy: .iso8601)
     }
 
     /// A time zone by identifier; traps on a typo.
-    public static func zone(_ identifier: String) -> TimeZone {
+    package static func zone(_ identifier: String) -> TimeZone {
         TimeZone(identifier: identifier)!
     }
 
     /// A definition with a title and the usual Stop and Snooze buttons when `snooze` is given.
-    public static func definition(
+    package static func definition(
         _ schedule: Alarm.Schedule?, preAlert: TimeInterval? = nil, snooze: TimeInterval? = nil, title: String = "Alarm"
     ) -> AlarmDefinition {
         let alert = snooze == nil
@@ -32,17 +32,17 @@ public enum Fixtures {
     }
 
     /// A timer of `seconds`.
-    public static func timer(_ seconds: TimeInterval, snooze: TimeInterval? = nil, title: String = "Timer") -> AlarmDefinition {
+    package static func timer(_ seconds: TimeInterval, snooze: TimeInterval? = nil, title: String = "Timer") -> AlarmDefinition {
         definition(nil, preAlert: seconds, snooze: snooze, title: title)
     }
 
     /// A clock-time schedule, repeating on `days` when given.
-    public static func clockTime(_ hour: Int, _ minute: Int, on days: [Locale.Weekday]? = nil) -> Alarm.Schedule {
+    package static func clockTime(_ hour: Int, _ minute: Int, on days: [Locale.Weekday]? = nil) -> Alarm.Schedule {
         .relative(.init(time: .init(hour: hour, minute: minute), repeats: days.map { .weekly($0) } ?? .never))
     }
 
     /// A fresh, empty temporary folder.
-    public static func temporaryDirectory(_ label: String = "reveille") -> URL {
+    package static func temporaryDirectory(_ label: String = "reveille") -> URL {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -5,31 +5,31 @@ import Foundation
 /// `Main.screenShield`), as GNOME Shell 43 names them.
 extension GNOMEShellServer {
     /// A notification banner on screen.
-    public struct Banner: Decodable, Sendable, Hashable {
+    package struct Banner: Decodable, Sendable, Hashable {
         /// The notification's title (the summary).
-        public var title: String
+        package var title: String
         /// The body text.
-        public var body: String
+        package var body: String
         /// The shell's urgency: 3 is critical.
-        public var urgency: Int
+        package var urgency: Int
         /// The labels of the buttons, in order (`Stop`, `Snooze`).
-        public var buttons: [String]
+        package var buttons: [String]
         /// The name of the icon the banner shows (a themed icon's name, or a file's path).
-        public var icon: String?
+        package var icon: String?
         /// The file the shell's icon theme finds for that icon at 48 pixels, if any.
-        public var iconFile: String?
+        package var iconFile: String?
         /// The notification source's title: the app's name when the shell found its desktop entry.
-        public var source: String
+        package var source: String
         /// The app's desktop entry id when the shell found it, such as `io.github.reveille.Reveille.desktop`.
-        public var app: String?
+        package var app: String?
         /// Where the banner is on the screen, in pixels.
-        public var x: Int
+        package var x: Int
         /// See `x`.
-        public var y: Int
+        package var y: Int
         /// See `x`.
-        public var width: Int
+        package var width: Int
         /// See `x`.
-        public var height: Int
+        package var height: Int
     }
 
     /// The JavaScript that reads the banner shown (fully slid in), or `null`.
@@ -57,7 +57,7 @@ extension GNOMEShellServer {
         """
 
     /// The JavaScript that describes the message tray, for failure messages.
-    public static let trayScript = """
+    package static let trayScript = """
         ({ state: Main.messageTray._notificationState, shown: Main.messageTray._notification?.title ?? null,
            queue: Main.messageTray._notificationQueue.map(n => n.title), overview: Main.overview.visible,
            mode: Main.sessionMode.currentMode,
@@ -65,12 +65,12 @@ extension GNOMEShellServer {
         """
 
     /// The banner on screen now, fully shown, or `nil`.
-    public func banner() throws -> Banner? {
+    package func banner() throws -> Banner? {
         try eval(Self.bannerScript, as: Banner?.self)
     }
 
     /// Waits until the shell shows a banner titled `title`, fully slid in, and returns it.
-    public func waitForBanner(titled title: String, timeout: Duration = .seconds(30)) async throws -> Banner {
+    package func waitForBanner(titled title: String, timeout: Duration = .seconds(30)) async throws -> Banner {
         let code = "(() => { const b = \(Self.bannerScript); return b && b.title === \(Self.literal(title)) ? b : null; })()"
         return try await waitForEval(
             "a banner titled \(title.debugDescription)", code, as: Banner.self, timeout: timeout, detail: Self.trayScript)
@@ -79,7 +79,7 @@ extension GNOMEShellServer {
     /// Presses the banner's button labelled `label`, as a click does: the button's `clicked`
     /// signal runs the shell's own handler (the action's callback, which sends `ActionInvoked`,
     /// then whatever the shell does with the banner). Throws when the banner shown has no such button.
-    public func pressBannerButton(_ label: String) throws {
+    package func pressBannerButton(_ label: String) throws {
         let pressed = try eval("""
             (() => {
                 const banner = Main.messageTray._banner;
@@ -96,7 +96,7 @@ extension GNOMEShellServer {
     }
 
     /// Waits until no banner titled `title` is on screen.
-    public func waitForNoBanner(titled title: String, timeout: Duration = .seconds(30)) async throws {
+    package func waitForNoBanner(titled title: String, timeout: Duration = .seconds(30)) async throws {
         let code = """
             (() => { const n = Main.messageTray._notification;
                 return n && n.title === \(Self.literal(title)) ? null : true; })()
@@ -106,44 +106,44 @@ extension GNOMEShellServer {
 
     /// The notifications the shell holds (its message list), by title: what a person finds in the
     /// calendar's notification list.
-    public func notificationTitles() throws -> [String] {
+    package func notificationTitles() throws -> [String] {
         try eval("Main.messageTray.getSources().flatMap(s => s.notifications.map(n => n.title))", as: [String].self)
     }
 
     // MARK: The lock screen
 
     /// What the lock screen shows of one app's notifications (its notification section).
-    public struct LockScreenSource: Decodable, Sendable, Hashable {
+    package struct LockScreenSource: Decodable, Sendable, Hashable {
         /// The app's name, as shown.
-        public var title: String
+        package var title: String
         /// The lines shown under it when the shell shows details (notification titles and bodies);
         /// empty when it shows only the app and a count.
-        public var lines: [String]
+        package var lines: [String]
         /// How many notifications it counts as unseen.
-        public var unseen: Int
+        package var unseen: Int
         /// Whether it is shown with the critical style.
-        public var critical: Bool
+        package var critical: Bool
     }
 
     /// The lock screen as it is now.
-    public struct LockScreen: Decodable, Sendable, Hashable {
+    package struct LockScreen: Decodable, Sendable, Hashable {
         /// Whether the screen shield is up (`org.gnome.ScreenSaver` active).
-        public var active: Bool
+        package var active: Bool
         /// Whether the screen is locked.
-        public var locked: Bool
+        package var locked: Bool
         /// Whether the shield is faded to black (the screen "off" until a person or a notification wakes it).
-        public var dark: Bool
+        package var dark: Bool
         /// The notification section: the sources shown.
-        public var sources: [LockScreenSource]
+        package var sources: [LockScreenSource]
         /// Whether any banner is on screen over it.
-        public var banner: Bool
+        package var banner: Bool
         /// The buttons the notification section offers (their labels, or style classes), scroll
         /// bars left out.
-        public var buttons: [String]
+        package var buttons: [String]
     }
 
     /// The JavaScript that reads the lock screen (see `LockScreen`).
-    public static let lockScreenScript = """
+    package static let lockScreenScript = """
         (() => {
             const shield = Main.screenShield;
             const box = shield._dialog ? shield._dialog._notificationsBox : null;
@@ -168,21 +168,21 @@ extension GNOMEShellServer {
         """
 
     /// Reads the lock screen: whether it is up and dark, and its notification section.
-    public func lockScreen() throws -> LockScreen {
+    package func lockScreen() throws -> LockScreen {
         try eval(Self.lockScreenScript, as: LockScreen.self)
     }
 
     /// Locks the screen as the lock menu item does (`Main.screenShield.lock`, without animation),
     /// and returns once the shell says it is active (`org.gnome.ScreenSaver` `ActiveChanged(true)`
     /// follows).
-    public func lock(timeout: Duration = .seconds(30)) async throws {
+    package func lock(timeout: Duration = .seconds(30)) async throws {
         try await offPool { [self] in try eval("Main.screenShield.lock(false)") }
         _ = try await waitForEval("the screen to lock", "Main.screenShield.active && Main.screenShield.locked ? true : null", as: Bool.self, timeout: timeout)
     }
 
     /// Unlocks the screen, as a person's password does (`Main.screenShield.deactivate`), and
     /// returns once the shell is back in the person's session.
-    public func unlock(timeout: Duration = .seconds(30)) async throws {
+    package func unlock(timeout: Duration = .seconds(30)) async throws {
         try await offPool { [self] in try eval("Main.screenShield.deactivate(false)") }
         _ = try await waitForEval(
             "the screen to unlock", "Main.sessionMode.currentMode === 'user' && !Main.screenShield.active ? true : null",
@@ -190,7 +190,7 @@ extension GNOMEShellServer {
     }
 
     /// `text` as a JavaScript string literal.
-    public static func literal(_ text: String) -> String {
+    package static func literal(_ text: String) -> String {
         let data = try! JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
         return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
     }

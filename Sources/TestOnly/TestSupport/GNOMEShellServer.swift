@@ -23,25 +23,25 @@ import Synchronization
 /// start-up notices, then says the shell is ready. A stand-in for GDM on the private system bus
 /// (`GNOMEShell/display-manager.js`) gives the shell its lock screen. Nothing of the machine's own
 /// session, settings or ALSA configuration is used or changed.
-public final class GNOMEShellServer: Sendable {
+package final class GNOMEShellServer: Sendable {
     /// The programs it needs: `gnome-shell` and `gjs` (Debian's `gnome-shell`, `gjs`), `gsettings`.
-    public static let programs = ["gnome-shell", "gjs", "gsettings"]
+    package static let programs = ["gnome-shell", "gjs", "gsettings"]
     /// The D-Bus services the shell starts on the session bus, from `/usr/share/dbus-1/services`.
     static let services = [
         "ca.desrt.dconf", "org.gnome.Shell.Notifications", "org.gnome.Shell.CalendarServer", "org.gnome.ScreenSaver",
     ]
     /// The test extension's id.
-    public static let extensionID = "reveille-test@reveille.github.io"
+    package static let extensionID = "reveille-test@reveille.github.io"
     /// The bus name the extension takes once the shell is ready.
     static let readyName = "io.github.reveille.ShellTestReady"
     /// The virtual monitor's size.
-    public static let screenSize = (width: 1280, height: 800)
+    package static let screenSize = (width: 1280, height: 800)
     /// The folder holding the extension and the scripts the server runs with `gjs`.
     static let filesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("GNOMEShell")
 
     /// Why the shell cannot run here, or `nil`. Tests should fail with it, not skip: GNOME is a
     /// desktop Reveille supports, and `scripts/install-deps` installs it.
-    public static func availability() -> String? {
+    package static func availability() -> String? {
         var missing = programs.filter { Executables.find($0) == nil }
         missing += services.map { "/usr/share/dbus-1/services/\($0).service" }.filter { !FileManager.default.fileExists(atPath: $0) }
         return missing.isEmpty ? nil : SandboxError.missing(missing).description
@@ -50,27 +50,27 @@ public final class GNOMEShellServer: Sendable {
     /// Why the shell has no lock screen here, or `nil`: besides GDM (the stand-in answers for it),
     /// GNOME Shell 43 wants systemd's seat folder, `/run/systemd/seats`, which a machine booted
     /// without systemd (a container) lacks (`js/misc/loginManager.js`, `haveSystemd()`).
-    public static var lockScreenUnavailable: String? {
+    package static var lockScreenUnavailable: String? {
         FileManager.default.fileExists(atPath: "/run/systemd/seats")
             ? nil : "GNOME Shell offers no lock screen without /run/systemd/seats (a machine booted with systemd has it)"
     }
 
     /// The sandbox the shell runs in.
-    public let sandbox: DesktopSandbox
+    package let sandbox: DesktopSandbox
     /// The shell's process.
-    public let process: SandboxProcess
+    package let process: SandboxProcess
     /// The private system bus (`DBUS_SYSTEM_BUS_ADDRESS` of the shell and of the services it starts).
-    public let systemBus: PrivateBus
+    package let systemBus: PrivateBus
     /// The stand-in for GDM.
     let displayManager: SandboxProcess
     /// Where `screenshot(named:)` saves: the sandbox's `logs/screenshots` (gone with the sandbox).
-    public let screenshotsDirectory: URL
+    package let screenshotsDirectory: URL
 
     // MARK: Starting
 
     /// A desktop sandbox whose bus can start the services GNOME Shell needs, without dunst.
     /// Throws `SandboxError.missing` when the shell is not installed.
-    public static func sandbox() throws -> DesktopSandbox {
+    package static func sandbox() throws -> DesktopSandbox {
         if let missing = availability() { throw SandboxError.failed("GNOME Shell cannot run: \(missing)") }
         return try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [try serviceDirectory()])
     }
@@ -95,7 +95,7 @@ public final class GNOMEShellServer: Sendable {
 
     /// Starts GNOME Shell in `sandbox` (made by `sandbox()`) and returns once it is ready: it owns
     /// `org.freedesktop.Notifications`, its overview is closed and its start-up notices are gone.
-    public init(in sandbox: DesktopSandbox, timeout: Duration = .seconds(60)) throws {
+    package init(in sandbox: DesktopSandbox, timeout: Duration = .seconds(60)) throws {
         self.sandbox = sandbox
         screenshotsDirectory = sandbox.logsDirectory.appendingPathComponent("screenshots")
         try FileManager.default.createDirectory(at: screenshotsDirectory, withIntermediateDirectories: true)
@@ -175,7 +175,7 @@ public final class GNOMEShellServer: Sendable {
     /// gives it: JSON text (`"null"` for `undefined` or `null`). Throws the shell's error message
     /// when the code throws.
     @discardableResult
-    public func eval(_ code: String) throws -> String {
+    package func eval(_ code: String) throws -> String {
         let connection = try BusConnection(address: sandbox.busAddress)
         defer { connection.close() }
         let reply = try connection.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell", "Eval", [.string(code)])
@@ -187,7 +187,7 @@ public final class GNOMEShellServer: Sendable {
     }
 
     /// Runs `code` in the shell and decodes its JSON value as `T`.
-    public func eval<T: Decodable>(_ code: String, as type: T.Type) throws -> T {
+    package func eval<T: Decodable>(_ code: String, as type: T.Type) throws -> T {
         try eval(text: try eval(code), code: code)
     }
 
@@ -195,7 +195,7 @@ public final class GNOMEShellServer: Sendable {
     /// `T`. For what the shell announces no signal of (a banner shown, the lock screen lit);
     /// checks every 50 ms, up to `timeout`, then fails with `what` and the value of `detail` (code
     /// describing what the shell shows instead).
-    public func waitForEval<T: Decodable & Sendable>(
+    package func waitForEval<T: Decodable & Sendable>(
         _ what: String, _ code: String, as type: T.Type = T.self, timeout: Duration = .seconds(30), detail: String? = nil
     ) async throws -> T {
         let deadline = ContinuousClock.now + timeout
@@ -221,7 +221,7 @@ public final class GNOMEShellServer: Sendable {
 
     /// Saves what the screen shows, as the shell draws it (`org.gnome.Shell.Screenshot.Screenshot`,
     /// no pointer, no flash), as a PNG at `url`.
-    public func screenshot(to url: URL) throws {
+    package func screenshot(to url: URL) throws {
         let connection = try BusConnection(address: sandbox.busAddress)
         defer { connection.close() }
         let reply = try connection.call(
@@ -234,7 +234,7 @@ public final class GNOMEShellServer: Sendable {
 
     /// Saves a screenshot as `name.png` in `screenshotsDirectory` and returns its URL.
     @discardableResult
-    public func screenshot(named name: String) async throws -> URL {
+    package func screenshot(named name: String) async throws -> URL {
         let url = screenshotsDirectory.appendingPathComponent("\(name).png")
         try await offPool { [self] in try screenshot(to: url) }
         return url
@@ -244,7 +244,7 @@ public final class GNOMEShellServer: Sendable {
 
     /// Ends the shell, the GDM stand-in and the system bus (the sandbox ends the services the shell
     /// started). Safe to call more than once.
-    public func stop() {
+    package func stop() {
         process.stop()
         displayManager.stop()
         systemBus.stop()

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// Every string is valid Swift text without NUL, so it can travel as a D-Bus string; `bytes`
 /// also makes byte sequences that are not UTF-8, for command lines.
-public enum HostileText {
+package enum HostileText {
     /// Strings that look like numbers, times, durations, ids or markup, and fool lenient parsers.
-    public static let tricky: [String] = [
+    package static let tricky: [String] = [
         "", " ", "0", "-0", "1e309", "-1e309", "NaN", "nan", "inf", "-inf", "infinity", "0x1p-1074", "9223372036854775808",
         "-9223372036854775809", "18446744073709551616", "1.7976931348623157e308", "4.9e-324", "00", "٣", "５", "６０",
         "０１:３０", "7:30", "07:30", "24:00", "23:60", "7:30pm", "12am", "0am", "13pm", "2026-02-30 07:30",
@@ -25,7 +25,7 @@ public enum HostileText {
     ]
 
     /// A hostile string: a tricky word, random scalars, a long or (rarely) a huge string.
-    public static func string(using rng: inout some RandomNumberGenerator, allowHuge: Bool = true) -> String {
+    package static func string(using rng: inout some RandomNumberGenerator, allowHuge: Bool = true) -> String {
         switch rng.weighted([(30, 0), (20, 1), (15, 2), (10, 3), (8, 4), (allowHuge ? 2 : 0, 5)]) {
         case 0: return rng.pick(tricky)
         case 1: return scalars(count: Int.random(in: 0...40, using: &rng), using: &rng)
@@ -39,14 +39,14 @@ public enum HostileText {
     }
 
     /// A string of about a mebibyte.
-    public static func huge(using rng: inout some RandomNumberGenerator) -> String {
+    package static func huge(using rng: inout some RandomNumberGenerator) -> String {
         let unit = rng.pick(["a", "é", "日", "🙂", "0", "\u{1B}", "mon,"])
         let bytes = 1_048_576 + Int.random(in: -16...16, using: &rng)
         return repeated(unit, count: max(1, bytes / unit.utf8.count))
     }
 
     /// `unit` written `count` times, built by doubling (a handful of copies, not `count` appends).
-    public static func repeated(_ unit: String, count: Int) -> String {
+    package static func repeated(_ unit: String, count: Int) -> String {
         guard count > 0 else { return "" }
         var text = unit
         var made = 1
@@ -59,7 +59,7 @@ public enum HostileText {
     }
 
     /// Random Unicode scalars from every plane (no NUL, no surrogates).
-    public static func scalars(count: Int, using rng: inout some RandomNumberGenerator) -> String {
+    package static func scalars(count: Int, using rng: inout some RandomNumberGenerator) -> String {
         var text = String.UnicodeScalarView()
         for _ in 0..<count {
             let value: UInt32 = rng.weighted([
@@ -74,21 +74,21 @@ public enum HostileText {
     }
 
     /// Tricky words joined with random scalars and separators.
-    public static func mixed(using rng: inout some RandomNumberGenerator) -> String {
+    package static func mixed(using rng: inout some RandomNumberGenerator) -> String {
         (0..<Int.random(in: 1...5, using: &rng)).map { _ in
             rng.chance(0.6) ? rng.pick(tricky) : scalars(count: Int.random(in: 1...4, using: &rng), using: &rng)
         }.joined(separator: rng.pick(["", " ", ",", ":", "-", "\n"]))
     }
 
     /// A short word of ASCII letters, digits and punctuation.
-    public static func asciiWord(using rng: inout some RandomNumberGenerator) -> String {
+    package static func asciiWord(using rng: inout some RandomNumberGenerator) -> String {
         let characters = Array("abcdefxyzABCXYZ0123456789_-.:/ #,+")
         return String((0..<Int.random(in: 1...16, using: &rng)).map { _ in rng.pick(characters) })
     }
 
     /// Bytes for a command-line argument: a hostile string's UTF-8, or bytes that are not UTF-8
     /// (lone continuation bytes, overlong forms, surrogates, truncated sequences). Never NUL.
-    public static func bytes(using rng: inout some RandomNumberGenerator) -> [UInt8] {
+    package static func bytes(using rng: inout some RandomNumberGenerator) -> [UInt8] {
         if rng.chance(0.6) { return Array(string(using: &rng, allowHuge: false).utf8) }
         let invalid: [[UInt8]] = [[0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80],
             [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0xFE], [0xFF], [0xE2, 0x82], [0xF0, 0x9F, 0x99]]

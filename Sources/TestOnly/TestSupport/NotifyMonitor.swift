@@ -9,7 +9,7 @@ import Synchronization
 /// It is a D-Bus monitor (`BecomeMonitor`) in this process, reading the wire format itself: strings
 /// with newlines or quotes arrive intact and every value keeps its type. It is ready when the
 /// initialiser returns: everything sent afterwards is recorded.
-public final class NotifyMonitor: Sendable {
+package final class NotifyMonitor: Sendable {
     private let connection: BusConnection
     private let recording: Recording
 
@@ -34,7 +34,7 @@ public final class NotifyMonitor: Sendable {
     /// delivered it rather than when a busy machine next ran this thread: benchmarks time the
     /// agent's calls by these stamps. `alsoMatching` adds match rules (such as the property
     /// writes that pause a server), recorded in the same order the bus delivered everything.
-    public init(address: String, promptStamps: Bool = false, alsoMatching extraRules: [String] = []) throws {
+    package init(address: String, promptStamps: Bool = false, alsoMatching extraRules: [String] = []) throws {
         connection = try BusConnection(address: address)
         recording = Recording()
         _ = try connection.call(
@@ -72,15 +72,15 @@ public final class NotifyMonitor: Sendable {
     deinit { connection.close() }
 
     /// Stops recording (what was recorded stays readable).
-    public func stop() { connection.close() }
+    package func stop() { connection.close() }
 
     // MARK: What was recorded
 
     /// Every recorded message, in the order the bus delivered them.
-    public func messages() -> [BusMessage] { recording.messages.withLock { $0 } }
+    package func messages() -> [BusMessage] { recording.messages.withLock { $0 } }
 
     /// Every `Notify` call, with the id the server returned when the reply has been seen.
-    public func notifyCalls() -> [NotifyCall] {
+    package func notifyCalls() -> [NotifyCall] {
         let messages = messages()
         var replies: [String: UInt32] = [:]
         for message in messages where message.kind == .methodReturn {
@@ -97,7 +97,7 @@ public final class NotifyMonitor: Sendable {
 
     /// The recorded signals named `member` of `org.freedesktop.Notifications`, such as
     /// `ActionInvoked` (arguments: id, action key) or `NotificationClosed` (id, reason).
-    public func signals(_ member: String) -> [BusMessage] {
+    package func signals(_ member: String) -> [BusMessage] {
         messages().filter { $0.kind == .signal && $0.isMember("org.freedesktop.Notifications", member) }
     }
 
@@ -105,7 +105,7 @@ public final class NotifyMonitor: Sendable {
 
     /// Waits for a `Notify` call that satisfies `predicate` (recorded earlier or later) and returns it.
     @discardableResult
-    public func waitForNotify(
+    package func waitForNotify(
         matching predicate: (NotifyCall) -> Bool = { _ in true }, timeout: Duration = .seconds(30)
     ) async throws -> NotifyCall {
         try await Poll.until("a matching Notify call", timeout: timeout, detail: summary) {
@@ -116,7 +116,7 @@ public final class NotifyMonitor: Sendable {
 
     /// Blocks until a `Notify` call satisfies `predicate` (recorded earlier or later) and returns it.
     @discardableResult
-    public func waitForNotify(
+    package func waitForNotify(
         matching predicate: (NotifyCall) -> Bool = { _ in true }, timeout: Duration = .seconds(30)
     ) throws -> NotifyCall {
         try Poll.blocking("a matching Notify call", timeout: timeout, detail: summary) {
@@ -127,7 +127,7 @@ public final class NotifyMonitor: Sendable {
 
     /// Waits for a recorded message that satisfies `predicate` and returns it.
     @discardableResult
-    public func waitForMessage(
+    package func waitForMessage(
         matching predicate: (BusMessage) -> Bool, timeout: Duration = .seconds(30)
     ) async throws -> BusMessage {
         try await Poll.until("a matching bus message", timeout: timeout, detail: summary) {
@@ -138,7 +138,7 @@ public final class NotifyMonitor: Sendable {
 
     /// Blocks until a recorded message satisfies `predicate` and returns it.
     @discardableResult
-    public func waitForMessage(
+    package func waitForMessage(
         matching predicate: (BusMessage) -> Bool, timeout: Duration = .seconds(30)
     ) throws -> BusMessage {
         try Poll.blocking("a matching bus message", timeout: timeout, detail: summary) {
@@ -154,7 +154,7 @@ public final class NotifyMonitor: Sendable {
     }
 
     /// One line per recorded message, for failure messages.
-    public func summary() -> String {
+    package func summary() -> String {
         let lines = messages().map { message -> String in
             switch message.kind {
             case .methodCall, .signal:
@@ -168,35 +168,35 @@ public final class NotifyMonitor: Sendable {
 }
 
 /// One `org.freedesktop.Notifications.Notify` call, as it went over the bus.
-public struct NotifyCall: Sendable, Hashable {
+package struct NotifyCall: Sendable, Hashable {
     /// The caller's unique bus name.
-    public let sender: String
+    package let sender: String
     /// The call's serial (with `sender`, identifies the call).
-    public let serial: UInt32
+    package let serial: UInt32
     /// `app_name`.
-    public let appName: String
+    package let appName: String
     /// `replaces_id`: 0 for a new notification, otherwise the id to replace.
-    public let replacesID: UInt32
+    package let replacesID: UInt32
     /// `app_icon`.
-    public let appIcon: String
+    package let appIcon: String
     /// `summary`.
-    public let summary: String
+    package let summary: String
     /// `body`.
-    public let body: String
+    package let body: String
     /// `actions`, flat: key, label, key, label, …
-    public let actions: [String]
+    package let actions: [String]
     /// `hints`, each the variant's content with its exact type: an urgency sent as a byte is
     /// `.byte(2)`, one sent as an int32 is `.int32(2)`.
-    public let hints: [String: BusValue]
+    package let hints: [String: BusValue]
     /// `expire_timeout` in milliseconds: -1 for the server's default, 0 for never.
-    public let expireTimeout: Int32
+    package let expireTimeout: Int32
     /// The notification id the server returned, once its reply was seen.
-    public var returnedID: UInt32?
+    package var returnedID: UInt32?
     /// When the monitor read the call.
-    public let receivedAt: ContinuousClock.Instant?
+    package let receivedAt: ContinuousClock.Instant?
 
     /// Reads a `Notify` call; `nil` for any other message or a call with other argument types.
-    public init?(_ message: BusMessage) {
+    package init?(_ message: BusMessage) {
         guard message.kind == .methodCall, message.isMember("org.freedesktop.Notifications", "Notify"),
               message.signature == "susssasa{sv}i", message.body.count == 8,
               case .string(let appName) = message.body[0], case .uint32(let replacesID) = message.body[1],
@@ -218,15 +218,15 @@ public struct NotifyCall: Sendable, Hashable {
     }
 
     /// The action keys, in order (`default`, `stop`, `snooze`, …).
-    public var actionKeys: [String] {
+    package var actionKeys: [String] {
         stride(from: 0, to: actions.count - 1, by: 2).map { actions[$0] }
     }
 
     /// The label of each action key.
-    public var actionLabels: [String: String] {
+    package var actionLabels: [String: String] {
         Dictionary(stride(from: 0, to: actions.count - 1, by: 2).map { (actions[$0], actions[$0 + 1]) }) { first, _ in first }
     }
 
     /// The `urgency` hint with its type (`.byte(2)` for critical, as the specification asks).
-    public var urgency: BusValue? { hints["urgency"] }
+    package var urgency: BusValue? { hints["urgency"] }
 }

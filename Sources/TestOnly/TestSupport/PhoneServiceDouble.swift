@@ -35,16 +35,16 @@ import Synchronization
 ///
 /// It runs on its own thread over the sandbox's own D-Bus reader (`BusConnection`), independent
 /// of the project's `DBus` module.
-public final class PhoneServiceDouble: Sendable {
+package final class PhoneServiceDouble: Sendable {
     /// Which service the double plays.
-    public enum Service: Sendable, Hashable {
+    package enum Service: Sendable, Hashable {
         /// KDE Connect's daemon, `org.kde.kdeconnect`.
         case kdeConnect
         /// GSConnect, `org.gnome.Shell.Extensions.GSConnect`.
         case gsConnect
 
         /// The service's bus name.
-        public var busName: String {
+        package var busName: String {
             switch self {
             case .kdeConnect: "org.kde.kdeconnect"
             case .gsConnect: "org.gnome.Shell.Extensions.GSConnect"
@@ -53,7 +53,7 @@ public final class PhoneServiceDouble: Sendable {
     }
 
     /// What a device does when asked to ring.
-    public enum RingAnswer: Sendable, Hashable {
+    package enum RingAnswer: Sendable, Hashable {
         /// Accepts the ring (an empty reply, as the real services send).
         case ring
         /// Refuses it with the D-Bus error `name` and `message`.
@@ -63,24 +63,24 @@ public final class PhoneServiceDouble: Sendable {
     }
 
     /// A device the service knows.
-    public struct Device: Sendable, Hashable {
+    package struct Device: Sendable, Hashable {
         /// The service's device id (also the last part of its object path).
-        public var id: String
+        package var id: String
         /// The device's name.
-        public var name: String
+        package var name: String
         /// Whether the device is reachable now (KDE Connect's `isReachable`, GSConnect's `Connected`).
-        public var isReachable: Bool
+        package var isReachable: Bool
         /// Whether the device is paired (KDE Connect's `isPaired`, GSConnect's `Paired`).
-        public var isPaired: Bool
+        package var isPaired: Bool
         /// What the device does when asked to ring.
-        public var ringAnswer: RingAnswer
+        package var ringAnswer: RingAnswer
         /// Whether the find-my-phone plugin is on, on the computer and in the phone's app: when it
         /// is off, KDE Connect loads no `findmyphone` object for the device and `hasPlugin` says
         /// no, and GSConnect's device has no `ring` action.
-        public var findsPhone: Bool
+        package var findsPhone: Bool
 
         /// A device, reachable and paired and ringing unless told otherwise.
-        public init(
+        package init(
             id: String, name: String, isReachable: Bool = true, isPaired: Bool = true, ringAnswer: RingAnswer = .ring,
             findsPhone: Bool = true
         ) {
@@ -94,9 +94,9 @@ public final class PhoneServiceDouble: Sendable {
     }
 
     /// A ring the double received.
-    public struct Ring: Sendable, Hashable {
+    package struct Ring: Sendable, Hashable {
         /// What the double answered.
-        public enum Outcome: Sendable, Hashable {
+        package enum Outcome: Sendable, Hashable {
             /// The ring was accepted.
             case rang
             /// The ring was refused with this D-Bus error name.
@@ -106,31 +106,31 @@ public final class PhoneServiceDouble: Sendable {
         }
 
         /// The device asked to ring: its id, or for a path that names no device, the path.
-        public var deviceID: String
+        package var deviceID: String
         /// When the double read the call off the bus.
-        public var receivedAt: ContinuousClock.Instant
+        package var receivedAt: ContinuousClock.Instant
         /// The caller's unique bus name.
-        public var sender: String
+        package var sender: String
         /// The call's object path, interface and member, such as
         /// `/modules/kdeconnect/devices/<id>/findmyphone org.kde.kdeconnect.device.findmyphone.ring`.
-        public var call: String
+        package var call: String
         /// The call's arguments, typed as sent (`Activate`'s `"ring", [], {}`).
-        public var arguments: [BusValue]
+        package var arguments: [BusValue]
         /// What the double answered.
-        public var outcome: Outcome
+        package var outcome: Outcome
     }
 
     /// A wait for rings that did not come in time.
-    public struct Timeout: Error, CustomStringConvertible {
+    package struct Timeout: Error, CustomStringConvertible {
         /// What was awaited and what came.
-        public var description: String
+        package var description: String
     }
 
     /// The service played.
-    public let service: Service
+    package let service: Service
     /// Whether the service answers the call listing its devices (KDE Connect's `devices`,
     /// GSConnect's `GetManagedObjects`); false plays a service that hangs.
-    public let answersListing: Bool
+    package let answersListing: Bool
     private let connection: BusConnection
     private let state: Mutex<State>
 
@@ -151,7 +151,7 @@ public final class PhoneServiceDouble: Sendable {
     /// Connects to the bus at `address`, takes the service's name and starts answering; returns
     /// once the name is owned. With `answersListing` false, the call listing the devices is never
     /// answered.
-    public init(_ service: Service, address: String, devices: [Device], answersListing: Bool = true) throws {
+    package init(_ service: Service, address: String, devices: [Device], answersListing: Bool = true) throws {
         self.service = service
         self.answersListing = answersListing
         state = Mutex(State(devices: devices))
@@ -168,16 +168,16 @@ public final class PhoneServiceDouble: Sendable {
     deinit { connection.close() }
 
     /// Replaces the devices the service knows (later calls see the new ones).
-    public func setDevices(_ devices: [Device]) {
+    package func setDevices(_ devices: [Device]) {
         state.withLock { $0.devices = devices }
     }
 
     /// Every ring received so far, in order.
-    public var rings: [Ring] { state.withLock { $0.rings } }
+    package var rings: [Ring] { state.withLock { $0.rings } }
 
     /// Waits until at least `count` rings were received and returns them all; throws `Timeout`
     /// when `timeout` passes first, or when the double is stopped.
-    public func waitForRings(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [Ring] {
+    package func waitForRings(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [Ring] {
         let key = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -213,7 +213,7 @@ public final class PhoneServiceDouble: Sendable {
 
     /// Leaves the bus (calls left unanswered then fail for their callers) and ends the waits.
     /// Safe to call more than once.
-    public func stop() {
+    package func stop() {
         let waiters = state.withLock { state -> [Waiter] in
             state.stopped = true
             defer { state.waiters = [:] }
@@ -419,7 +419,7 @@ public final class PhoneServiceDouble: Sendable {
     }
 
     /// GSConnect's object path for a device id: `\W+` runs made `_` (`src/service/manager.js`).
-    public static func gsConnectPath(_ id: String) -> String {
+    package static func gsConnectPath(_ id: String) -> String {
         var path = "/org/gnome/Shell/Extensions/GSConnect/Device/"
         var inRun = false
         for scalar in id.unicodeScalars {

@@ -9,20 +9,20 @@ import Synchronization
 /// with it. `alsaConfiguration` is a self-contained ALSA configuration whose `default` is
 /// PipeWire's ALSA plugin: give it to one program as `ALSA_CONFIG_PATH`; nothing else in the
 /// sandbox, nor the machine's own ALSA `default`, changes.
-public final class PipeWireServer: Sendable {
+package final class PipeWireServer: Sendable {
     /// The programs it needs (Debian's `pipewire`, `pipewire-bin`, `wireplumber`, `pipewire-alsa`).
-    public static let programs = ["pipewire", "wireplumber", "pw-cli", "pw-dump", "pw-record", "wpctl"]
+    package static let programs = ["pipewire", "wireplumber", "pw-cli", "pw-dump", "pw-record", "wpctl"]
 
     /// The null sink's node name: the speakers.
-    public let sinkName = "reveille-speakers"
+    package let sinkName = "reveille-speakers"
     /// A self-contained ALSA configuration: `default` is PipeWire.
-    public let alsaConfiguration: URL
+    package let alsaConfiguration: URL
     let sandbox: DesktopSandbox
     /// The running `pipewire` and `wireplumber`.
     private let processes = Mutex<[SandboxProcess]>([])
 
     /// Why it cannot run here, or nil.
-    public static func availability() -> String? {
+    package static func availability() -> String? {
         let missing = programs.filter { Executables.find($0) == nil }
         if !missing.isEmpty { return "missing \(missing.joined(separator: ", ")) (scripts/install-deps installs them)" }
         if pluginPath == nil { return "PipeWire's ALSA plugin is not installed (pipewire-alsa)" }
@@ -38,7 +38,7 @@ public final class PipeWireServer: Sendable {
 
     /// Starts PipeWire and WirePlumber in `sandbox`, adds the null sink, makes it the default, and
     /// returns once WirePlumber has taken it as the default.
-    public init(in sandbox: DesktopSandbox) throws {
+    package init(in sandbox: DesktopSandbox) throws {
         if let missing = Self.availability() { throw SandboxError.failed("PipeWire cannot run: \(missing)") }
         self.sandbox = sandbox
         let folder = sandbox.root.appendingPathComponent("pipewire")
@@ -57,7 +57,7 @@ public final class PipeWireServer: Sendable {
 
     /// Starts `pipewire` and `wireplumber` (again, after `stop()`), adds the null sink and makes it
     /// the default.
-    public func start() throws {
+    package func start() throws {
         let socket = sandbox.runtimeDirectory.appendingPathComponent("pipewire-0").path
         let server = try sandbox.spawn("pipewire")
         processes.withLock { $0.append(server) }
@@ -82,7 +82,7 @@ public final class PipeWireServer: Sendable {
 
     /// Stops `wireplumber` and `pipewire`, as when the sound server goes away, and waits until
     /// they have ended.
-    public func stop() {
+    package func stop() {
         let running = processes.withLock { processes in
             defer { processes.removeAll() }
             return processes
@@ -92,20 +92,20 @@ public final class PipeWireServer: Sendable {
     }
 
     /// A node PipeWire has: its id and properties.
-    public struct Node: Sendable {
+    package struct Node: Sendable {
         /// The object id.
-        public var id: Int
+        package var id: Int
         /// Its properties, those with text values, as `pw-dump` shows them.
-        public var properties: [String: String]
+        package var properties: [String: String]
     }
 
     /// Every node of a media class (`Stream/Output/Audio`: the streams playing), from `pw-dump`.
-    public func nodes(ofClass mediaClass: String) throws -> [Node] {
+    package func nodes(ofClass mediaClass: String) throws -> [Node] {
         try allNodes().filter { $0.properties["media.class"] == mediaClass }
     }
 
     /// The node with this `node.name`, if PipeWire has one.
-    public func node(named name: String) throws -> Node? {
+    package func node(named name: String) throws -> Node? {
         try allNodes().first { $0.properties["node.name"] == name }
     }
 
@@ -133,20 +133,20 @@ public final class PipeWireServer: Sendable {
 
     /// Records what the speakers play (the sink's monitor), in real time, as raw 16-bit stereo
     /// samples at 48 kHz into the returned process's standard output file, until it is stopped.
-    public func recordSpeakers() throws -> SandboxProcess {
+    package func recordSpeakers() throws -> SandboxProcess {
         try sandbox.spawn(
             "pw-record", ["--target", sinkName, "--rate", "48000", "--channels", "2", "--format", "s16", "-"])
     }
 
     /// The samples a recording holds so far (`recordSpeakers()`).
-    public static func samples(of recording: SandboxProcess) -> [Int16] {
+    package static func samples(of recording: SandboxProcess) -> [Int16] {
         let data = (try? Data(contentsOf: recording.standardOutputURL)) ?? Data()
         return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(data.count / 2)) }
     }
 
     /// Runs `wpctl` with these arguments on the default sink (`set-mute`, `set-volume`, `get-volume`).
     @discardableResult
-    public func wpctl(_ arguments: [String]) throws -> String {
+    package func wpctl(_ arguments: [String]) throws -> String {
         try sandbox.run("wpctl", arguments)
     }
 }

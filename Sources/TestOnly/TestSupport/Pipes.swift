@@ -1,9 +1,9 @@
 import LinuxSystem
 
 /// Pipes whose ends are closed on `exec`, so they never leak into programs started meanwhile.
-public enum Pipes {
+package enum Pipes {
     /// A new pipe: (read end, write end), both close-on-exec.
-    public static func make() throws -> (Int32, Int32) {
+    package static func make() throws -> (Int32, Int32) {
         let (readEnd, writeEnd) = try makeDescriptors()
         return (readEnd.rawValue, writeEnd.rawValue)
     }
@@ -20,7 +20,7 @@ public enum Pipes {
     /// What can be read from `descriptor` until the pipe's end (every write end closed,
     /// wherever it was), or nil when the end did not come within `timeout`: how a test sees that
     /// no copy of a write end it handed out is still open. Blocks the calling thread.
-    public static func readToEnd(_ descriptor: Int32, timeout: Duration) -> String? {
+    package static func readToEnd(_ descriptor: Int32, timeout: Duration) -> String? {
         let descriptor = FileDescriptor(rawValue: descriptor)
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

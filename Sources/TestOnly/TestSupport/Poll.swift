@@ -42,7 +42,7 @@ enum Poll {
 /// Waits, up to `timeout`, until `condition` returns a value, checking it every few milliseconds
 /// (for tests watching something outside the process, such as a capture file).
 @discardableResult
-public func waitUntil<T>(
+package func waitUntil<T>(
     _ what: @autoclosure () -> String, timeout: Duration = .seconds(30), detail: () -> String = { "" },
     _ condition: () throws -> T?
 ) async throws -> T {
@@ -52,7 +52,7 @@ public func waitUntil<T>(
 /// Waits, up to `timeout`, until the asynchronous `condition` returns a value, checking it every
 /// `interval` (for a condition that is itself a round trip, such as running `reveille list`).
 @discardableResult
-public func waitUntil<T>(
+package func waitUntil<T>(
     _ what: @autoclosure () -> String, timeout: Duration = .seconds(30), every interval: Duration,
     detail: () -> String = { "" }, _ condition: () async throws -> T?
 ) async throws -> T {

@@ -7,16 +7,16 @@ import Synchronization
 ///
 /// The configuration has no service folders but the ones given: Debian ships activatable
 /// `org.freedesktop.Notifications` services that would race each other on a shared bus.
-public final class PrivateBus: Sendable {
+package final class PrivateBus: Sendable {
     /// The bus address, for `DBUS_SESSION_BUS_ADDRESS`.
-    public let address: String
+    package let address: String
     /// The daemon's process id.
-    public let pid: Int32
+    package let pid: Int32
     /// The folder holding the configuration and the socket.
-    public let directory: URL
+    package let directory: URL
 
     /// Whether `dbus-daemon` is installed, so tests can be skipped with a clear message without it.
-    public static var isAvailable: Bool { Executables.find("dbus-daemon") != nil }
+    package static var isAvailable: Bool { Executables.find("dbus-daemon") != nil }
 
     /// Starts a bus; `serviceDirectories` are searched for D-Bus activation files.
     ///
@@ -24,7 +24,7 @@ public final class PrivateBus: Sendable {
     /// `HOME` and the `XDG_*` folders of a test). With `socket`, the bus listens on that file
     /// (`unix:path=`), so a bus started again later has the same address; else on a file of a
     /// random name in its own folder (`unix:dir=`).
-    public init(serviceDirectories: [URL] = [], environment: [String: String]? = nil, socket: URL? = nil) throws {
+    package init(serviceDirectories: [URL] = [], environment: [String: String]? = nil, socket: URL? = nil) throws {
         let directory = Fixtures.temporaryDirectory("reveille-bus")
         let listen = socket.map { "unix:path=\($0.path)" } ?? "unix:dir=\(directory.path)"
         let services = serviceDirectories.map { "  <servicedir>\($0.path)</servicedir>\n" }.joined()
@@ -63,7 +63,7 @@ public final class PrivateBus: Sendable {
 
     /// Stops the daemon, waits (up to 2 s) until it has ended, and removes its folder. Safe to call
     /// more than once.
-    public func stop() {
+    package func stop() {
         guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
         try? ProcessCalls.kill(pid, signal: SIGTERM)
         // The daemon removes its socket as it exits: removing the folder meanwhile would race it.
@@ -78,14 +78,14 @@ public final class PrivateBus: Sendable {
 }
 
 /// Why a test environment could not be set up.
-public enum TestEnvironmentError: Error, CustomStringConvertible {
+package enum TestEnvironmentError: Error, CustomStringConvertible {
     /// A program the tests need is not installed.
     case missing(String)
     /// A program failed.
     case failed(String)
 
     /// A sentence for the test log.
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let program): "\(program) is not installed (scripts/install-deps installs it)"
         case .failed(let reason): reason
@@ -94,9 +94,9 @@ public enum TestEnvironmentError: Error, CustomStringConvertible {
 }
 
 /// Finding and running programs for tests.
-public enum Executables {
+package enum Executables {
     /// The path of a program on `PATH`, or `nil`.
-    public static func find(_ name: String) -> String? {
+    package static func find(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         // `String` elements: concatenating the substrings with literals would infer `[[Character]]`
         // and interpolate the folders as character lists.
@@ -113,7 +113,7 @@ public enum Executables {
     /// `ProcessSpawner`), not Foundation's `Process`, whose `waitUntilExit()` hangs while a daemon
     /// the program forked lives on, and whose children inherit a signal mask blocking SIGTERM.
     @discardableResult
-    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
+    package static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
         let (readEnd, writeEnd) = try Pipes.makeDescriptors()
         let pid: pid_t
         do {

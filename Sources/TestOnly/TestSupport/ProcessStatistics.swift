@@ -1,18 +1,18 @@
 import Foundation
 
 /// Counters of a process read from `/proc`.
-public struct ProcessStatistics: Sendable {
+package struct ProcessStatistics: Sendable {
     /// Voluntary and involuntary context switches of each of its threads, by thread id.
-    public var contextSwitches: [String: Int] = [:]
+    package var contextSwitches: [String: Int] = [:]
     /// Each thread's name (`comm`), by thread id.
-    public var names: [String: String] = [:]
+    package var names: [String: String] = [:]
     /// Its resident set size.
-    public var residentBytes = 0
+    package var residentBytes = 0
 
     /// The wake-ups since an earlier reading, by thread: the context switches of threads that lived
     /// through both readings, plus all of those of threads that began since. (A thread that ended
     /// can no longer wake up; counting it as negative would hide wake-ups.)
-    public func wakeUpsByThread(since earlier: ProcessStatistics) -> [String: Int] {
+    package func wakeUpsByThread(since earlier: ProcessStatistics) -> [String: Int] {
         var counts: [String: Int] = [:]
         for (thread, switches) in contextSwitches {
             counts["\(names[thread] ?? "?") (\(thread))", default: 0] += switches - (earlier.contextSwitches[thread] ?? 0)
@@ -24,7 +24,7 @@ public struct ProcessStatistics: Sendable {
     /// aftermath the test cannot see finish (the last `fsync` of a checkpoint after the log it
     /// truncates reads empty, the engine handing the result back). A process that keeps waking
     /// more often than `stillFor` never gets there, and the wait throws saying which threads woke.
-    public static func waitUntilStill(pid: Int32, for stillFor: Duration = .milliseconds(300), timeout: Duration = .seconds(10)) async throws {
+    package static func waitUntilStill(pid: Int32, for stillFor: Duration = .milliseconds(300), timeout: Duration = .seconds(10)) async throws {
         var mark = ProcessStatistics(pid: pid)
         var markedAt = ContinuousClock.now
         var lastWoken: [String: Int] = [:]
@@ -45,7 +45,7 @@ public struct ProcessStatistics: Sendable {
     /// timeout, by thread id with their names: each of them will wake when it runs out, whether or
     /// not anything happened. Read from `/proc/PID/task/*/syscall` (the call a thread is blocked
     /// in and its arguments), x86-64 numbering.
-    public static func threadsWaitingWithTimeout(pid: Int32) -> [String: String] {
+    package static func threadsWaitingWithTimeout(pid: Int32) -> [String: String] {
         var found: [String: String] = [:]
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         for task in tasks {
@@ -73,7 +73,7 @@ public struct ProcessStatistics: Sendable {
     }
 
     /// Reads them now (`/proc/PID/task/*/status` and `comm`, `/proc/PID/status`).
-    public init(pid: Int32) {
+    package init(pid: Int32) {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         for task in tasks {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }

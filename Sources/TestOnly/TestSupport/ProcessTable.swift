@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 
 /// What `/proc` says about processes: whether one still runs, and which belong to a sandbox.
-public enum ProcessTable {
+package enum ProcessTable {
     /// The fields of `/proc/PID/stat` after `(comm)` (comm may hold anything, so they start after
     /// the last `)`): state first, then ppid, pgrp, … utime at 11 and stime at 12.
     static func statFields(of pid: pid_t) -> [Substring]? {
@@ -15,28 +15,28 @@ public enum ProcessTable {
     /// When `pid` started, in clock ticks since boot (`/proc/PID/stat`'s 22nd field), or `nil`
     /// when it is gone: with its pid, it names one process, since a pid is reused once the numbers
     /// wrap (at `pid_max`, 32768 on many machines).
-    public static func startTime(of pid: pid_t) -> UInt64? {
+    package static func startTime(of pid: pid_t) -> UInt64? {
         statFields(of: pid).flatMap { $0.count > 19 ? UInt64($0[19]) : nil }
     }
 
     /// Whether `pid` is a live process. A zombie (exited, not yet reaped by its parent) is not.
-    public static func isRunning(_ pid: pid_t) -> Bool {
+    package static func isRunning(_ pid: pid_t) -> Bool {
         guard let state = statFields(of: pid)?.first else { return false }
         return state != "Z" && state != "X" && state != "x"
     }
 
     /// A process's parent, or `nil` when it is gone.
-    public static func parent(of pid: pid_t) -> pid_t? {
+    package static func parent(of pid: pid_t) -> pid_t? {
         statFields(of: pid).flatMap { $0.count > 1 ? pid_t($0[1]) : nil }
     }
 
     /// The live processes whose parent is `pid`.
-    public static func children(of pid: pid_t) -> [pid_t] {
+    package static func children(of pid: pid_t) -> [pid_t] {
         allProcessIDs().filter { parent(of: $0) == pid }
     }
 
     /// The names of a process's threads (`/proc/PID/task/*/comm`); empty when it is gone.
-    public static func threadNames(of pid: pid_t) -> [String] {
+    package static func threadNames(of pid: pid_t) -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return tasks.compactMap { task in
             (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
@@ -46,7 +46,7 @@ public enum ProcessTable {
 
     /// The processor time a process has used (`utime + stime` of `/proc/PID/stat`, which counts
     /// its threads that have ended too), in clock ticks' resolution; zero when it is gone.
-    public static func cpuTime(of pid: pid_t) -> Duration {
+    package static func cpuTime(of pid: pid_t) -> Duration {
         guard let fields = statFields(of: pid), fields.count > 12 else { return .zero }
         let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
         return .seconds(Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK))))
@@ -54,7 +54,7 @@ public enum ProcessTable {
 
     /// A process's resident memory in bytes (`VmRSS` in `/proc/PID/status`), or `nil` when it
     /// cannot be read (the process is gone).
-    public static func residentBytes(of pid: pid_t) -> Int? {
+    package static func residentBytes(of pid: pid_t) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             // "VmRSS:\t   12345 kB"
@@ -64,7 +64,7 @@ public enum ProcessTable {
     }
 
     /// The live processes whose process group is `group`.
-    public static func members(ofGroup group: pid_t) -> [pid_t] {
+    package static func members(ofGroup group: pid_t) -> [pid_t] {
         allProcessIDs().filter { pid in
             guard let fields = statFields(of: pid), fields.count > 2 else { return false }
             return pid_t(fields[2]) == group
@@ -73,7 +73,7 @@ public enum ProcessTable {
 
     /// Waits until none of `pids` is running; `false` when `timeout` passes first.
     @discardableResult
-    public static func waitUntilGone(_ pids: [pid_t], timeout: Duration) -> Bool {
+    package static func waitUntilGone(_ pids: [pid_t], timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while pids.contains(where: isRunning) {
             if ContinuousClock.now >= deadline { return false }
@@ -83,13 +83,13 @@ public enum ProcessTable {
     }
 
     /// The ids of all live processes.
-    public static func allProcessIDs() -> [pid_t] {
+    package static func allProcessIDs() -> [pid_t] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return names.compactMap { pid_t($0) }.filter(isRunning)
     }
 
     /// A process's environment, or `nil` when it cannot be read.
-    public static func environment(of pid: pid_t) -> [String: String]? {
+    package static func environment(of pid: pid_t) -> [String: String]? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return nil }
         var result: [String: String] = [:]
         for entry in data.split(separator: 0) {
@@ -102,7 +102,7 @@ public enum ProcessTable {
     }
 
     /// A process's arguments, program first, or `nil` when they cannot be read.
-    public static func commandLine(of pid: pid_t) -> [String]? {
+    package static func commandLine(of pid: pid_t) -> [String]? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
         return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }

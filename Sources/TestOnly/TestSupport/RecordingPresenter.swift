@@ -4,27 +4,27 @@ import Foundation
 import Synchronization
 
 /// A presenter that keeps every effect the engine asks of it, for tests to read.
-public final class RecordingPresenter: AlarmPresenter {
+package final class RecordingPresenter: AlarmPresenter {
     private let log = Mutex<[PresentationEffect]>([])
 
     /// Creates an empty recorder.
-    public init() {}
+    package init() {}
 
     /// Records the effect.
-    public func perform(_ effect: PresentationEffect) {
+    package func perform(_ effect: PresentationEffect) {
         log.withLock { $0.append(effect) }
     }
 
     /// Every effect so far, in order.
-    public var effects: [PresentationEffect] { log.withLock { $0 } }
+    package var effects: [PresentationEffect] { log.withLock { $0 } }
 
     /// The ids of alarms whose alert was presented, in order.
-    public var alerted: [UUID] {
+    package var alerted: [UUID] {
         effects.compactMap { if case .alert(let record) = $0 { record.id } else { nil } }
     }
 
     /// Forgets every effect so far.
-    public func reset() {
+    package func reset() {
         log.withLock { $0.removeAll() }
     }
 }

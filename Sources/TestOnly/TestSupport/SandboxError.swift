@@ -1,5 +1,5 @@
 /// Why the desktop sandbox, or something run inside it, did not do what a test asked.
-public enum SandboxError: Error, CustomStringConvertible, Equatable {
+package enum SandboxError: Error, CustomStringConvertible, Equatable {
     /// Programs the sandbox needs are not installed.
     case missing([String])
     /// A wait ran out of time; the text says what was awaited.
@@ -12,7 +12,7 @@ public enum SandboxError: Error, CustomStringConvertible, Equatable {
     case noSuchAction(suffix: String, menu: String)
 
     /// A sentence for the test log.
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let programs):
             "not installed: \(programs.joined(separator: ", ")) (scripts/install-deps installs them)"

@@ -5,16 +5,16 @@ import Synchronization
 
 /// A program started by the sandbox: in its own process group, with its standard output and error
 /// captured to files, and reaped by a thread of its own so it never lingers as a zombie.
-public final class SandboxProcess: Sendable {
+package final class SandboxProcess: Sendable {
     /// How a process ended.
-    public enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
+    package enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
         /// It called `exit` with this code.
         case exited(Int32)
         /// A signal ended it.
         case signaled(Int32)
 
         /// `exit 0`, `exit 3`, `signal 15`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .exited(let code): "exit \(code)"
             case .signaled(let signal): "signal \(signal)"
@@ -23,15 +23,15 @@ public final class SandboxProcess: Sendable {
     }
 
     /// The process id, which is also its process group id.
-    public let pid: pid_t
+    package let pid: pid_t
     /// The program's path.
-    public let executable: String
+    package let executable: String
     /// The arguments after the program.
-    public let arguments: [String]
+    package let arguments: [String]
     /// Where standard output goes.
-    public let standardOutputURL: URL
+    package let standardOutputURL: URL
     /// Where standard error goes.
-    public let standardErrorURL: URL
+    package let standardErrorURL: URL
 
     private let status = Mutex<ExitStatus?>(nil)
     private let exited = DispatchGroup()
@@ -79,36 +79,36 @@ public final class SandboxProcess: Sendable {
     // MARK: Signals
 
     /// Sends SIGTERM to the process's whole group.
-    public func terminate() { signal(SIGTERM) }
+    package func terminate() { signal(SIGTERM) }
 
     /// Sends SIGKILL to the process's whole group.
-    public func kill() { signal(SIGKILL) }
+    package func kill() { signal(SIGKILL) }
 
     /// Sends `signal` to the process's whole group (the process and any children it did not move
     /// to a group of their own).
     ///
     /// Once the process has ended and its group is empty this does nothing: the number may belong
     /// to another group by then.
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         guard isRunning || !groupMembers.isEmpty else { return }
         try? ProcessCalls.kill(-pid, signal: signal)
     }
 
     /// The live processes of its group: the process itself while it runs, and any children it did
     /// not move to a group of their own (the group outlives its leader while they run).
-    public var groupMembers: [pid_t] { ProcessTable.members(ofGroup: pid) }
+    package var groupMembers: [pid_t] { ProcessTable.members(ofGroup: pid) }
 
     // MARK: Waiting
 
     /// How it ended, or `nil` while it runs.
-    public var exitStatus: ExitStatus? { status.withLock { $0 } }
+    package var exitStatus: ExitStatus? { status.withLock { $0 } }
 
     /// Whether it is still running.
-    public var isRunning: Bool { exitStatus == nil }
+    package var isRunning: Bool { exitStatus == nil }
 
     /// Blocks until it ends; throws `SandboxError.timeout` when `timeout` passes first (it keeps running).
     @discardableResult
-    public func waitForExit(timeout: Duration) throws -> ExitStatus {
+    package func waitForExit(timeout: Duration) throws -> ExitStatus {
         let (seconds, attoseconds) = timeout.components
         let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         guard exited.wait(timeout: .now() + wait) == .success, let status = exitStatus else {
@@ -120,14 +120,14 @@ public final class SandboxProcess: Sendable {
     /// Waits until it ends without blocking a thread; throws `SandboxError.timeout` when `timeout`
     /// passes first (it keeps running).
     @discardableResult
-    public func waitForExit(timeout: Duration) async throws -> ExitStatus {
+    package func waitForExit(timeout: Duration) async throws -> ExitStatus {
         try await Poll.until("\(description) to exit", timeout: timeout) { exitStatus }
     }
 
     /// Ends the process group: SIGTERM, then SIGKILL when it has not ended after `grace`; then
     /// SIGKILL to any of its group left behind. Returns how the process ended.
     @discardableResult
-    public func stop(grace: Duration = .seconds(2)) -> ExitStatus? {
+    package func stop(grace: Duration = .seconds(2)) -> ExitStatus? {
         if isRunning {
             terminate()
             if (try? waitForExit(timeout: grace)) == nil {
@@ -142,16 +142,16 @@ public final class SandboxProcess: Sendable {
     // MARK: Output
 
     /// Everything it wrote to standard output so far.
-    public var standardOutput: String { Self.read(standardOutputURL) }
+    package var standardOutput: String { Self.read(standardOutputURL) }
 
     /// Everything it wrote to standard error so far.
-    public var standardError: String { Self.read(standardErrorURL) }
+    package var standardError: String { Self.read(standardErrorURL) }
 
     /// Waits until standard output contains `text`; returns the whole output. Throws
     /// `SandboxError.timeout` (quoting both outputs) when `timeout` passes first, and
     /// `SandboxError.failed` when the process ends without writing it.
     @discardableResult
-    public func waitForStandardOutput(containing text: String, timeout: Duration) async throws -> String {
+    package func waitForStandardOutput(containing text: String, timeout: Duration) async throws -> String {
         try await Poll.until("\(description) to print \(text.debugDescription)", timeout: timeout, detail: outputs) {
             let output = standardOutput
             if output.contains(text) { return output }
@@ -163,7 +163,7 @@ public final class SandboxProcess: Sendable {
     }
 
     /// Both outputs, labelled, for failure messages.
-    public func outputs() -> String {
+    package func outputs() -> String {
         "stdout: \(standardOutput.debugDescription)\nstderr: \(standardError.debugDescription)"
     }
 
@@ -172,5 +172,5 @@ public final class SandboxProcess: Sendable {
     }
 
     /// `notify-send[1234]`.
-    public var description: String { "\(URL(fileURLWithPath: executable).lastPathComponent)[\(pid)]" }
+    package var description: String { "\(URL(fileURLWithPath: executable).lastPathComponent)[\(pid)]" }
 }

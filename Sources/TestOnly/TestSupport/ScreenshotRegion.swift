@@ -3,22 +3,22 @@ import Foundation
 /// What one rectangle of a screenshot holds, compared with the same rectangle of another: read
 /// from the PNG files by GdkPixbuf (`GNOMEShell/compare-region.js`, run with `gjs`), so a test can
 /// tell that something is drawn there (not an even background) and that it was not there before.
-public struct ScreenshotRegion: Decodable, Sendable, Hashable {
+package struct ScreenshotRegion: Decodable, Sendable, Hashable {
     /// How many pixels the rectangle holds (less when it runs off the screenshot).
-    public var pixels: Int
+    package var pixels: Int
     /// How many of them differ (by more than 24 in a colour channel) from the other screenshot.
-    public var changed: Int
+    package var changed: Int
     /// How many distinct colours the first screenshot has in it.
-    public var colours: Int
+    package var colours: Int
     /// The share of its most common colour (1 for an even area).
-    public var dominant: Double
+    package var dominant: Double
 
     /// The share of pixels that changed.
-    public var changedShare: Double { pixels == 0 ? 0 : Double(changed) / Double(pixels) }
+    package var changedShare: Double { pixels == 0 ? 0 : Double(changed) / Double(pixels) }
 
     /// Compares the rectangle at (`x`, `y`) of size `width`×`height` of `screenshot` with the same
     /// rectangle of `other` (screenshots of the same screen), running `gjs` in `sandbox`.
-    public static func compare(
+    package static func compare(
         _ screenshot: URL, with other: URL, x: Int, y: Int, width: Int, height: Int, in sandbox: DesktopSandbox
     ) async throws -> ScreenshotRegion {
         let script = GNOMEShellServer.filesFolder.appendingPathComponent("compare-region.js").path
@@ -33,7 +33,7 @@ public struct ScreenshotRegion: Decodable, Sendable, Hashable {
     }
 
     /// Compares `banner`'s rectangle of `screenshot` with the same rectangle of `other`.
-    public static func compare(
+    package static func compare(
         _ screenshot: URL, with other: URL, at banner: GNOMEShellServer.Banner, in sandbox: DesktopSandbox
     ) async throws -> ScreenshotRegion {
         try await compare(screenshot, with: other, x: banner.x, y: banner.y, width: banner.width, height: banner.height, in: sandbox)

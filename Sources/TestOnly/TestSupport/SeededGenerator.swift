@@ -4,13 +4,13 @@ import Foundation
 /// (xoshiro256**, its state filled from the seed with SplitMix64).
 ///
 /// Fuzzers print their seed; `REVEILLE_FUZZ_SEED=<seed>` makes a run repeat one that failed.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// The seed this generator started from.
-    public let seed: UInt64
+    package let seed: UInt64
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     /// A generator starting from `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         self.seed = seed
         var mixer = seed
         func next() -> UInt64 {
@@ -24,7 +24,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
         let result = rotate(state.1 &* 5, 7) &* 9
         let t = state.1 << 17
@@ -39,15 +39,15 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
     /// A new generator whose numbers do not overlap this one's in practice: for a part of a run
     /// that must not shift the numbers of the rest (a replay stays the same when one part changes).
-    public mutating func split() -> SeededGenerator {
+    package mutating func split() -> SeededGenerator {
         SeededGenerator(seed: next())
     }
 
     /// The name of the environment variable that fixes the seed of a fuzz run.
-    public static let seedVariable = "REVEILLE_FUZZ_SEED"
+    package static let seedVariable = "REVEILLE_FUZZ_SEED"
 
     /// The seed from `REVEILLE_FUZZ_SEED` (decimal or `0x` hex), or a fresh random one.
-    public static func seedFromEnvironment() -> UInt64 {
+    package static func seedFromEnvironment() -> UInt64 {
         guard let text = ProcessInfo.processInfo.environment[seedVariable]?.trimmingCharacters(in: .whitespaces),
             !text.isEmpty
         else { return UInt64.random(in: 0...UInt64.max) }
@@ -60,17 +60,17 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
 extension RandomNumberGenerator {
     /// True with probability `p` (0...1).
-    public mutating func chance(_ p: Double) -> Bool {
+    package mutating func chance(_ p: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < p
     }
 
     /// One of the elements, chosen uniformly; the collection must not be empty.
-    public mutating func pick<C: Collection>(_ elements: C) -> C.Element {
+    package mutating func pick<C: Collection>(_ elements: C) -> C.Element {
         elements.randomElement(using: &self)!
     }
 
     /// One of the choices, each with its weight.
-    public mutating func weighted<T>(_ choices: [(weight: Int, value: T)]) -> T {
+    package mutating func weighted<T>(_ choices: [(weight: Int, value: T)]) -> T {
         let total = choices.reduce(0) { $0 + $1.weight }
         var point = Int.random(in: 0..<total, using: &self)
         for choice in choices {

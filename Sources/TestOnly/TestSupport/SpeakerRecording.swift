@@ -9,13 +9,13 @@ import Synchronization
 /// `pw-record` writes raw 16-bit stereo at 48 kHz into a FIFO; a thread of this object blocks in
 /// `read` on the other end. The recorder runs in the same graph cycle as the sink, so a piece
 /// arrives within a pipe write of the sink receiving it.
-public final class SpeakerRecording: Sendable {
+package final class SpeakerRecording: Sendable {
     /// A piece as it arrived: the number of samples recorded once it was in, and when.
-    public struct Piece: Sendable {
+    package struct Piece: Sendable {
         /// Samples (both channels) recorded up to the end of this piece.
-        public var end: Int
+        package var end: Int
         /// When it arrived (wall clock).
-        public var arrived: Date
+        package var arrived: Date
     }
 
     private struct State {
@@ -29,7 +29,7 @@ public final class SpeakerRecording: Sendable {
     private let fifo: URL
 
     /// Starts recording `pipewire`'s speakers.
-    public init(_ pipewire: PipeWireServer) throws {
+    package init(_ pipewire: PipeWireServer) throws {
         let sandbox = pipewire.sandbox
         fifo = sandbox.root.appendingPathComponent("speakers-\(UUID().uuidString.prefix(8)).fifo")
         guard mkfifo(fifo.path, 0o600) == 0 else {
@@ -47,10 +47,10 @@ public final class SpeakerRecording: Sendable {
     }
 
     /// The samples recorded so far (interleaved stereo).
-    public var samples: [Int16] { state.withLock { $0.samples } }
+    package var samples: [Int16] { state.withLock { $0.samples } }
 
     /// The last sample whose magnitude is above `threshold`: its index and when its piece arrived.
-    public func lastSound(above threshold: Int = 0) -> (index: Int, arrived: Date)? {
+    package func lastSound(above threshold: Int = 0) -> (index: Int, arrived: Date)? {
         state.withLock { state in
             guard let index = state.samples.lastIndex(where: { abs(Int($0)) > threshold }),
                 let piece = state.pieces.first(where: { $0.end > index })
@@ -60,7 +60,7 @@ public final class SpeakerRecording: Sendable {
     }
 
     /// Ends the recording.
-    public func stop() {
+    package func stop() {
         recorder.kill()
         try? FileManager.default.removeItem(at: fifo)
     }

@@ -10,9 +10,9 @@ import Foundation
 /// stall", and the waits that then timed out). `run(_:)` hands the work to a thread of its own and
 /// returns; the test process waits for every teardown (up to `exitWaitLimit`) before it exits, so
 /// nothing a test started outlives the run.
-public enum Teardown {
+package enum Teardown {
     /// The longest the exiting test process waits for teardowns still running.
-    public static let exitWaitLimit: Duration = .seconds(60)
+    package static let exitWaitLimit: Duration = .seconds(60)
 
     private static let running = DispatchGroup()
 
@@ -22,7 +22,7 @@ public enum Teardown {
     }()
 
     /// Runs `work` on a thread of its own and returns at once.
-    public static func run(_ work: @escaping @Sendable () -> Void) {
+    package static func run(_ work: @escaping @Sendable () -> Void) {
         _ = waitsAtExit
         running.enter()
         Thread.detachNewThread {
@@ -33,7 +33,7 @@ public enum Teardown {
 
     /// Waits until every teardown started so far has finished; false when `timeout` passed first.
     @discardableResult
-    public static func waitForAll(timeout: Duration) -> Bool {
+    package static func waitForAll(timeout: Duration) -> Bool {
         running.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1)))) == .success
     }
 }

@@ -2,14 +2,14 @@ import Foundation
 
 /// Reveille's translations compiled for a test, and the glibc locales to read them in, made
 /// without root: what a person's installed system has, in a temporary folder.
-public enum TranslationCatalogs {
+package enum TranslationCatalogs {
     /// The repository's `po` folder.
-    public static let sourceFolder = URL(fileURLWithPath: #filePath)  // Sources/TestOnly/TestSupport/this file
+    package static let sourceFolder = URL(fileURLWithPath: #filePath)  // Sources/TestOnly/TestSupport/this file
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("po")
 
     /// The languages with a catalog (`po/LINGUAS`).
-    public static func languages() throws -> [String] {
+    package static func languages() throws -> [String] {
         let text = try String(contentsOf: sourceFolder.appendingPathComponent("LINGUAS"), encoding: .utf8)
         return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
@@ -17,7 +17,7 @@ public enum TranslationCatalogs {
 
     /// The catalogs compiled (`REVEILLE_LOCALEDIR`) and the locales `de_DE.UTF-8` and `en_US.UTF-8`
     /// made (`LOCPATH`), once per test process, in a temporary folder.
-    public static let installed: Result<(catalogs: String, locales: String), any Error> = Result {
+    package static let installed: Result<(catalogs: String, locales: String), any Error> = Result {
         let root = Fixtures.temporaryDirectory("reveille-language")
         let catalogs = try compile(into: root.appendingPathComponent("locale"))
         let locales = try makeLocales(["de_DE.UTF-8", "en_US.UTF-8"], in: root.appendingPathComponent("locales"))
@@ -26,7 +26,7 @@ public enum TranslationCatalogs {
 
     /// An environment in the locale `lang` (`de_DE.UTF-8`), with `LC_TIME` as given, that finds
     /// the installed catalogs and locales; nothing a parent set overrides them.
-    public static func environment(lang: String, time: String = "") throws -> [String: String] {
+    package static func environment(lang: String, time: String = "") throws -> [String: String] {
         let (catalogs, locales) = try installed.get()
         return [
             "LANG": lang, "LC_TIME": time, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "",
@@ -37,7 +37,7 @@ public enum TranslationCatalogs {
     /// Compiles every catalog with `msgfmt --check` into `folder/LANG/LC_MESSAGES/reveille.mo`
     /// (the layout of `share/locale`) and returns `folder`, for `REVEILLE_LOCALEDIR`.
     @discardableResult
-    public static func compile(into folder: URL) throws -> URL {
+    package static func compile(into folder: URL) throws -> URL {
         for language in try languages() {
             let target = folder.appendingPathComponent("\(language)/LC_MESSAGES")
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
@@ -51,7 +51,7 @@ public enum TranslationCatalogs {
     /// Makes the glibc locales `names` (such as `de_DE.UTF-8`) in `folder` with `localedef`, from
     /// the `locales` package's sources, and returns `folder`, for `LOCPATH`.
     @discardableResult
-    public static func makeLocales(_ names: [String], in folder: URL) throws -> URL {
+    package static func makeLocales(_ names: [String], in folder: URL) throws -> URL {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for name in names {
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
@@ -69,7 +69,7 @@ public enum TranslationCatalogs {
 
     /// Runs a program found on `PATH` (or a path) to its end, in `folder` (the repository by
     /// default); its status and what it wrote, standard output and error together.
-    public static func run(_ program: String, _ arguments: [String], in folder: URL? = nil) throws -> (status: Int32, output: String) {
+    package static func run(_ program: String, _ arguments: [String], in folder: URL? = nil) throws -> (status: Int32, output: String) {
         guard let path = program.contains("/") ? program : Executables.find(program) else { throw SandboxError.missing([program]) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path, relativeTo: folder ?? sourceFolder.deletingLastPathComponent())

@@ -8,7 +8,7 @@ import Synchronization
 /// It keeps a wall clock, a boot clock and a time zone. `advance(by:)` moves both clocks
 /// forward, deadline by deadline, and after waking a waiter waits until the engine has settled
 /// (is waiting again) before going on, so a test sees each alert happen at its own instant.
-public final class VirtualClock: AlarmClock {
+package final class VirtualClock: AlarmClock {
     private struct State {
         var now: Date
         var uptime: Duration
@@ -29,12 +29,12 @@ public final class VirtualClock: AlarmClock {
     private let state: Mutex<State>
 
     /// Creates a clock at an instant, in a time zone.
-    public init(now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, uptime: Duration = .seconds(1_000), bootID: String = "boot-1") {
+    package init(now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, uptime: Duration = .seconds(1_000), bootID: String = "boot-1") {
         state = Mutex(State(now: now, uptime: uptime, bootID: bootID, timeZone: timeZone))
     }
 
     /// Reads the clocks.
-    public func read() -> ClockReading {
+    package func read() -> ClockReading {
         state.withLock { ClockReading(now: $0.now, uptime: $0.uptime, bootID: $0.bootID, timeZone: $0.timeZone) }
     }
 
@@ -43,12 +43,12 @@ public final class VirtualClock: AlarmClock {
     /// As the system clock does, it returns `.clockChanged` at once when the wall clock was set
     /// since the wake-up's `basis`, and throws when told its timers cannot be made
     /// (`failWaits(with:)`).
-    public func wait(for wakeUp: WakeUp) async throws -> WakeReason {
+    package func wait(for wakeUp: WakeUp) async throws -> WakeReason {
         try await wait(for: wakeUp, armed: {})
     }
 
     /// Waits as `wait(for:)` does, calling `armed` once the wait is set up.
-    public func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
+    package func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
         let (id, failure, wasSet) = state.withLock { state -> (Int, (any Error)?, Bool) in
             state.nextWaiterID += 1
             let failure = state.failure
@@ -80,22 +80,22 @@ public final class VirtualClock: AlarmClock {
     }
 
     /// The current wall-clock instant.
-    public var now: Date { state.withLock { $0.now } }
+    package var now: Date { state.withLock { $0.now } }
 
     /// Makes every wait throw `error`, as timers that cannot be made, until `stopFailingWaits()`.
-    public func failWaits(with error: any Error) {
+    package func failWaits(with error: any Error) {
         state.withLock { $0.failure = error }
     }
 
     /// Lets waits be set up again.
-    public func stopFailingWaits() {
+    package func stopFailingWaits() {
         state.withLock { $0.failure = nil }
     }
 
     /// Moves both clocks forward by `seconds`, waking each waiter at its deadline in order.
     ///
     /// Expects an engine waiting on the clock (or about to): it waits for that first.
-    public func advance(by seconds: TimeInterval) async {
+    package func advance(by seconds: TimeInterval) async {
         // The engine re-arms after each request on a task of its own: let it get to its wait first.
         await settled()
         let target = state.withLock { $0.uptime } + .seconds(seconds)
@@ -123,13 +123,13 @@ public final class VirtualClock: AlarmClock {
     }
 
     /// Moves both clocks forward until the wall clock reads `date`.
-    public func advance(to date: Date) async {
+    package func advance(to date: Date) async {
         await advance(by: date.timeIntervalSince(now))
     }
 
     /// Sets the wall clock to an instant, as `date -s` would; the boot clock does not move.
     /// Waiters wake with `.clockChanged`, as a `TFD_TIMER_CANCEL_ON_SET` timer does.
-    public func setWallClock(to date: Date) async {
+    package func setWallClock(to date: Date) async {
         await settled()
         let woken = state.withLock { state -> [Waiter] in
             state.now = date
@@ -143,7 +143,7 @@ public final class VirtualClock: AlarmClock {
 
     /// Simulates a suspend of `seconds`: both clocks move (the boot clock counts suspend), and no
     /// waiter wakes until the caller reports the resume to the engine.
-    public func suspend(for seconds: TimeInterval) {
+    package func suspend(for seconds: TimeInterval) {
         state.withLock { state in
             state.uptime += .seconds(seconds)
             state.now = state.now.addingTimeInterval(seconds)
@@ -151,7 +151,7 @@ public final class VirtualClock: AlarmClock {
     }
 
     /// Simulates a reboot after `seconds`: a new boot id, the boot clock from zero, the wall clock on.
-    public func reboot(after seconds: TimeInterval, bootID: String) {
+    package func reboot(after seconds: TimeInterval, bootID: String) {
         state.withLock { state in
             state.now = state.now.addingTimeInterval(seconds)
             state.uptime = .seconds(5)
@@ -160,13 +160,13 @@ public final class VirtualClock: AlarmClock {
     }
 
     /// Changes the time zone; the caller reports it to the engine.
-    public func setTimeZone(_ timeZone: TimeZone) {
+    package func setTimeZone(_ timeZone: TimeZone) {
         state.withLock { $0.timeZone = timeZone }
     }
 
     /// Waits until some task waits on the clock with a deadline that is not yet due: the engine has
     /// finished with what woke it.
-    public func settled() async {
+    package func settled() async {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Bool in
                 if !state.waiters.isEmpty { return true }

@@ -1,23 +1,23 @@
 import Foundation
 
 /// Small 16-bit PCM WAV files made on the fly, with samples a test can recognise in a capture.
-public struct WAVFile: Sendable, Equatable {
+package struct WAVFile: Sendable, Equatable {
     /// Frames per second.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Interleaved channels per frame.
-    public let channels: Int
+    package let channels: Int
     /// The samples, interleaved (`frames * channels` of them).
-    public let samples: [Int16]
+    package let samples: [Int16]
 
     /// Bytes per frame (2 bytes per sample).
-    public var frameSize: Int { channels * 2 }
+    package var frameSize: Int { channels * 2 }
     /// How many frames it holds.
-    public var frameCount: Int { samples.count / channels }
+    package var frameCount: Int { samples.count / channels }
     /// The PCM data's size in bytes, which is what a raw capture of it holds.
-    public var dataByteCount: Int { samples.count * 2 }
+    package var dataByteCount: Int { samples.count * 2 }
 
     /// A file of `frames` frames whose samples come from `sample(frame, channel)`.
-    public init(frames: Int, channels: Int = 2, sampleRate: Int = 48_000, sample: (Int, Int) -> Int16) {
+    package init(frames: Int, channels: Int = 2, sampleRate: Int = 48_000, sample: (Int, Int) -> Int16) {
         self.sampleRate = sampleRate
         self.channels = channels
         var samples: [Int16] = []
@@ -31,7 +31,7 @@ public struct WAVFile: Sendable, Equatable {
     /// A file whose interleaved samples count up through the 16-bit range (-32767, -32766, …),
     /// skipping 0: the first 65534 samples are all different and none is silent, so a capture that
     /// drops, repeats or reorders anything does not match.
-    public static func ramp(frames: Int, channels: Int = 2, sampleRate: Int = 48_000) -> WAVFile {
+    package static func ramp(frames: Int, channels: Int = 2, sampleRate: Int = 48_000) -> WAVFile {
         WAVFile(frames: frames, channels: channels, sampleRate: sampleRate) { frame, channel in
             let step = (frame * channels + channel) % 65_534
             return Int16(step < 32_767 ? step - 32_767 : step - 32_766)
@@ -39,7 +39,7 @@ public struct WAVFile: Sendable, Equatable {
     }
 
     /// The whole file: a RIFF/WAVE header, a `fmt ` chunk and a `data` chunk.
-    public var data: Data {
+    package var data: Data {
         var data = Data()
         func append32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
         func append16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }
@@ -60,7 +60,7 @@ public struct WAVFile: Sendable, Equatable {
     }
 
     /// Writes the file to `url`.
-    public func write(to url: URL) throws {
+    package func write(to url: URL) throws {
         try data.write(to: url)
     }
 }

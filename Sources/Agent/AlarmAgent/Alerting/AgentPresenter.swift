@@ -6,7 +6,7 @@ import Synchronization
 
 /// Something that acts while alarms ring, beside the desktop presenter: the sleep inhibitor, the
 /// screen waker.
-public protocol RingingObserver: Sendable {
+package protocol RingingObserver: Sendable {
     /// An alert started ringing.
     func alertStarted(_ id: UUID)
     /// An alert that began ringing at `startedAt` is ringing: just now, or, when the agent
@@ -18,7 +18,7 @@ public protocol RingingObserver: Sendable {
 
 extension RingingObserver {
     /// What is ringing matters, not since when: `alertStarted(_:)`.
-    public func alertStarted(_ id: UUID, startedAt: Date) { alertStarted(id) }
+    package func alertStarted(_ id: UUID, startedAt: Date) { alertStarted(id) }
 }
 
 extension SleepInhibitor: RingingObserver {}
@@ -26,7 +26,7 @@ extension ScreenWaker: RingingObserver {}
 
 /// The presenter the engine talks to: it runs the apps' intents, and hands every effect on to the
 /// desktop presenter (notifications and sound), when there is one.
-public final class AgentPresenter: AlarmPresenter {
+package final class AgentPresenter: AlarmPresenter {
     private let desktop: (any AlarmPresenter)?
     private let intents: IntentRunner
     /// What acts while alarms ring (keeps the machine awake, wakes the screen).
@@ -42,14 +42,14 @@ public final class AgentPresenter: AlarmPresenter {
 
     /// Creates the presenter over the desktop presenter, the intent runner and what acts while
     /// alarms ring.
-    public init(desktop: (any AlarmPresenter)?, intents: IntentRunner, observers: [any RingingObserver] = []) {
+    package init(desktop: (any AlarmPresenter)?, intents: IntentRunner, observers: [any RingingObserver] = []) {
         self.desktop = desktop
         self.intents = intents
         self.observers = observers
     }
 
     /// Runs the stop intent when an alert is stopped, and hands the effect on.
-    public func perform(_ effect: PresentationEffect) {
+    package func perform(_ effect: PresentationEffect) {
         switch effect {
         case .alert(let record):
             state.withLock { $0.ringing[record.id] = record }
@@ -80,7 +80,7 @@ public final class AgentPresenter: AlarmPresenter {
     /// Runs the secondary intent of a ringing alarm whose secondary button is `.custom` (the
     /// notification's "open" action): its `secondaryIntent`, or opening the app. The stop that
     /// follows does not run the stop intent as well.
-    public func runSecondaryIntent(of id: UUID) {
+    package func runSecondaryIntent(of id: UUID) {
         guard let record = state.withLock({ state -> AlarmRecord? in
             guard let record = state.ringing[id] else { return nil }
             state.endedBySecondary.insert(id)
@@ -91,7 +91,7 @@ public final class AgentPresenter: AlarmPresenter {
 
     /// Opens the app a ringing alarm belongs to (a click on its bubble); the person's own alarms
     /// have no app to open.
-    public func activateApp(of id: UUID) {
+    package func activateApp(of id: UUID) {
         guard let record = state.withLock({ $0.ringing[id] }), record.owner != AlarmCaller.user.ownerName else { return }
         run(ApplicationActionName.activate, for: record)
     }

@@ -18,9 +18,9 @@ import Synchronization
 /// An alert that began before the agent started (it was restarted while the alarm rang) waits
 /// only what is left of `after` since the alert began, and rings no phone when `alreadyRang`
 /// says its phones rang before the restart.
-public final class PhoneBackup: Sendable {
+package final class PhoneBackup: Sendable {
     /// How long an alert rings before the phones ring too.
-    public let after: Duration
+    package let after: Duration
     private let ring: @Sendable () async -> PhoneRingReport
     private let onRing: @Sendable (UUID, [String]) -> Void
     private let alreadyRang: @Sendable (UUID, Date) async -> Bool
@@ -40,7 +40,7 @@ public final class PhoneBackup: Sendable {
     /// A backup ringing through `ringer` once an alert has rung for `after`; `onRing` gets the
     /// alert's id and the names of the phones that rang, and `alreadyRang` says whether the
     /// alert of an alarm that began at an instant had its phones rung already (its history).
-    public convenience init(
+    package convenience init(
         after: Duration, ringer: PhoneRinger, logger: Logger? = nil,
         alreadyRang: @escaping @Sendable (UUID, Date) async -> Bool = { _, _ in false },
         onRing: @escaping @Sendable (UUID, [String]) -> Void
@@ -52,7 +52,7 @@ public final class PhoneBackup: Sendable {
     /// gets the alert's id and the names of the phones that rang; `alreadyRang` says whether an
     /// alert that began at an instant had its phones rung already; `now` reads the wall clock
     /// alerts' beginnings are measured on.
-    public init(
+    package init(
         after: Duration, ring: @escaping @Sendable () async -> PhoneRingReport, logger: Logger? = nil,
         alreadyRang: @escaping @Sendable (UUID, Date) async -> Bool = { _, _ in false },
         now: @escaping @Sendable () -> Date = { Date() },
@@ -67,12 +67,12 @@ public final class PhoneBackup: Sendable {
     }
 
     /// An alert started ringing now: arms its wait (replacing an earlier one of the same alert).
-    public func alertStarted(_ id: UUID) { arm(id, startedAt: nil) }
+    package func alertStarted(_ id: UUID) { arm(id, startedAt: nil) }
 
     /// An alert that began ringing at `startedAt` (before the agent started, for one that rang
     /// through a restart): arms a wait of what is left of `after` since then, at once when none
     /// is left, replacing an earlier wait of the same alert.
-    public func alertStarted(_ id: UUID, startedAt: Date) { arm(id, startedAt: startedAt) }
+    package func alertStarted(_ id: UUID, startedAt: Date) { arm(id, startedAt: startedAt) }
 
     private func arm(_ id: UUID, startedAt: Date?) {
         // A clock set back since the alert began counts as no time rung, and nothing waits longer
@@ -98,12 +98,12 @@ public final class PhoneBackup: Sendable {
     }
 
     /// An alert stopped ringing: its wait is cancelled and its phones are not rung.
-    public func alertEnded(_ id: UUID) {
+    package func alertEnded(_ id: UUID) {
         state.withLock { $0.waiting.removeValue(forKey: id) }?.task.cancel()
     }
 
     /// Cancels every wait; later alerts arm none.
-    public func stop() {
+    package func stop() {
         let tasks = state.withLock { state -> [Task<Void, Never>] in
             state.stopped = true
             defer { state.waiting = [:] }
@@ -113,7 +113,7 @@ public final class PhoneBackup: Sendable {
     }
 
     /// Whether an alert's wait is armed now (for tests and `status`).
-    public func isWaiting(for id: UUID) -> Bool {
+    package func isWaiting(for id: UUID) -> Bool {
         state.withLock { $0.waiting[id] != nil }
     }
 

@@ -11,21 +11,21 @@ import Synchronization
 /// Xfce, MATE and Cinnamon screen savers) and KDE PowerDevil's `wakeup`. GNOME Shell offers no
 /// such call: it wakes the screen itself for a critical notification (not while do-not-disturb
 /// hides banners, which Reveille lifts for an alarm that breaks through). Nothing is unlocked.
-public final class ScreenWaker: Sendable {
+package final class ScreenWaker: Sendable {
     /// A session service that can wake the screen: its bus name, object, interface and method.
-    public struct Service: Sendable, Hashable {
+    package struct Service: Sendable, Hashable {
         /// The service's bus name.
-        public var name: String
+        package var name: String
         /// Its object.
-        public var path: String
+        package var path: String
         /// The method's interface.
-        public var interface: String
+        package var interface: String
         /// The method, which takes no arguments.
-        public var method: String
+        package var method: String
     }
 
     /// The services asked, in order.
-    public static let services = [
+    package static let services = [
         Service(
             name: "org.freedesktop.ScreenSaver", path: "/org/freedesktop/ScreenSaver",
             interface: "org.freedesktop.ScreenSaver", method: "SimulateUserActivity"),
@@ -40,13 +40,13 @@ public final class ScreenWaker: Sendable {
     private let ringing = Mutex<Set<UUID>>([])
 
     /// Creates the waker on the session bus connection.
-    public init(connection: DBusConnection, logger: Logger) {
+    package init(connection: DBusConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
     }
 
     /// An alert started ringing: wakes the screen when it is the first.
-    public func alertStarted(_ id: UUID) {
+    package func alertStarted(_ id: UUID) {
         let first = ringing.withLock { ringing -> Bool in
             defer { ringing.insert(id) }
             return ringing.isEmpty
@@ -55,7 +55,7 @@ public final class ScreenWaker: Sendable {
     }
 
     /// An alert ended.
-    public func alertEnded(_ id: UUID) {
+    package func alertEnded(_ id: UUID) {
         _ = ringing.withLock { $0.remove(id) }
     }
 

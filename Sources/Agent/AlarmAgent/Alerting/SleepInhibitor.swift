@@ -13,9 +13,9 @@ import Synchronization
 /// closing it. Where the lid switch may not be inhibited (polkit), sleep and idle are asked alone.
 /// Without a system bus, or where logind refuses, alarms ring all the same, and `status` says why
 /// nothing is held.
-public final class SleepInhibitor: Sendable {
+package final class SleepInhibitor: Sendable {
     /// What is inhibited, first choice and fallback.
-    public static let fullInhibition = "sleep:idle:handle-lid-switch"
+    package static let fullInhibition = "sleep:idle:handle-lid-switch"
     static let fallbackInhibition = "sleep:idle"
 
     private let logger: Logger
@@ -35,17 +35,17 @@ public final class SleepInhibitor: Sendable {
     }
 
     /// Creates the inhibitor; `setSystemBus` tells it where logind is.
-    public init(logger: Logger) {
+    package init(logger: Logger) {
         self.logger = logger
     }
 
     /// Where to reach logind: the agent's system bus connection, whenever it has one.
-    public func setSystemBus(_ provider: @escaping @Sendable () -> DBusConnection?) {
+    package func setSystemBus(_ provider: @escaping @Sendable () -> DBusConnection?) {
         state.withLock { $0.systemBus = provider }
     }
 
     /// An alert started ringing: takes the inhibitor if none is held.
-    public func alertStarted(_ id: UUID) {
+    package func alertStarted(_ id: UUID) {
         let request = state.withLock { state -> Bool in
             state.ringing.insert(id)
             guard state.held == nil, !state.requesting else { return false }
@@ -57,7 +57,7 @@ public final class SleepInhibitor: Sendable {
 
     /// An alert ended (stopped, snoozed, timed out, cancelled): releases the inhibitor when it was
     /// the last one ringing.
-    public func alertEnded(_ id: UUID) {
+    package func alertEnded(_ id: UUID) {
         let released = state.withLock { state -> String? in
             guard state.ringing.remove(id) != nil, state.ringing.isEmpty, let held = state.held else { return nil }
             state.held = nil
@@ -67,7 +67,7 @@ public final class SleepInhibitor: Sendable {
     }
 
     /// What is held now, for `reveille status`.
-    public var status: String {
+    package var status: String {
         state.withLock { state in
             if let held = state.held { return "held while alarms ring (\(held.what))" }
             if let problem = state.problem { return "not held: \(problem)" }

@@ -8,7 +8,7 @@ import Synchronization
 
 /// Keeps each app's authorization, asks the person once when an app is not decided, and stores
 /// the answer: AlarmKit's `requestAuthorization` on Linux.
-public actor AuthorizationCenter {
+package actor AuthorizationCenter {
     private let store: AlarmStore
     private let connection: DBusConnection
     private let logger: Logger
@@ -21,14 +21,14 @@ public actor AuthorizationCenter {
 
     /// How many calls of one undecided app may wait for the person's answer at once; more are
     /// refused at once. Each waiting call keeps its message (up to the bus's 32 MiB) alive.
-    public static let waitingCallsPerApp = 2
+    package static let waitingCallsPerApp = 2
     /// How many calls of all undecided apps may wait at once: what they hold stays under
     /// `waitingCallsInAll` times the bus's largest message (256 MiB on a default session bus).
-    public static let waitingCallsInAll = 8
+    package static let waitingCallsInAll = 8
     private var listeners: [UUID: AsyncStream<AppAuthorization>.Continuation] = [:]
 
     /// Creates the center over the store's stored answers.
-    public init(store: AlarmStore, connection: DBusConnection, logger: Logger) throws {
+    package init(store: AlarmStore, connection: DBusConnection, logger: Logger) throws {
         self.store = store
         self.connection = connection
         self.logger = logger
@@ -39,12 +39,12 @@ public actor AuthorizationCenter {
     }
 
     /// The stored state of an app.
-    public nonisolated func state(of app: String) -> AlarmManager.AuthorizationState {
+    package nonisolated func state(of app: String) -> AlarmManager.AuthorizationState {
         states.withLock { $0[app]?.state } ?? .notDetermined
     }
 
     /// Every stored answer.
-    public nonisolated func all() -> [AppAuthorization] {
+    package nonisolated func all() -> [AppAuthorization] {
         states.withLock { $0.values.sorted { $0.app < $1.app } }
     }
 
@@ -53,7 +53,7 @@ public actor AuthorizationCenter {
     /// `waitingCallsInAll` in all) wait for it.
     ///
     /// - Throws: `NotAuthorized`, at once, when as many calls already wait for the person.
-    public nonisolated func request(for identity: CallerIdentity) async throws -> AlarmManager.AuthorizationState {
+    package nonisolated func request(for identity: CallerIdentity) async throws -> AlarmManager.AuthorizationState {
         if let decided = states.withLock({ $0[identity.appID]?.state }) { return decided }
         return try await ask(identity)
     }
@@ -101,7 +101,7 @@ public actor AuthorizationCenter {
     }
 
     /// Stores an answer for an app (`.notDetermined` forgets it) and tells listeners.
-    public func set(_ state: AlarmManager.AuthorizationState, for app: String) throws {
+    package func set(_ state: AlarmManager.AuthorizationState, for app: String) throws {
         let answer = AppAuthorization(app: app, state: state, decidedAt: Date())
         try store.setAuthorization(state, for: app, at: answer.decidedAt)
         states.withLock { $0[app] = state == .notDetermined ? nil : answer }
@@ -110,7 +110,7 @@ public actor AuthorizationCenter {
     }
 
     /// A stream of changes to any app's state.
-    public func changes() -> AsyncStream<AppAuthorization> {
+    package func changes() -> AsyncStream<AppAuthorization> {
         let (stream, continuation) = AsyncStream.makeStream(of: AppAuthorization.self)
         let key = UUID.random()
         listeners[key] = continuation

@@ -8,18 +8,18 @@ import Foundation
 /// The question is posted with `org.freedesktop.Notifications.Notify`, with two actions. Only
 /// `ActionInvoked` and `NotificationClosed` signals from the server that answered the `Notify` call
 /// (its unique bus name) count, so no other client can answer for the person.
-public struct NotificationQuestion: Sendable {
+package struct NotificationQuestion: Sendable {
     /// The notification's summary.
-    public var summary: String
+    package var summary: String
     /// The notification's body (plain text; markup characters are escaped).
-    public var body: String
+    package var body: String
     /// The action key and label that mean yes.
-    public var yes: (key: String, label: String)
+    package var yes: (key: String, label: String)
     /// The action key and label that mean no.
-    public var no: (key: String, label: String)
+    package var no: (key: String, label: String)
 
     /// Creates a question.
-    public init(summary: String, body: String, yes: (key: String, label: String), no: (key: String, label: String)) {
+    package init(summary: String, body: String, yes: (key: String, label: String), no: (key: String, label: String)) {
         self.summary = summary
         self.body = body
         self.yes = yes
@@ -27,7 +27,7 @@ public struct NotificationQuestion: Sendable {
     }
 
     /// The answer: yes, no, or none (the notification was dismissed or timed out).
-    public enum Answer: Hashable, Sendable {
+    package enum Answer: Hashable, Sendable {
         /// The yes action.
         case yes
         /// The no action.
@@ -37,7 +37,7 @@ public struct NotificationQuestion: Sendable {
     }
 
     /// Posts the question and waits for the answer; throws when no notification server answers.
-    public func ask(on connection: DBusConnection) async throws -> Answer {
+    package func ask(on connection: DBusConnection) async throws -> Answer {
         // Subscribe before posting so the answer cannot slip past.
         let signals = connection.signals(MatchRule(path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications"))
         let call = try DBusMessage.methodCall(

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Installed first thing in `main`, before any task exists, so no job ever reaches libdispatch's
 /// pool and its once-a-second monitor never starts.
-public enum AgentExecutors {
+package enum AgentExecutors {
     /// The pool: one thread per processor, at least two.
     static let pool: WorkerPool = {
         do {
@@ -17,7 +17,7 @@ public enum AgentExecutors {
     }()
 
     /// Makes the pool Swift's default executor for this process (`swift_createExecutors`).
-    public static func install() {
+    package static func install() {
         _createExecutors(factory: Factory.self)
     }
 

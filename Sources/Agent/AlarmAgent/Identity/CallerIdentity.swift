@@ -9,9 +9,9 @@ import Foundation
 /// its Flatpak app id (`/proc/PID/root/.flatpak-info`), its systemd app scope or service
 /// (`/proc/PID/cgroup`, `app-…-<id>-….scope` / `app-…-<id>@….service`), or its executable
 /// (`/proc/PID/exe`).
-public struct CallerIdentity: Hashable, Sendable {
+package struct CallerIdentity: Hashable, Sendable {
     /// How the app was identified.
-    public enum Source: String, Hashable, Sendable {
+    package enum Source: String, Hashable, Sendable {
         /// A Flatpak app id.
         case flatpak
         /// A systemd user app scope or service.
@@ -21,20 +21,20 @@ public struct CallerIdentity: Hashable, Sendable {
     }
 
     /// The app's identity: a Flatpak or desktop app id, or an executable path.
-    public var appID: String
+    package var appID: String
     /// How it was found.
-    public var source: Source
+    package var source: Source
     /// The caller's process id, when the bus gave one.
-    public var processID: UInt32?
+    package var processID: UInt32?
     /// The caller's user id, when the bus gave one.
-    public var userID: UInt32?
+    package var userID: UInt32?
     /// The caller's executable, when it could be read.
-    public var executable: String?
+    package var executable: String?
     /// How the process was pinned down while it was read about.
-    public var reference: ProcessReference
+    package var reference: ProcessReference
 
     /// How the bus named the caller's process.
-    public enum ProcessReference: String, Hashable, Sendable {
+    package enum ProcessReference: String, Hashable, Sendable {
         /// A pidfd (`ProcessFD`): what was read is known to be the caller's.
         case processFD
         /// A process id (`ProcessID`), from a bus that gives no pidfd: the id could, in principle,
@@ -43,7 +43,7 @@ public struct CallerIdentity: Hashable, Sendable {
     }
 
     /// Creates an identity.
-    public init(
+    package init(
         appID: String, source: Source, processID: UInt32?, userID: UInt32?, executable: String?,
         reference: ProcessReference = .processID
     ) {
@@ -57,17 +57,17 @@ public struct CallerIdentity: Hashable, Sendable {
 }
 
 /// Reads `/proc` to identify a process. `procRoot` is `/proc`, or a test folder shaped like it.
-public struct ProcessIdentifier: Sendable {
+package struct ProcessIdentifier: Sendable {
     /// The root of the process file system.
-    public var procRoot: String
+    package var procRoot: String
 
     /// Creates an identifier over `/proc` (or a folder shaped like it).
-    public init(procRoot: String = "/proc") {
+    package init(procRoot: String = "/proc") {
         self.procRoot = procRoot
     }
 
     /// Identifies a process by its id, with the user id the bus reported.
-    public func identify(processID: UInt32, userID: UInt32?) -> CallerIdentity? {
+    package func identify(processID: UInt32, userID: UInt32?) -> CallerIdentity? {
         let base = "\(procRoot)/\(processID)"
         let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: base + "/exe")
         if let info = try? String(contentsOfFile: base + "/root/.flatpak-info", encoding: .utf8),

@@ -10,25 +10,25 @@ import Synchronization
 /// It asks the bus for the caller's credentials (`GetConnectionCredentials`), refuses callers of
 /// another user, and identifies the process with `ProcessIdentifier`. A caller whose executable is
 /// one of the trusted command-line tools (the `reveille` installed beside the agent) is the user.
-public final class CallerResolver: Sendable {
+package final class CallerResolver: Sendable {
     /// A resolved caller.
-    public struct Resolved: Hashable, Sendable {
+    package struct Resolved: Hashable, Sendable {
         /// The engine's view: the user, or an app.
-        public var caller: AlarmCaller
+        package var caller: AlarmCaller
         /// How it was identified.
-        public var identity: CallerIdentity
+        package var identity: CallerIdentity
     }
 
     /// What a caller watches, and so which change signals it is sent.
-    public struct Watching: OptionSet, Hashable, Sendable {
-        public let rawValue: UInt8
+    package struct Watching: OptionSet, Hashable, Sendable {
+        package let rawValue: UInt8
         /// Creates a set from its bits.
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
         /// The alarm objects (it read them: `List`, `Get`, `GetManagedObjects`, a property):
         /// `InterfacesAdded`, `PropertiesChanged`, `InterfacesRemoved`.
-        public static let objects = Watching(rawValue: 1 << 0)
+        package static let objects = Watching(rawValue: 1 << 0)
         /// The list (it called `Watch`): one `AlarmsChanged` per stored change.
-        public static let lists = Watching(rawValue: 1 << 1)
+        package static let lists = Watching(rawValue: 1 << 1)
     }
 
     private let connection: DBusConnection
@@ -38,14 +38,14 @@ public final class CallerResolver: Sendable {
     private let cache = Mutex<[String: (resolved: Resolved, watching: Watching)]>([:])
 
     /// Creates a resolver; `trustedExecutables` are the paths whose processes act as the user.
-    public init(connection: DBusConnection, trustedExecutables: Set<String>, processes: ProcessIdentifier = ProcessIdentifier()) {
+    package init(connection: DBusConnection, trustedExecutables: Set<String>, processes: ProcessIdentifier = ProcessIdentifier()) {
         self.connection = connection
         self.trustedExecutables = Set(trustedExecutables.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
         self.processes = processes
     }
 
     /// Who sent a message, by its unique bus name.
-    public func resolve(_ sender: String) async throws -> Resolved {
+    package func resolve(_ sender: String) async throws -> Resolved {
         if let known = cache.withLock({ $0[sender]?.resolved }) { return known }
         let reply = try await connection.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -78,22 +78,22 @@ public final class CallerResolver: Sendable {
     }
 
     /// The callers known so far, by unique name, for sending them signals.
-    public var knownCallers: [String: Resolved] { cache.withLock { $0.mapValues(\.resolved) } }
+    package var knownCallers: [String: Resolved] { cache.withLock { $0.mapValues(\.resolved) } }
 
     /// Notes that a caller watches alarms (`Watching`): from now on it is sent their changes that
     /// way. Call after `resolve`.
-    public func markWatching(_ sender: String, _ watching: Watching) {
+    package func markWatching(_ sender: String, _ watching: Watching) {
         cache.withLock { _ = $0[sender]?.watching.formUnion(watching) }
     }
 
     /// The known callers that watch alarms in the given way, by unique name: those the alarms'
     /// changes are sent to that way.
-    public func watchers(_ watching: Watching) -> [String: Resolved] {
+    package func watchers(_ watching: Watching) -> [String: Resolved] {
         cache.withLock { cache in cache.filter { $0.value.watching.isSuperset(of: watching) }.mapValues(\.resolved) }
     }
 
     /// Forgets a connection that left the bus.
-    public func forget(_ sender: String) {
+    package func forget(_ sender: String) {
         _ = cache.withLock { $0.removeValue(forKey: sender) }
     }
 }

@@ -13,20 +13,20 @@ import Logging
 /// alarm's owner when the agent knows the app by its app id. For an app known only by its
 /// executable, the configuration's `applicationID` names it, and the agent runs the intent only if
 /// that bus name's owner is a process of that very executable.
-public struct IntentRunner: Sendable {
+package struct IntentRunner: Sendable {
     let connection: DBusConnection
     let processes: ProcessIdentifier
     let logger: Logger
 
     /// Creates a runner on the agent's connection.
-    public init(connection: DBusConnection, processes: ProcessIdentifier = ProcessIdentifier(), logger: Logger) {
+    package init(connection: DBusConnection, processes: ProcessIdentifier = ProcessIdentifier(), logger: Logger) {
         self.connection = connection
         self.processes = processes
         self.logger = logger
     }
 
     /// Runs `action` of the alarm's app for the alarm; failures are logged, never thrown.
-    public func run(_ action: String, for record: AlarmRecord) async {
+    package func run(_ action: String, for record: AlarmRecord) async {
         guard let application = await target(of: record) else {
             logger.notice(
                 "An intent was not run: its app could not be verified",

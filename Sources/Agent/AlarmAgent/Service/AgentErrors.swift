@@ -4,31 +4,31 @@ import DBus
 import Foundation
 
 /// The named errors of the agent's D-Bus API (`AlarmErrorName`), and the error each failure becomes.
-public enum AgentError {
+package enum AgentError {
     /// The prefix of every error name.
-    public static let prefix = AlarmErrorName.prefix
+    package static let prefix = AlarmErrorName.prefix
 
     /// No alarm has this id, or the caller may not see it.
-    public static let notFound = AlarmErrorName.notFound
+    package static let notFound = AlarmErrorName.notFound
     /// The alarm's state does not allow the operation.
-    public static let notAllowed = AlarmErrorName.notAllowed
+    package static let notAllowed = AlarmErrorName.notAllowed
     /// `Countdown` on an alarm with no post-alert duration.
-    public static let noPostAlertDuration = AlarmErrorName.noPostAlertDuration
+    package static let noPostAlertDuration = AlarmErrorName.noPostAlertDuration
     /// A configuration field is not valid.
-    public static let invalidConfiguration = AlarmErrorName.invalidConfiguration
+    package static let invalidConfiguration = AlarmErrorName.invalidConfiguration
     /// The alarm's sound file does not exist or does not decode, or the sound name is unknown.
-    public static let invalidSound = AlarmErrorName.invalidSound
+    package static let invalidSound = AlarmErrorName.invalidSound
     /// An argument (such as an id) is not valid.
-    public static let invalidArguments = AlarmErrorName.invalidArguments
+    package static let invalidArguments = AlarmErrorName.invalidArguments
     /// The caller has as many alarms as it may have.
-    public static let maximumLimitReached = AlarmErrorName.maximumLimitReached
+    package static let maximumLimitReached = AlarmErrorName.maximumLimitReached
     /// The caller may not schedule alarms, or may not do this.
-    public static let notAuthorized = AlarmErrorName.notAuthorized
+    package static let notAuthorized = AlarmErrorName.notAuthorized
     /// The change could not be stored.
-    public static let storageFailed = AlarmErrorName.storageFailed
+    package static let storageFailed = AlarmErrorName.storageFailed
 
     /// The D-Bus error for an error the engine or the agent threw.
-    public static func dbusError(for error: any Error) -> DBusError {
+    package static func dbusError(for error: any Error) -> DBusError {
         switch error {
         case let error as DBusError:
             return error

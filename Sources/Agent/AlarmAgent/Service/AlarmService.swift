@@ -15,18 +15,18 @@ import Synchronization
 /// their own alarms and must be authorized to schedule; the person's own `reveille` sees all.
 /// Alarm objects answer only callers that may see them, and their `PropertiesChanged` and the
 /// `ObjectManager` signals go, unicast, only to those callers.
-public final class AlarmService: Sendable {
+package final class AlarmService: Sendable {
     /// The well-known bus name.
-    public static let busName = AlarmBus.name
+    package static let busName = AlarmBus.name
     /// The manager object's path.
-    public static let managerPath = AlarmBus.managerPath
+    package static let managerPath = AlarmBus.managerPath
     /// The manager interface.
-    public static let managerInterface = AlarmBus.managerInterface
+    package static let managerInterface = AlarmBus.managerInterface
     /// The interface of each alarm object.
-    public static let alarmInterface = AlarmBus.alarmInterface
+    package static let alarmInterface = AlarmBus.alarmInterface
 
     /// The object path of an alarm: its UUID with `-` escaped to `_`.
-    public static func path(of id: UUID) -> String { AlarmWire.alarmPath(of: id) }
+    package static func path(of id: UUID) -> String { AlarmWire.alarmPath(of: id) }
 
     let connection: DBusConnection
     let engine: AlarmEngine
@@ -45,13 +45,13 @@ public final class AlarmService: Sendable {
     private let exported = Mutex<[UUID: AlarmRecord]>([:])
 
     /// What `Version`, `StorePath`, the wake-up properties and `reveille status` report.
-    public struct AgentStatus: Sendable {
+    package struct AgentStatus: Sendable {
         /// The agent's version.
-        public var version: String
+        package var version: String
         /// The store's database file.
-        public var storePath: String
+        package var storePath: String
         /// Why the store is read-only (no change can be stored), or `nil` when it is not.
-        public var storeReadOnlyReason: String?
+        package var storeReadOnlyReason: String?
         /// What wakes the agent besides its timers, and whether alarms wake the machine.
         var wakeSources: WakeSources?
         /// The phone backup's wait and the ringer that finds the phones; `nil` when it is off.
@@ -61,7 +61,7 @@ public final class AlarmService: Sendable {
     }
 
     /// Creates the service; `start()` exports it.
-    public init(
+    package init(
         connection: DBusConnection, engine: AlarmEngine, clock: any AlarmClock, resolver: CallerResolver,
         authorization: AuthorizationCenter, status: AgentStatus, desktop: DesktopPresenter?,
         validateSound: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void, logger: Logger
@@ -79,7 +79,7 @@ public final class AlarmService: Sendable {
 
     /// Exports the manager object, its object manager and the objects of the alarms there are. The
     /// agent calls this before it takes its bus name, so a client that sees the name finds them all.
-    public func export() async throws {
+    package func export() async throws {
         try connection.export(path: Self.managerPath, interfaces: [Self.managerDescription(self)])
         connection.exportObjectManager(
             at: Self.managerPath,
@@ -102,7 +102,7 @@ public final class AlarmService: Sendable {
 
     /// Follows authorization changes and departing callers, until the task is cancelled. (The
     /// alarm objects follow the engine from `export()` on.)
-    public func run() async {
+    package func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.followAuthorizations() }
             group.addTask { await self.followDepartures() }

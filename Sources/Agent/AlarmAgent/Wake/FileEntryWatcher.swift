@@ -11,13 +11,13 @@ import Synchronization
 /// folder, for entries of its name being created, moved in, written, deleted or changed in their
 /// attributes. Nothing is polled: the inotify descriptor is read when the kernel says it is
 /// readable (a dispatch read source).
-public final class FileEntryWatcher: Sendable {
+package final class FileEntryWatcher: Sendable {
     /// The watched file.
-    public let path: String
+    package let path: String
     /// One element for each batch of events about the file, in order; it finishes when `stop()` is
     /// called or the folder goes away. Several events in quick succession (a link deleted, then
     /// created) may come as one element or as several.
-    public let changes: AsyncStream<Void>
+    package let changes: AsyncStream<Void>
 
     private let descriptor: FileDescriptor
     private let name: [UInt8]
@@ -30,7 +30,7 @@ public final class FileEntryWatcher: Sendable {
     /// Starts watching `path`'s folder for changes of `path`. Throws a `POSIXError` when inotify
     /// cannot be set up or the folder cannot be watched (it does not exist, or no inotify watches
     /// are left).
-    public init(path: String) throws {
+    package init(path: String) throws {
         let url = URL(fileURLWithPath: path)
         self.path = path
         name = Array(url.lastPathComponent.utf8)
@@ -59,7 +59,7 @@ public final class FileEntryWatcher: Sendable {
     }
 
     /// Stops watching and finishes `changes`.
-    public func stop() {
+    package func stop() {
         source.withLock { source in
             source?.cancel()
             source = nil

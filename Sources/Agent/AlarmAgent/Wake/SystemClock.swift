@@ -13,19 +13,19 @@ import Synchronization
 /// When the process may (it holds `CAP_WAKE_ALARM`), the timers are the kernel's wake timers,
 /// `CLOCK_REALTIME_ALARM` and `CLOCK_BOOTTIME_ALARM`: the same clocks, and a suspended machine is
 /// woken for them through the real-time clock.
-public final class SystemClock: AlarmClock {
+package final class SystemClock: AlarmClock {
     private let zone: Mutex<TimeZone>
     /// The file naming the system time zone, normally `/etc/localtime`.
-    public let localTimePath: String
+    package let localTimePath: String
     /// Whether the timers are wake timers (`CLOCK_REALTIME_ALARM`, `CLOCK_BOOTTIME_ALARM`), which
     /// the kernel allows only with `CAP_WAKE_ALARM`.
-    public let wakeTimers: Bool
+    package let wakeTimers: Bool
     private let wallClock: TimerFD.ClockID
     private let bootClock: TimerFD.ClockID
 
     /// Creates the system clock, reading the time zone now from `TZ` or `localTimePath`, with wake
     /// timers when `wakeTimers` and the kernel allows them (a test `timerfd_create` succeeds).
-    public init(localTimePath: String = SystemClock.defaultLocalTimePath, wakeTimers: Bool = true) {
+    package init(localTimePath: String = SystemClock.defaultLocalTimePath, wakeTimers: Bool = true) {
         self.localTimePath = localTimePath
         zone = Mutex(Self.systemTimeZone(localTimePath: localTimePath) ?? TimeZone.current)
         self.wakeTimers = wakeTimers && (try? TimerFD(clock: .realtimeAlarm)) != nil
@@ -33,12 +33,12 @@ public final class SystemClock: AlarmClock {
     }
 
     /// Where the system time zone is named: `/etc/localtime`.
-    public static let defaultLocalTimePath = "/etc/localtime"
+    package static let defaultLocalTimePath = "/etc/localtime"
 
     /// Reads the system time zone again (after `/etc/localtime` or timedate1 changed) and returns
     /// it. When it cannot be read (the link is being replaced), the zone stays as it was.
     @discardableResult
-    public func refreshTimeZone() -> TimeZone {
+    package func refreshTimeZone() -> TimeZone {
         let current = Self.systemTimeZone(localTimePath: localTimePath)
         return zone.withLock { zone in
             if let current { zone = current }
@@ -80,7 +80,7 @@ public final class SystemClock: AlarmClock {
     }
 
     /// Reads both clocks and the time zone.
-    public func read() -> ClockReading {
+    package func read() -> ClockReading {
         let wall = KernelClock.read(.realtime)
         let boot = KernelClock.read(.boottime)
         return ClockReading(
@@ -91,7 +91,7 @@ public final class SystemClock: AlarmClock {
     }
 
     /// Waits on kernel timers until the wake-up is due or the wall clock is set.
-    public func wait(for wakeUp: WakeUp) async throws -> WakeReason {
+    package func wait(for wakeUp: WakeUp) async throws -> WakeReason {
         try await wait(for: wakeUp, armed: {})
     }
 
@@ -102,7 +102,7 @@ public final class SystemClock: AlarmClock {
     /// Returns `.clockChanged` at once when the wall clock was set since the wake-up's `basis`:
     /// a set between the engine's reading and the timers being armed, which the timers cannot
     /// report, is found by reading the clocks once the wall timer is armed.
-    public func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
+    package func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
         let wall = try TimerFD(clock: wallClock)
         // With no wall deadline, a timer far ahead still reports clock sets.
         let wallSeconds = wakeUp.wall?.timeIntervalSince1970 ?? 1e11

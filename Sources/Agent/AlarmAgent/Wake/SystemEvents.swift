@@ -9,9 +9,9 @@ import Synchronization
 /// Only signals from the current owners of `org.freedesktop.login1` and
 /// `org.freedesktop.timedate1` count (the connection follows their owners). Nothing is asked of
 /// either service, so neither needs to run, and timedate1 may be started later by bus activation.
-public final class SystemEvents: Sendable {
+package final class SystemEvents: Sendable {
     /// What happened.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// The machine is about to suspend (`PrepareForSleep(true)`).
         case goingToSleep
         /// The machine has resumed from suspend (`PrepareForSleep(false)`).
@@ -21,21 +21,21 @@ public final class SystemEvents: Sendable {
     }
 
     /// logind's bus name.
-    public static let login1 = "org.freedesktop.login1"
+    package static let login1 = "org.freedesktop.login1"
     /// timedate1's bus name.
-    public static let timedate1 = "org.freedesktop.timedate1"
+    package static let timedate1 = "org.freedesktop.timedate1"
 
     /// The signals, in order. It finishes when the system bus goes away or `close()` is called.
-    public let events: AsyncStream<Event>
+    package let events: AsyncStream<Event>
     /// The connection to the system bus.
-    public let connection: DBusConnection
+    package let connection: DBusConnection
     private let forwarding: Task<Void, Never>
 
     /// Connects to the system bus at `address` (see `DBusConnection.systemBusAddress`) and
     /// subscribes to both signals; returns once the bus has accepted the
     /// subscriptions, so that any later signal is delivered. The connection is made on a thread of
     /// its own (it blocks until the bus answers). Throws the bus's error when it cannot be reached.
-    public static func watch(address: String) async throws -> SystemEvents {
+    package static func watch(address: String) async throws -> SystemEvents {
         let connection = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(with: Result { try DBusConnection.connect(address: address) })
@@ -90,7 +90,7 @@ public final class SystemEvents: Sendable {
     }
 
     /// Stops watching and closes the connection; `events` finishes.
-    public func close() {
+    package func close() {
         connection.close()
         forwarding.cancel()
     }

@@ -5,14 +5,14 @@ import Logging
 
 /// Who is asking: an app, which sees and changes only its own alarms, or the person at the
 /// machine (the `reveille` command), who sees and manages all.
-public enum AlarmCaller: Hashable, Sendable {
+package enum AlarmCaller: Hashable, Sendable {
     /// The person using the desktop.
     case user
     /// An app, by its identity as the bus reports it.
     case app(String)
 
     /// The owner name alarms scheduled by this caller get.
-    public var ownerName: String {
+    package var ownerName: String {
         switch self {
         case .user: "user"
         case .app(let id): id
@@ -21,13 +21,13 @@ public enum AlarmCaller: Hashable, Sendable {
 
     /// The name a person recognises for the app that owns alarms as `owner`: an app id as it is,
     /// an executable's file name for an executable's path; `nil` for the person's own alarms.
-    public static func displayName(ofOwner owner: String) -> String? {
+    package static func displayName(ofOwner owner: String) -> String? {
         if owner == AlarmCaller.user.ownerName { return nil }
         return owner.hasPrefix("/") ? URL(fileURLWithPath: owner).lastPathComponent : owner
     }
 
     /// Whether this caller may see and change the alarm.
-    public func mayAccess(_ record: AlarmRecord) -> Bool {
+    package func mayAccess(_ record: AlarmRecord) -> Bool {
         switch self {
         case .user: true
         case .app(let id): record.owner == id
@@ -41,7 +41,7 @@ public enum AlarmCaller: Hashable, Sendable {
 /// It publishes the whole list of alarms after every change, as AlarmKit's `alarmUpdates` does.
 /// Deadline-driven transitions that come due together are stored in one transaction, so two
 /// hundred alarms due in the same second ring together.
-public actor AlarmEngine {
+package actor AlarmEngine {
     private let store: AlarmStore
     private let clock: any AlarmClock
     private let machine: AlarmStateMachine
@@ -60,7 +60,7 @@ public actor AlarmEngine {
     /// The engine's latest clock reading: what its deadlines were worked out from.
     private var latestReading: ClockReading?
     /// Why the wake-up could not be armed, while it cannot; `nil` once it is.
-    public private(set) var wakeTimerTrouble: WakeTimerTrouble?
+    package private(set) var wakeTimerTrouble: WakeTimerTrouble?
     private var started = false
     private var pendingSchedules: [PendingSchedule] = []
     private var scheduleCommitQueued = false
@@ -75,7 +75,7 @@ public actor AlarmEngine {
     nonisolated var queuedJobCount: Int { executor.queuedJobCount }
 
     /// Runs the engine on a thread of its own.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// A `schedule` call waiting for the next commit.
     private struct PendingSchedule {
@@ -92,7 +92,7 @@ public actor AlarmEngine {
     }
 
     /// Creates an engine over a store and a clock; call `start()` before anything else.
-    public init(
+    package init(
         store: AlarmStore, clock: any AlarmClock, policy: AlarmPolicy = AlarmPolicy(),
         presenter: (any AlarmPresenter)? = nil, logger: Logger = Logger(label: "reveille.engine")
     ) {
@@ -109,7 +109,7 @@ public actor AlarmEngine {
 
     /// Loads the stored alarms, applies the missed-alert policy to those whose instant passed while
     /// nothing ran, presents what is alerting or counting down, and arms the wake-up.
-    public func start() throws {
+    package func start() throws {
         guard !started else { return }
         started = true
         let reading = readClock()
@@ -140,7 +140,7 @@ public actor AlarmEngine {
     }
 
     /// Stops waking up and ends every update stream. Everything is already stored.
-    public func shutdown() {
+    package func shutdown() {
         wakeTask?.cancel()
         wakeTask = nil
         armedWakeUp = nil
@@ -165,7 +165,7 @@ public actor AlarmEngine {
     /// the transaction is durable and its changes are observed (`observeChanges(_:)`), before this
     /// call resumes: a D-Bus service answers from there, without waiting for its caller's thread.
     @discardableResult
-    public func schedule(
+    package func schedule(
         id: UUID, definition: AlarmDefinition, caller: AlarmCaller,
         whenStored: (@Sendable (AlarmRecord) -> Void)? = nil
     ) async throws -> AlarmRecord {
@@ -230,32 +230,32 @@ public actor AlarmEngine {
     }
 
     /// Removes an alarm, whatever its state.
-    public func cancel(id: UUID, caller: AlarmCaller) throws { try request(.cancel, id: id, caller: caller) }
+    package func cancel(id: UUID, caller: AlarmCaller) throws { try request(.cancel, id: id, caller: caller) }
     /// Ends an alerting alarm's alert.
-    public func stop(id: UUID, caller: AlarmCaller) throws { try request(.stop, id: id, caller: caller) }
+    package func stop(id: UUID, caller: AlarmCaller) throws { try request(.stop, id: id, caller: caller) }
     /// Pauses a running countdown.
-    public func pause(id: UUID, caller: AlarmCaller) throws { try request(.pause, id: id, caller: caller) }
+    package func pause(id: UUID, caller: AlarmCaller) throws { try request(.pause, id: id, caller: caller) }
     /// Resumes a paused countdown.
-    public func resume(id: UUID, caller: AlarmCaller) throws { try request(.resume, id: id, caller: caller) }
+    package func resume(id: UUID, caller: AlarmCaller) throws { try request(.resume, id: id, caller: caller) }
     /// Snoozes or repeats an alerting alarm into its `postAlert` countdown.
-    public func countdown(id: UUID, caller: AlarmCaller) throws { try request(.countdown, id: id, caller: caller) }
+    package func countdown(id: UUID, caller: AlarmCaller) throws { try request(.countdown, id: id, caller: caller) }
     /// Snoozes or repeats an alerting alarm for `seconds` instead of its `postAlert` duration.
-    public func snooze(id: UUID, for seconds: TimeInterval, caller: AlarmCaller) throws {
+    package func snooze(id: UUID, for seconds: TimeInterval, caller: AlarmCaller) throws {
         try request(.snooze(seconds), id: id, caller: caller)
     }
 
     /// Skips a repeating alarm's next alert; it rings again the time after.
-    public func skip(id: UUID, caller: AlarmCaller) throws { try request(.skip, id: id, caller: caller) }
+    package func skip(id: UUID, caller: AlarmCaller) throws { try request(.skip, id: id, caller: caller) }
     /// Rings a skipped alert after all, if it is still ahead.
-    public func unskip(id: UUID, caller: AlarmCaller) throws { try request(.unskip, id: id, caller: caller) }
+    package func unskip(id: UUID, caller: AlarmCaller) throws { try request(.unskip, id: id, caller: caller) }
     /// Turns an alarm off or on again, keeping its settings.
-    public func setEnabled(_ enabled: Bool, id: UUID, caller: AlarmCaller) throws {
+    package func setEnabled(_ enabled: Bool, id: UUID, caller: AlarmCaller) throws {
         try request(enabled ? .turnOn : .turnOff, id: id, caller: caller)
     }
 
     /// Records in the alarm's latest alert's history that the phone backup rang `phones` (none:
     /// it found none reachable). Does nothing for an alarm with no alert in the history.
-    public func recordPhonesRung(_ phones: [String], forAlarm id: UUID) throws {
+    package func recordPhonesRung(_ phones: [String], forAlarm id: UUID) throws {
         var changes = AlarmStore.Changes()
         changes.add([.recordHistory(.phonesRung(alarmID: id, phones: phones))])
         try store.apply(changes)
@@ -263,7 +263,7 @@ public actor AlarmEngine {
 
     /// Whether the alarm's alert that began at `alertedAt` had the phone backup ring already (its
     /// history records the phones rung, or that none was reachable).
-    public func phonesRang(forAlarm id: UUID, alertedAt: Date) throws -> Bool {
+    package func phonesRang(forAlarm id: UUID, alertedAt: Date) throws -> Bool {
         try store.phonesRung(alarmID: id, alertedAt: alertedAt) != nil
     }
 
@@ -290,7 +290,7 @@ public actor AlarmEngine {
     ///
     /// Does nothing and returns false when an alarm or countdown is due within `margin`, so that
     /// no alert waits behind the checkpoint; the caller tries again later.
-    public func checkpointStore(unlessDueWithin margin: Duration = .milliseconds(250)) throws -> Bool {
+    package func checkpointStore(unlessDueWithin margin: Duration = .milliseconds(250)) throws -> Bool {
         let reading = readClock()
         if let wall = wallDeadlines.earliest()?.value, wall.timeIntervalSince(reading.now) < margin.timeInterval {
             return false
@@ -303,27 +303,27 @@ public actor AlarmEngine {
     // MARK: - Reading
 
     /// The alarms the caller may see, ordered by id.
-    public func alarms(visibleTo caller: AlarmCaller) -> [AlarmRecord] {
+    package func alarms(visibleTo caller: AlarmCaller) -> [AlarmRecord] {
         records.values.filter(caller.mayAccess).sorted { $0.id.precedes($1.id) }
     }
 
     /// One alarm, if the caller may see it.
-    public func alarm(id: UUID, caller: AlarmCaller) throws -> AlarmRecord {
+    package func alarm(id: UUID, caller: AlarmCaller) throws -> AlarmRecord {
         guard let record = records[id], caller.mayAccess(record) else { throw AlarmRequestError.alarmNotFound(id) }
         return record
     }
 
     /// The number of alarms, all owners together.
-    public var count: Int { records.count }
+    package var count: Int { records.count }
 
     /// The alert history, newest first.
-    public func history(limit: Int = 1_000) throws -> [AlertHistoryEntry] {
+    package func history(limit: Int = 1_000) throws -> [AlertHistoryEntry] {
         try store.history(limit: limit)
     }
 
     /// A stream of the caller's whole list of alarms: the current list at once, then a new one
     /// after every change. Slow readers see the newest list, never a stale one.
-    public func updates(visibleTo caller: AlarmCaller) -> AsyncStream<[AlarmRecord]> {
+    package func updates(visibleTo caller: AlarmCaller) -> AsyncStream<[AlarmRecord]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(1))
         let key = UUID.random()
         subscribers[key] = Subscriber(caller: caller, continuation: continuation)
@@ -349,7 +349,7 @@ public actor AlarmEngine {
     /// the calls that made it return: a caller that hears of its change finds the mirror in step.
     /// It must be quick and must not call back into the engine. It replaces any earlier observer;
     /// `shutdown()` ends it.
-    public func observeChanges(_ observer: @escaping @Sendable ([AlarmChange]) -> Void) {
+    package func observeChanges(_ observer: @escaping @Sendable ([AlarmChange]) -> Void) {
         changeObserver = observer
         let current = records.values.sorted(by: { $0.id.precedes($1.id) }).map(AlarmChange.updated)
         if !current.isEmpty { observer(current) }
@@ -358,13 +358,13 @@ public actor AlarmEngine {
     // MARK: - The world changed
 
     /// The wall clock was set: check every deadline again.
-    public func clockChanged() { reevaluate(.clockChanged) }
+    package func clockChanged() { reevaluate(.clockChanged) }
 
     /// The machine resumed from suspend: check every deadline again.
-    public func resumedFromSuspend() { reevaluate(.resumedFromSuspend) }
+    package func resumedFromSuspend() { reevaluate(.resumedFromSuspend) }
 
     /// The time zone changed: compute clock-time alarms again in the new zone.
-    public func timeZoneChanged() { reevaluate(.timeZoneChanged) }
+    package func timeZoneChanged() { reevaluate(.timeZoneChanged) }
 
     private func reevaluate(_ event: AlarmStateMachine.Event) {
         let reading = readClock()
@@ -613,7 +613,7 @@ public actor AlarmEngine {
 }
 
 /// One alarm's change, as `AlarmEngine.observeChanges(_:)` reports it.
-public enum AlarmChange: Hashable, Sendable {
+package enum AlarmChange: Hashable, Sendable {
     /// The alarm is new or changed: its record now.
     case updated(AlarmRecord)
     /// The alarm is gone: its last record.

@@ -2,25 +2,25 @@ import AlarmModel
 import Foundation
 
 /// The engine's settings: how late an alert may still ring, how long it rings, how many alarms.
-public struct AlarmPolicy: Hashable, Sendable {
+package struct AlarmPolicy: Hashable, Sendable {
     /// An alert whose instant passed while nothing ran still rings if it is at most this late
     /// (seconds); later ones are recorded as missed. Default 10 minutes.
-    public var graceWindow: TimeInterval
+    package var graceWindow: TimeInterval
     /// An unanswered alert ends as timed out after ringing this long (seconds); `nil` rings until
     /// answered. Default 10 minutes.
-    public var ringTimeout: TimeInterval?
+    package var ringTimeout: TimeInterval?
     /// The most alarms one owner may have. Default 1000.
-    public var maximumAlarmsPerOwner: Int
+    package var maximumAlarmsPerOwner: Int
     /// How long a snooze lasts (seconds) for an alarm whose snooze button (a secondary button
     /// that counts down) has no `postAlert` duration of its own, as Apple's examples schedule
     /// one. Default 9 minutes, as the iPhone's Clock snoozes.
-    public var defaultSnooze: TimeInterval
+    package var defaultSnooze: TimeInterval
 
     /// The default snooze: 9 minutes.
-    public static let nineMinutes: TimeInterval = 540
+    package static let nineMinutes: TimeInterval = 540
 
     /// Creates a policy; every parameter has the documented default.
-    public init(
+    package init(
         graceWindow: TimeInterval = 600, ringTimeout: TimeInterval? = 600, maximumAlarmsPerOwner: Int = 1_000,
         defaultSnooze: TimeInterval = AlarmPolicy.nineMinutes
     ) {

@@ -6,13 +6,13 @@ import Foundation
 ///
 /// Calls arrive on the engine's actor after each change is stored; an implementation hands the
 /// work to its own thread and returns at once.
-public protocol AlarmPresenter: Sendable {
+package protocol AlarmPresenter: Sendable {
     /// Carries out one presentation effect.
     func perform(_ effect: PresentationEffect)
 }
 
 /// One thing to show, update or take away.
-public enum PresentationEffect: Hashable, Sendable {
+package enum PresentationEffect: Hashable, Sendable {
     /// Show the alert and ring.
     case alert(AlarmRecord)
     /// End an alarm's alert (silence it, take the notification away).

@@ -9,17 +9,17 @@ import Foundation
 /// `stop` only in `alerting` (a one-shot alarm is removed, a repeating one scheduled for its next
 /// day); `countdown` only in `alerting`, into the `postAlert` countdown. Any other throws
 /// `AlarmRequestError.operationNotAllowed` and changes nothing.
-public struct AlarmStateMachine: Sendable {
+package struct AlarmStateMachine: Sendable {
     /// The settings that shape transitions.
-    public var policy: AlarmPolicy
+    package var policy: AlarmPolicy
 
     /// Creates a state machine with a policy.
-    public init(policy: AlarmPolicy = AlarmPolicy()) {
+    package init(policy: AlarmPolicy = AlarmPolicy()) {
         self.policy = policy
     }
 
     /// Something that happens to an alarm.
-    public enum Event: Hashable, Sendable {
+    package enum Event: Hashable, Sendable {
         /// Remove it.
         case cancel
         /// End its alert.
@@ -68,7 +68,7 @@ public struct AlarmStateMachine: Sendable {
     }
 
     /// A change to the alert history.
-    public enum HistoryChange: Hashable, Sendable {
+    package enum HistoryChange: Hashable, Sendable {
         /// An alert began to ring.
         case alertStarted(AlertHistoryEntry)
         /// The ringing alert of an alarm ended.
@@ -81,7 +81,7 @@ public struct AlarmStateMachine: Sendable {
     }
 
     /// Something the engine must do because of a transition.
-    public enum Action: Hashable, Sendable {
+    package enum Action: Hashable, Sendable {
         /// Store the alarm's new record.
         case store(AlarmRecord)
         /// Remove the alarm from the store.
@@ -104,7 +104,7 @@ public struct AlarmStateMachine: Sendable {
         case announceMissed(AlarmRecord, count: Int)
 
         /// Whether the action changes what is stored.
-        public var isDurable: Bool {
+        package var isDurable: Bool {
             switch self {
             case .store, .delete, .recordHistory: true
             default: false
@@ -113,17 +113,17 @@ public struct AlarmStateMachine: Sendable {
     }
 
     /// The outcome of an event: the alarm's next record (`nil` once removed) and the actions.
-    public struct Transition: Hashable, Sendable {
+    package struct Transition: Hashable, Sendable {
         /// The record after the event; `nil` when the alarm is gone.
-        public var record: AlarmRecord?
+        package var record: AlarmRecord?
         /// What to carry out, in order.
-        public var actions: [Action]
+        package var actions: [Action]
     }
 
     // MARK: - Scheduling
 
     /// Schedules a new alarm (or the replacement of one, once the old is cancelled).
-    public func schedule(
+    package func schedule(
         id: UUID, owner: String, definition: AlarmDefinition, at reading: ClockReading
     ) throws(AlarmRequestError) -> Transition {
         try definition.validate(now: reading.now)
@@ -146,7 +146,7 @@ public struct AlarmStateMachine: Sendable {
     // MARK: - Events
 
     /// Applies an event to an alarm.
-    public func handle(
+    package func handle(
         _ event: Event, to record: AlarmRecord, at reading: ClockReading
     ) throws(AlarmRequestError) -> Transition {
         switch (event, record.phase) {

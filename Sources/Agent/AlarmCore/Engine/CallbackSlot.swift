@@ -9,7 +9,7 @@ import Synchronization
 /// After a million reads a call goes a million thunks deep; the agent read its commit handler that
 /// way once per commit, spent a tenth of its time walking the chain under load, and would in time
 /// have overflowed its stack. Here the closure sits in a struct, which crosses the `Mutex` as it is.
-public final class CallbackSlot<Argument>: Sendable {
+package final class CallbackSlot<Argument>: Sendable {
     private struct Handler {
         let call: @Sendable (Argument) -> Void
     }
@@ -17,15 +17,15 @@ public final class CallbackSlot<Argument>: Sendable {
     private let handler = Mutex<Handler?>(nil)
 
     /// An empty slot: `call` does nothing until `set` gives it a handler.
-    public init() {}
+    package init() {}
 
     /// Makes `body` the handler, in place of any earlier one.
-    public func set(_ body: @escaping @Sendable (Argument) -> Void) {
+    package func set(_ body: @escaping @Sendable (Argument) -> Void) {
         handler.withLock { $0 = Handler(call: body) }
     }
 
     /// Calls the handler with `argument`, if there is one, outside the lock.
-    public func call(_ argument: Argument) {
+    package func call(_ argument: Argument) {
         handler.withLock { $0 }?.call(argument)
     }
 }

@@ -4,18 +4,18 @@ import AlarmModel
 /// A binary min-heap with lazy removal: changing or removing a key's deadline leaves the old entry
 /// in the heap, and stale entries are skipped (and, when they outnumber live ones, compacted away).
 /// `earliest` is O(1) after the skip; updates are O(log n).
-public struct DeadlineQueue<Key: Hashable, Value: Comparable> {
+package struct DeadlineQueue<Key: Hashable, Value: Comparable> {
     /// An empty queue.
-    public init() {}
+    package init() {}
 
     private var current: [Key: Value] = [:]
     private var heap: [(value: Value, key: Key)] = []
 
     /// The number of keys with a deadline.
-    public var count: Int { current.count }
+    package var count: Int { current.count }
 
     /// Sets, moves or removes (`nil`) the deadline of a key.
-    public mutating func set(_ key: Key, _ value: Value?) {
+    package mutating func set(_ key: Key, _ value: Value?) {
         guard current[key] != value else { return }
         current[key] = value
         if let value { push((value, key)) }
@@ -23,7 +23,7 @@ public struct DeadlineQueue<Key: Hashable, Value: Comparable> {
     }
 
     /// The key with the earliest deadline, and that deadline.
-    public mutating func earliest() -> (key: Key, value: Value)? {
+    package mutating func earliest() -> (key: Key, value: Value)? {
         while let top = heap.first {
             if current[top.key] == top.value { return (top.key, top.value) }
             popTop()
@@ -32,7 +32,7 @@ public struct DeadlineQueue<Key: Hashable, Value: Comparable> {
     }
 
     /// Removes every key.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         current.removeAll()
         heap.removeAll()
     }

@@ -9,7 +9,7 @@ extension Thread {
     /// Foundation sets a thread's name (`pthread_setname_np`) only once `start()` has returned:
     /// a thread that names itself before then keeps its creator's name. So the name is set here,
     /// after `start()`, and `body` waits for it.
-    public static func start(named name: String, _ body: @escaping @Sendable () -> Void) {
+    package static func start(named name: String, _ body: @escaping @Sendable () -> Void) {
         let named = DispatchSemaphore(value: 0)
         let thread = Thread {
             named.wait()

@@ -6,7 +6,7 @@ import Foundation
 /// A thread starts when an item finds none idle, up to `maximumThreads`, and then stays for the
 /// life of the pool's process. Idle threads sleep on a condition variable (`pthread_cond_wait`),
 /// never on a timeout, so an idle pool makes no wake-ups.
-public final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `items`, `head`, `idle` and `started` are read and written only with `condition` locked; the rest is immutable
+package final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `items`, `head`, `idle` and `started` are read and written only with `condition` locked; the rest is immutable
     private let condition = NSCondition()
     private var items: [Work] = []
     private var head = 0
@@ -18,7 +18,7 @@ public final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `
 
     /// A pool whose threads are named `name` (as `top -H` and `perf` show it, cut to 15 bytes), at
     /// most `maximumThreads` of them, each running items with `perform`.
-    public init(name: String, maximumThreads: Int, perform: @escaping @Sendable (Work) -> Void) {
+    package init(name: String, maximumThreads: Int, perform: @escaping @Sendable (Work) -> Void) {
         precondition(maximumThreads > 0, "A pool needs at least one thread")
         self.name = name
         self.maximumThreads = maximumThreads
@@ -26,14 +26,14 @@ public final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `
     }
 
     /// The threads started so far.
-    public var threadCount: Int {
+    package var threadCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return started
     }
 
     /// Queues items to run, in order, as soon as threads are free.
-    public func submit(_ batch: [Work]) {
+    package func submit(_ batch: [Work]) {
         condition.lock()
         items.append(contentsOf: batch)
         let starting = max(0, min(batch.count - idle, maximumThreads - started))

@@ -3,30 +3,30 @@ import Foundation
 
 /// Why the engine's wake-up could not be armed (its timers could not be made), while it cannot:
 /// the engine tries again, less and less often, and `reveille status` says so.
-public struct WakeTimerTrouble: Hashable, Sendable {
+package struct WakeTimerTrouble: Hashable, Sendable {
     /// The error, as the clock gave it.
-    public var reason: String
+    package var reason: String
     /// When the first attempt failed.
-    public var since: Date
+    package var since: Date
     /// How many attempts failed.
-    public var attempts: Int
+    package var attempts: Int
 
     /// Creates a description of the trouble.
-    public init(reason: String, since: Date, attempts: Int) {
+    package init(reason: String, since: Date, attempts: Int) {
         self.reason = reason
         self.since = since
         self.attempts = attempts
     }
 
     /// What `reveille status` says: "not armed: <reason>; trying again (3 attempts in 2 s)".
-    public func sentence(at now: Date) -> String {
+    package func sentence(at now: Date) -> String {
         let seconds = max(0, Int(now.timeIntervalSince(since).rounded()))
         return "not armed: \(reason); trying again (\(attempts) attempt\(attempts == 1 ? "" : "s") in \(seconds) s)"
     }
 
     /// How long to wait before trying again: 50 ms, doubling to at most 1 s, so that a deadline
     /// that passed meanwhile rings at most a second late once the timers can be made again.
-    public static func retryDelay(attempt: Int) -> Duration {
+    package static func retryDelay(attempt: Int) -> Duration {
         .milliseconds(min(1_000, 50 << min(max(attempt - 1, 0), 5)))
     }
 }

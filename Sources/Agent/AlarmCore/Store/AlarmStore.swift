@@ -17,14 +17,14 @@ import Glibc
 ///
 /// A database in a folder that cannot be written (a read-only mount, an immutable folder) is
 /// opened read-only: it is read as it is, and every change is refused with `StoreError.readOnly`.
-public final class AlarmStore: Sendable {
+package final class AlarmStore: Sendable {
     /// The database file.
-    public let databaseURL: URL
+    package let databaseURL: URL
     /// Set when the previous database could not be used and was moved aside: its new path.
-    public let recoveredFrom: URL?
+    package let recoveredFrom: URL?
     /// Why the store was opened read-only (what cannot be written, and the system's error), or
     /// `nil` when changes are stored.
-    public let readOnlyReason: String?
+    package let readOnlyReason: String?
     private let queue: DatabaseQueue
     /// The log's length, followed when checkpoints are `.deferred`.
     private let log: WriteAheadLog?
@@ -36,13 +36,13 @@ public final class AlarmStore: Sendable {
     /// A hook the tests use to stop a transaction between two writes (with a crash, or an error).
     ///
     /// It is called with the number of statements written so far in the current transaction.
-    public typealias FaultInjector = @Sendable (_ statementsWritten: Int) throws -> Void
+    package typealias FaultInjector = @Sendable (_ statementsWritten: Int) throws -> Void
 
     /// The name of the database file inside the store's folder.
-    public static let fileName = "alarms.sqlite"
+    package static let fileName = "alarms.sqlite"
 
     /// Whether other connections may open the database while a store has it open.
-    public enum Sharing: Sendable {
+    package enum Sharing: Sendable {
         /// Others may read and write alongside: the write-ahead log's index is the memory-mapped
         /// `-shm` file.
         case shared
@@ -53,7 +53,7 @@ public final class AlarmStore: Sendable {
     }
 
     /// When the write-ahead log is folded back into the database (a checkpoint).
-    public enum Checkpoints: Sendable {
+    package enum Checkpoints: Sendable {
         /// By SQLite, inside the commit that takes the log past 1,000 pages: that commit, and every
         /// call waiting on it, waits for the copy and its `fsync`s.
         case automatic
@@ -65,7 +65,7 @@ public final class AlarmStore: Sendable {
 
     /// The log's length, in pages, past which a commit checkpoints even when checkpoints are
     /// `.deferred`: 8,192 pages, 32 MiB.
-    public static let forcedCheckpointFrames = 8_192
+    package static let forcedCheckpointFrames = 8_192
 
     /// Opens (or creates) the store in `directory`, creating the folder with mode 0700 and the
     /// database with mode 0600.
@@ -81,7 +81,7 @@ public final class AlarmStore: Sendable {
     /// created, changed or moved, and damage or an old schema throws instead of being repaired.
     /// `sharing` says whether other connections may open the database alongside (see ``Sharing``),
     /// `checkpoints` who folds the write-ahead log back into it, and when (see ``Checkpoints``).
-    public init(
+    package init(
         directory: URL, logger: Logger = Logger(label: "reveille.store"), faultInjector: FaultInjector? = nil,
         sharing: Sharing = .shared, checkpoints: Checkpoints = .automatic
     ) throws {
@@ -120,7 +120,7 @@ public final class AlarmStore: Sendable {
     }
 
     /// The default folder: `$XDG_DATA_HOME/reveille`, or `~/.local/share/reveille`.
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             return URL(fileURLWithPath: dataHome).appendingPathComponent("reveille")
         }
@@ -131,14 +131,14 @@ public final class AlarmStore: Sendable {
     // MARK: - Reading
 
     /// Every stored alarm.
-    public func loadAlarms() throws -> [AlarmRecord] {
+    package func loadAlarms() throws -> [AlarmRecord] {
         try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM alarm").map(AlarmRow.record(from:))
         }
     }
 
     /// The alert history, newest first, at most `limit` entries.
-    public func history(limit: Int = 1_000) throws -> [AlertHistoryEntry] {
+    package func history(limit: Int = 1_000) throws -> [AlertHistoryEntry] {
         try queue.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM history ORDER BY scheduledAt DESC, rowid DESC LIMIT ?", arguments: [limit]
@@ -148,7 +148,7 @@ public final class AlarmStore: Sendable {
 
     /// The phones the phone backup rang for the alert of `alarmID` that began at `alertedAt` (none
     /// reachable: empty), or `nil` when its history says of no ring (or there is no such alert).
-    public func phonesRung(alarmID: UUID, alertedAt: Date) throws -> [String]? {
+    package func phonesRung(alarmID: UUID, alertedAt: Date) throws -> [String]? {
         try queue.read { db in
             let phones = try String.fetchOne(
                 db,
@@ -167,7 +167,7 @@ public final class AlarmStore: Sendable {
     // MARK: - Authorizations
 
     /// Every app the person has answered about, by app id.
-    public func authorizations() throws -> [AppAuthorization] {
+    package func authorizations() throws -> [AppAuthorization] {
         try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM authorization ORDER BY app").compactMap { row in
                 let state: String = row["state"]
@@ -179,7 +179,7 @@ public final class AlarmStore: Sendable {
     }
 
     /// Stores the person's answer about an app; `.notDetermined` forgets it.
-    public func setAuthorization(_ state: AlarmManager.AuthorizationState, for app: String, at date: Date) throws {
+    package func setAuthorization(_ state: AlarmManager.AuthorizationState, for app: String, at date: Date) throws {
         try refuseWhenReadOnly()
         try queue.write { db in
             if state == .notDetermined {
@@ -195,22 +195,22 @@ public final class AlarmStore: Sendable {
     // MARK: - Writing
 
     /// The writes of one transition (or of several, applied together).
-    public struct Changes: Sendable {
+    package struct Changes: Sendable {
         /// Records to insert or replace.
-        public var upserts: [AlarmRecord] = []
+        package var upserts: [AlarmRecord] = []
         /// Alarms to remove.
-        public var deletions: [UUID] = []
+        package var deletions: [UUID] = []
         /// History changes, in order.
-        public var history: [AlarmStateMachine.HistoryChange] = []
+        package var history: [AlarmStateMachine.HistoryChange] = []
 
         /// Creates an empty set of changes.
-        public init() {}
+        package init() {}
 
         /// Whether there is nothing to write.
-        public var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty && history.isEmpty }
+        package var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty && history.isEmpty }
 
         /// Adds the durable actions among `actions`, in order.
-        public mutating func add(_ actions: [AlarmStateMachine.Action]) {
+        package mutating func add(_ actions: [AlarmStateMachine.Action]) {
             for action in actions {
                 switch action {
                 case .store(let record):
@@ -230,7 +230,7 @@ public final class AlarmStore: Sendable {
     }
 
     /// Writes the changes in one transaction; when this returns, they are on disk.
-    public func apply(_ changes: Changes) throws {
+    package func apply(_ changes: Changes) throws {
         guard !changes.isEmpty else { return }
         try refuseWhenReadOnly()
         try queue.write { db in
@@ -252,12 +252,12 @@ public final class AlarmStore: Sendable {
 
     /// How many pages of changes the write-ahead log holds that are not yet in the database, when
     /// checkpoints are `.deferred`; `nil` otherwise (SQLite keeps the log short by itself).
-    public var pendingLogFrames: Int? { log?.frames.load(ordering: .relaxed) }
+    package var pendingLogFrames: Int? { log?.frames.load(ordering: .relaxed) }
 
     /// Calls `observer` after each commit that leaves changes in the write-ahead log for the owner
     /// to fold in, on the committing thread: it must be quick. Only a store with `.deferred`
     /// checkpoints has such commits; it replaces any earlier observer.
-    public func onLogGrowth(_ observer: @escaping @Sendable () -> Void) {
+    package func onLogGrowth(_ observer: @escaping @Sendable () -> Void) {
         log?.observer.set(observer)
     }
 
@@ -265,7 +265,7 @@ public final class AlarmStore: Sendable {
     /// (`PRAGMA wal_checkpoint(TRUNCATE)`): what a store with `.deferred` checkpoints needs at a
     /// quiet moment. Takes as long as copying the log's pages and two `fsync`s; changes wait
     /// meanwhile. Does nothing when the log is empty.
-    public func checkpoint() throws {
+    package func checkpoint() throws {
         try refuseWhenReadOnly()
         guard pendingLogFrames != 0 else { return }
         try queue.writeWithoutTransaction { db in
@@ -276,7 +276,7 @@ public final class AlarmStore: Sendable {
 
     /// Closes the database (SQLite folds the write-ahead log back into it and removes the log);
     /// every later call throws. Everything was already stored.
-    public func close() {
+    package func close() {
         do {
             try queue.close()
         } catch {
@@ -427,7 +427,7 @@ public final class AlarmStore: Sendable {
 }
 
 /// Why the store could not do what was asked.
-public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The database file could not be created.
     case cannotCreate(String)
     /// SQLite would not switch the database to write-ahead logging.
@@ -442,7 +442,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case schemaNeedsUpgrade
 
     /// A sentence for the log.
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotCreate(let path): "cannot create the database file \(path)"
         case .cannotUseWAL(let mode): "the database refused write-ahead logging (journal mode \(mode))"

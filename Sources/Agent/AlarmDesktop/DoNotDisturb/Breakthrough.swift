@@ -15,20 +15,20 @@ import Foundation
 /// - The person wins: once the setting is seen holding anything but the value Reveille set, it is
 ///   theirs (`.forget`: the journal goes, nothing is restored, nothing is lifted again until every
 ///   alert has ended).
-public struct Breakthrough: Sendable, Hashable {
+package struct Breakthrough: Sendable, Hashable {
     /// What the desktop's do-not-disturb is, as last read.
-    public struct Conditions: Sendable, Hashable {
+    package struct Conditions: Sendable, Hashable {
         /// Whether do-not-disturb is on.
-        public var isOn: Bool
+        package var isOn: Bool
         /// Whether a critical notification is shown while it is on.
-        public var criticalShown: Bool
+        package var criticalShown: Bool
         /// Whether Reveille can turn it off (a backend that can write the setting).
-        public var canLift: Bool
+        package var canLift: Bool
         /// The setting's value, when read.
-        public var value: DoNotDisturbValue?
+        package var value: DoNotDisturbValue?
 
         /// Creates conditions.
-        public init(isOn: Bool, criticalShown: Bool, canLift: Bool, value: DoNotDisturbValue?) {
+        package init(isOn: Bool, criticalShown: Bool, canLift: Bool, value: DoNotDisturbValue?) {
             self.isOn = isOn
             self.criticalShown = criticalShown
             self.canLift = canLift
@@ -36,14 +36,14 @@ public struct Breakthrough: Sendable, Hashable {
         }
 
         /// Nothing known: no server, or one whose do-not-disturb is not read.
-        public static let unknown = Conditions(isOn: false, criticalShown: true, canLift: false, value: nil)
+        package static let unknown = Conditions(isOn: false, criticalShown: true, canLift: false, value: nil)
 
         /// Whether an alert needs do-not-disturb lifted to be seen.
         var needsLift: Bool { isOn && !criticalShown && canLift }
     }
 
     /// Where the lift stands.
-    public enum Lift: Sendable, Hashable {
+    package enum Lift: Sendable, Hashable {
         /// Do-not-disturb is as the person left it.
         case none
         /// Reveille lifted it; the entry says from what, to what.
@@ -53,7 +53,7 @@ public struct Breakthrough: Sendable, Hashable {
     }
 
     /// What to do.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Journal the value, then lift do-not-disturb; report with `didLift` or `liftFailed`.
         case lift
         /// Show the alert now.
@@ -69,19 +69,19 @@ public struct Breakthrough: Sendable, Hashable {
     }
 
     /// The alerts ringing that break through.
-    public private(set) var breaking: Set<UUID> = []
+    package private(set) var breaking: Set<UUID> = []
     /// The alerts held back.
-    public private(set) var held: Set<UUID> = []
+    package private(set) var held: Set<UUID> = []
     /// Where the lift stands.
-    public private(set) var lift: Lift = .none
+    package private(set) var lift: Lift = .none
     /// The conditions last seen.
-    public private(set) var conditions: Conditions = .unknown
+    package private(set) var conditions: Conditions = .unknown
 
     /// A machine with nothing ringing.
-    public init() {}
+    package init() {}
 
     /// An alert started ringing.
-    public mutating func alertStarted(_ id: UUID, breaksThrough: Bool, _ now: Conditions) -> [Action] {
+    package mutating func alertStarted(_ id: UUID, breaksThrough: Bool, _ now: Conditions) -> [Action] {
         conditions = now
         guard breaksThrough else {
             // The person's do-not-disturb is on (even while lifted for other alerts): wait.
@@ -97,17 +97,17 @@ public struct Breakthrough: Sendable, Hashable {
     }
 
     /// The lift was carried out, as `entry` says (written to the journal before).
-    public mutating func didLift(_ entry: RestoreEntry) {
+    package mutating func didLift(_ entry: RestoreEntry) {
         lift = .lifted(entry)
         conditions.isOn = false
         conditions.value = entry.lifted
     }
 
     /// The lift could not be carried out: the alert is shown anyway (the sound rings regardless).
-    public mutating func liftFailed() {}
+    package mutating func liftFailed() {}
 
     /// An alert ended (stopped, snoozed, timed out, cancelled).
-    public mutating func alertEnded(_ id: UUID) -> [Action] {
+    package mutating func alertEnded(_ id: UUID) -> [Action] {
         held.remove(id)
         guard breaking.remove(id) != nil, breaking.isEmpty else { return [] }
         defer { lift = .none }
@@ -116,7 +116,7 @@ public struct Breakthrough: Sendable, Hashable {
     }
 
     /// The desktop's do-not-disturb was read again after a change.
-    public mutating func observed(_ now: Conditions) -> [Action] {
+    package mutating func observed(_ now: Conditions) -> [Action] {
         let before = conditions
         conditions = now
         var actions: [Action] = []
@@ -150,7 +150,7 @@ public struct Breakthrough: Sendable, Hashable {
     }
 
     /// Whether do-not-disturb is lifted by Reveille right now.
-    public var isLiftedNow: Bool {
+    package var isLiftedNow: Bool {
         if case .lifted = lift { return true }
         return false
     }

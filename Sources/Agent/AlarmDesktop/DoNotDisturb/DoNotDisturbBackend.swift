@@ -3,7 +3,7 @@
 ///
 /// Implementations talk to the desktop (over D-Bus, or GSettings) and decide nothing: when to
 /// lift and whether to restore is `Breakthrough`'s business.
-public protocol DoNotDisturbBackend: AnyObject, Sendable {
+package protocol DoNotDisturbBackend: AnyObject, Sendable {
     /// The desktop.
     var desktop: NotificationDesktop { get }
     /// The setting, as a person would look it up (`dunst paused`, `org.gnome.desktop.notifications show-banners`).
@@ -24,10 +24,10 @@ public protocol DoNotDisturbBackend: AnyObject, Sendable {
 }
 
 /// Why a do-not-disturb setting could not be read or written.
-public struct DoNotDisturbError: Error, Sendable, CustomStringConvertible {
+package struct DoNotDisturbError: Error, Sendable, CustomStringConvertible {
     /// A sentence for the log and `reveille status`.
-    public var description: String
+    package var description: String
 
     /// Creates an error.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

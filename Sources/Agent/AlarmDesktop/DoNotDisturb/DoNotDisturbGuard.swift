@@ -18,18 +18,18 @@ import Synchronization
 /// One shortcut keeps alerts on time: when the task has nothing queued and the watched setting
 /// says an alert that breaks through needs no lift, `submit` posts the alert at once, on the
 /// caller's thread, and the task records the alert after, as if it had decided it.
-public final class DoNotDisturbGuard: Sendable {
+package final class DoNotDisturbGuard: Sendable {
     /// Where the guard's decisions go.
-    public struct Outputs: Sendable {
+    package struct Outputs: Sendable {
         /// Hands an effect on to the notifications (after any lift, in order).
-        public var post: @Sendable (PresentationEffect) -> Void
+        package var post: @Sendable (PresentationEffect) -> Void
         /// An alert without breakthrough waits: ring it as `HeldSound` says.
-        public var hold: @Sendable (AlarmRecord) -> Void
+        package var hold: @Sendable (AlarmRecord) -> Void
         /// A waiting alert is shown now (post it, ring it fully).
-        public var release: @Sendable (AlarmRecord) -> Void
+        package var release: @Sendable (AlarmRecord) -> Void
 
         /// Creates the outputs.
-        public init(
+        package init(
             post: @escaping @Sendable (PresentationEffect) -> Void, hold: @escaping @Sendable (AlarmRecord) -> Void,
             release: @escaping @Sendable (AlarmRecord) -> Void
         ) {
@@ -40,18 +40,18 @@ public final class DoNotDisturbGuard: Sendable {
     }
 
     /// How the guard finds the desktop.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The journal (`dnd-restore.json` in the store's folder).
-        public var journal: RestoreJournal
+        package var journal: RestoreJournal
         /// The session bus address; `nil` is `DBUS_SESSION_BUS_ADDRESS`.
-        public var busAddress: String?
+        package var busAddress: String?
         /// `XDG_CONFIG_HOME` (Plasma's `plasmanotifyrc`).
-        public var configHome: URL
+        package var configHome: URL
         /// What alarms without breakthrough do while do-not-disturb is on.
-        public var heldSound: DoNotDisturbStatus.HeldSound
+        package var heldSound: DoNotDisturbStatus.HeldSound
 
         /// Creates a configuration.
-        public init(journal: RestoreJournal, busAddress: String? = nil, configHome: URL, heldSound: DoNotDisturbStatus.HeldSound = .quiet) {
+        package init(journal: RestoreJournal, busAddress: String? = nil, configHome: URL, heldSound: DoNotDisturbStatus.HeldSound = .quiet) {
             self.journal = journal
             self.busAddress = busAddress
             self.configHome = configHome
@@ -70,7 +70,7 @@ public final class DoNotDisturbGuard: Sendable {
     }
 
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let events: AsyncStream<Event>.Continuation
     private let stream: AsyncStream<Event>
     private let current = Mutex(DoNotDisturbStatus.starting)
@@ -91,7 +91,7 @@ public final class DoNotDisturbGuard: Sendable {
     private let shortcut = Mutex(Shortcut())
 
     /// Creates the guard; `start(outputs:)` starts it.
-    public init(configuration: Configuration, logger: Logger) {
+    package init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         (stream, events) = AsyncStream.makeStream(of: Event.self)
@@ -99,7 +99,7 @@ public final class DoNotDisturbGuard: Sendable {
     }
 
     /// Starts watching (the server is looked up first, the journal replayed) and handling effects.
-    public func start(outputs: Outputs) {
+    package func start(outputs: Outputs) {
         let worker = Worker(guard: self, outputs: outputs, logger: logger)
         let stream = self.stream
         shortcut.withLock { $0.post = outputs.post }
@@ -122,7 +122,7 @@ public final class DoNotDisturbGuard: Sendable {
 
     /// Hands an effect on, in order (the notifications see it once any lift is done). An alert
     /// that breaks through is posted before this returns when nothing waits and no lift is needed.
-    public func submit(_ effect: PresentationEffect) {
+    package func submit(_ effect: PresentationEffect) {
         if case .alert(let record) = effect, record.definition.breakthrough {
             let posted = shortcut.withLock { shortcut -> Bool in
                 // Under the lock: the task posts only while it handles an event, and none is queued.
@@ -146,20 +146,20 @@ public final class DoNotDisturbGuard: Sendable {
     }
 
     /// The status now.
-    public var status: DoNotDisturbStatus { current.withLock { $0 } }
+    package var status: DoNotDisturbStatus { current.withLock { $0 } }
 
     /// Calls `handler` (on the guard's task) each time the status changes.
-    public func onStatusChange(_ handler: @escaping @Sendable (DoNotDisturbStatus) -> Void) {
+    package func onStatusChange(_ handler: @escaping @Sendable (DoNotDisturbStatus) -> Void) {
         observers.withLock { $0.append(handler) }
     }
 
     /// Waits until everything submitted so far has been handled.
-    public func flush() async {
+    package func flush() async {
         await withCheckedContinuation { enqueue(.flush($0)) }
     }
 
     /// Puts back what was lifted (the alerts still ringing ring again when the agent starts) and stops.
-    public func shutDown() async {
+    package func shutDown() async {
         guard loop.withLock({ $0 }) != nil else { return }
         await withCheckedContinuation { continuation in
             let terminated = shortcut.withLock { shortcut in

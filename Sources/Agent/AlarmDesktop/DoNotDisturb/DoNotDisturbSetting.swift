@@ -1,6 +1,6 @@
 /// The value of a desktop's do-not-disturb setting, in the form the desktop keeps it: what the
 /// journal saves before Reveille changes it and what it compares before putting it back.
-public enum DoNotDisturbValue: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum DoNotDisturbValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A switch: dunst's `paused`, GNOME's `show-banners`, MATE's `do-not-disturb`, ...
     case flag(Bool)
     /// A level: dunst's `pauseLevel` (1.10+).
@@ -10,7 +10,7 @@ public enum DoNotDisturbValue: Sendable, Hashable, Codable, CustomStringConverti
     /// A sound output's mixer (silent mode): its playback switch and raw volume.
     case output(unmuted: Bool, volume: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .flag(let value): "\(value)"
         case .level(let value): "\(value)"
@@ -22,20 +22,20 @@ public enum DoNotDisturbValue: Sendable, Hashable, Codable, CustomStringConverti
 
 /// One reading of a desktop's do-not-disturb: the setting's value, what it means, and whether a
 /// critical notification is shown while it is on.
-public struct DoNotDisturbReading: Sendable, Hashable {
+package struct DoNotDisturbReading: Sendable, Hashable {
     /// The setting as the desktop keeps it.
-    public var value: DoNotDisturbValue
+    package var value: DoNotDisturbValue
     /// Whether do-not-disturb is on.
-    public var isOn: Bool
+    package var isOn: Bool
     /// Whether an alert (a critical notification) is shown while do-not-disturb is on, now (GNOME:
     /// only while the screen is not locked; Plasma: per its `CriticalInDndMode`).
-    public var criticalShown: Bool
+    package var criticalShown: Bool
     /// Why critical notifications are or are not shown, when it depends on something (the screen
     /// lock, a setting).
-    public var detail: String?
+    package var detail: String?
 
     /// Creates a reading.
-    public init(value: DoNotDisturbValue, isOn: Bool, criticalShown: Bool, detail: String? = nil) {
+    package init(value: DoNotDisturbValue, isOn: Bool, criticalShown: Bool, detail: String? = nil) {
         self.value = value
         self.isOn = isOn
         self.criticalShown = criticalShown

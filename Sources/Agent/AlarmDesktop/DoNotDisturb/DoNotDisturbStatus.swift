@@ -1,8 +1,8 @@
 /// The desktop's do-not-disturb as the agent sees it now, and how an alarm gets through it: what
 /// `reveille status` shows on its `dnd` line and the manager's `DoNotDisturb` property carries.
-public struct DoNotDisturbStatus: Sendable, Hashable {
+package struct DoNotDisturbStatus: Sendable, Hashable {
     /// Whether do-not-disturb is on.
-    public enum State: String, Sendable, Hashable {
+    package enum State: String, Sendable, Hashable {
         /// Do-not-disturb is on (also while Reveille has lifted it for a ringing alert).
         case on
         /// Do-not-disturb is off.
@@ -12,7 +12,7 @@ public struct DoNotDisturbStatus: Sendable, Hashable {
     }
 
     /// How an alarm that breaks through (the default) gets through right now.
-    public enum Way: String, Sendable, Hashable {
+    package enum Way: String, Sendable, Hashable {
         /// Do-not-disturb is off: shown as usual.
         case notNeeded = "not-needed"
         /// Shown as a critical notification, which this desktop shows during do-not-disturb.
@@ -26,7 +26,7 @@ public struct DoNotDisturbStatus: Sendable, Hashable {
     }
 
     /// How an alarm without breakthrough fares while do-not-disturb is on.
-    public enum HeldSound: String, Sendable, Hashable, CaseIterable {
+    package enum HeldSound: String, Sendable, Hashable, CaseIterable {
         /// Rings at a low fixed volume while its notification waits.
         case quiet
         /// Does not ring until do-not-disturb ends.
@@ -34,26 +34,26 @@ public struct DoNotDisturbStatus: Sendable, Hashable {
     }
 
     /// The notification server, such as `dunst 1.9.0`, or `none`.
-    public var server: String
+    package var server: String
     /// The desktop whose do-not-disturb applies, when known.
-    public var desktop: NotificationDesktop?
+    package var desktop: NotificationDesktop?
     /// The setting watched, such as `dunst paused`.
-    public var setting: String?
+    package var setting: String?
     /// On, off, or unknown.
-    public var state: State
+    package var state: State
     /// How a breaking-through alarm gets through now.
-    public var way: Way
+    package var way: Way
     /// Whether Reveille has lifted do-not-disturb right now (an alert rings).
-    public var lifted: Bool
+    package var lifted: Bool
     /// How many alerts (without breakthrough) wait for do-not-disturb to end.
-    public var held: Int
+    package var held: Int
     /// What alarms without breakthrough do while do-not-disturb is on.
-    public var heldSound: HeldSound
+    package var heldSound: HeldSound
     /// Why, when it depends on something (a locked screen, a desktop setting, a read that failed).
-    public var detail: String?
+    package var detail: String?
 
     /// Creates a status.
-    public init(
+    package init(
         server: String, desktop: NotificationDesktop?, setting: String?, state: State, way: Way, lifted: Bool = false,
         held: Int = 0, heldSound: HeldSound = .quiet, detail: String? = nil
     ) {
@@ -69,11 +69,11 @@ public struct DoNotDisturbStatus: Sendable, Hashable {
     }
 
     /// Before the server is looked at.
-    public static let starting = DoNotDisturbStatus(server: "not looked up yet", desktop: nil, setting: nil, state: .unknown, way: .unknown)
+    package static let starting = DoNotDisturbStatus(server: "not looked up yet", desktop: nil, setting: nil, state: .unknown, way: .unknown)
 
     /// The line `reveille status` prints, such as
     /// `on (dunst paused): alarms lift it while they ring and put it back after`.
-    public var sentence: String {
+    package var sentence: String {
         var text: String
         switch state {
         case .on: text = "on"

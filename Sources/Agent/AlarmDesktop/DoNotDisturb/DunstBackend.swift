@@ -4,26 +4,26 @@ import DBus
 /// or `pauseLevel` (dunst 1.10+, 0 to 100; 0 is not paused) where it exists, watched through
 /// `PropertiesChanged`. A paused dunst holds every notification back, critical ones too, and shows
 /// them all when it is resumed.
-public final class DunstBackend: DoNotDisturbBackend {
+package final class DunstBackend: DoNotDisturbBackend {
     static let name = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
     static let interface = "org.dunstproject.cmd0"
 
-    public let desktop = NotificationDesktop.dunst
+    package let desktop = NotificationDesktop.dunst
     private let connection: DBusConnection
     private let usesLevel: Bool
     private let ticks = SignalTicks()
 
     /// A backend over `connection`; asks dunst once whether it has `pauseLevel`.
-    public init(connection: DBusConnection) async {
+    package init(connection: DBusConnection) async {
         self.connection = connection
         let level = try? await connection.readProperty("pauseLevel", of: Self.interface, at: Self.path, on: Self.name)
         usesLevel = level?.integerValue != nil
     }
 
-    public var settingName: String { usesLevel ? "dunst pauseLevel" : "dunst paused" }
+    package var settingName: String { usesLevel ? "dunst pauseLevel" : "dunst paused" }
 
-    public func read() async throws -> DoNotDisturbReading {
+    package func read() async throws -> DoNotDisturbReading {
         if usesLevel {
             let level = try await connection.readProperty("pauseLevel", of: Self.interface, at: Self.path, on: Self.name)
             guard let number = level.integerValue, let value = UInt32(exactly: number) else {
@@ -36,11 +36,11 @@ public final class DunstBackend: DoNotDisturbBackend {
         return DoNotDisturbReading(value: .flag(value), isOn: value, criticalShown: false)
     }
 
-    public func watch() async throws -> AsyncStream<Void> {
+    package func watch() async throws -> AsyncStream<Void> {
         try await ticks.start(on: connection, rules: [propertiesChangedRule(sender: Self.name, path: Self.path, interface: Self.interface)])
     }
 
-    public func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? {
+    package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? {
         switch value {
         case .flag: .flag(false)
         case .level: .level(0)
@@ -48,7 +48,7 @@ public final class DunstBackend: DoNotDisturbBackend {
         }
     }
 
-    public func write(_ value: DoNotDisturbValue) async throws {
+    package func write(_ value: DoNotDisturbValue) async throws {
         switch value {
         case .flag(let paused):
             try await connection.writeProperty("paused", of: Self.interface, at: Self.path, on: Self.name, .boolean(paused))
@@ -59,5 +59,5 @@ public final class DunstBackend: DoNotDisturbBackend {
         }
     }
 
-    public func stop() { ticks.stop() }
+    package func stop() { ticks.stop() }
 }

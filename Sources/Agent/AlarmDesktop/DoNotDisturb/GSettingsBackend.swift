@@ -10,25 +10,25 @@ import DBus
 /// checked with the real shell): the lock is read from `org.gnome.ScreenSaver` (`GetActive`,
 /// watched through `ActiveChanged`) when a connection is given. Cinnamon drops notifications during do-not-disturb and MATE closes them,
 /// critical ones too.
-public final class GSettingsBackend: DoNotDisturbBackend {
+package final class GSettingsBackend: DoNotDisturbBackend {
     /// Where one desktop keeps its do-not-disturb.
-    public struct Key: Sendable, Hashable {
+    package struct Key: Sendable, Hashable {
         /// The schema id.
-        public var schema: String
+        package var schema: String
         /// The boolean key.
-        public var key: String
+        package var key: String
         /// The key's value that means do-not-disturb is on.
-        public var onWhen: Bool
+        package var onWhen: Bool
 
         /// GNOME's `show-banners`.
-        public static let gnome = Key(schema: "org.gnome.desktop.notifications", key: "show-banners", onWhen: false)
+        package static let gnome = Key(schema: "org.gnome.desktop.notifications", key: "show-banners", onWhen: false)
         /// Cinnamon's `display-notifications`.
-        public static let cinnamon = Key(schema: "org.cinnamon.desktop.notifications", key: "display-notifications", onWhen: false)
+        package static let cinnamon = Key(schema: "org.cinnamon.desktop.notifications", key: "display-notifications", onWhen: false)
         /// MATE's `do-not-disturb`.
-        public static let mate = Key(schema: "org.mate.NotificationDaemon", key: "do-not-disturb", onWhen: true)
+        package static let mate = Key(schema: "org.mate.NotificationDaemon", key: "do-not-disturb", onWhen: true)
 
         /// The key of a desktop that keeps its do-not-disturb in GSettings, or `nil`.
-        public static func of(_ desktop: NotificationDesktop) -> Key? {
+        package static func of(_ desktop: NotificationDesktop) -> Key? {
             switch desktop {
             case .gnome: .gnome
             case .cinnamon: .cinnamon
@@ -38,16 +38,16 @@ public final class GSettingsBackend: DoNotDisturbBackend {
         }
     }
 
-    public let desktop: NotificationDesktop
+    package let desktop: NotificationDesktop
     /// The key.
-    public let key: Key
+    package let key: Key
     private let setting: GSettingsSwitch
     private let screenLock: ScreenLock?
     private let ticks = SignalTicks()
 
     /// A backend for `desktop`'s key; `nil` when its schema is not installed (looked up first, so a
     /// missing schema never aborts the agent). GNOME watches its screen lock on `connection`.
-    public init?(desktop: NotificationDesktop, connection: DBusConnection?) {
+    package init?(desktop: NotificationDesktop, connection: DBusConnection?) {
         guard let key = Key.of(desktop), let setting = GSettingsSwitch(schema: key.schema, key: key.key) else { return nil }
         self.desktop = desktop
         self.key = key
@@ -55,9 +55,9 @@ public final class GSettingsBackend: DoNotDisturbBackend {
         screenLock = desktop == .gnome ? connection.map(ScreenLock.init) : nil
     }
 
-    public var settingName: String { "\(key.schema) \(key.key)" }
+    package var settingName: String { "\(key.schema) \(key.key)" }
 
-    public func read() async throws -> DoNotDisturbReading {
+    package func read() async throws -> DoNotDisturbReading {
         let value = await setting.read()
         let isOn = value == key.onWhen
         switch desktop {
@@ -71,7 +71,7 @@ public final class GSettingsBackend: DoNotDisturbBackend {
         }
     }
 
-    public func watch() async throws -> AsyncStream<Void> {
+    package func watch() async throws -> AsyncStream<Void> {
         let changes = await setting.changes()
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let forward = Task {
@@ -90,14 +90,14 @@ public final class GSettingsBackend: DoNotDisturbBackend {
         return stream
     }
 
-    public func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { .flag(!key.onWhen) }
+    package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { .flag(!key.onWhen) }
 
-    public func write(_ value: DoNotDisturbValue) async throws {
+    package func write(_ value: DoNotDisturbValue) async throws {
         guard case .flag(let flag) = value else { throw DoNotDisturbError("\(settingName) is a switch") }
         guard await setting.write(flag) else { throw DoNotDisturbError("\(settingName) is not writable") }
     }
 
-    public func stop() {
+    package func stop() {
         ticks.stop()
         setting.stop()
     }

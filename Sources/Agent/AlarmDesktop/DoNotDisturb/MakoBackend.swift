@@ -5,26 +5,26 @@ import DBus
 /// `PropertiesChanged` on `Modes`; an older mako announces nothing, and its modes are read when an
 /// alert rings (never polled). mako's default configuration hides every notification in that mode,
 /// critical ones too, so the mode is taken off while an alert rings.
-public final class MakoBackend: DoNotDisturbBackend {
+package final class MakoBackend: DoNotDisturbBackend {
     static let name = "fr.emersion.Mako"
     static let path = "/fr/emersion/Mako"
     static let interface = "fr.emersion.Mako"
 
-    public let desktop = NotificationDesktop.mako
+    package let desktop = NotificationDesktop.mako
     /// The mode that means do-not-disturb.
-    public let mode: String
+    package let mode: String
     private let connection: DBusConnection
     private let ticks = SignalTicks()
 
     /// A backend over `connection`, taking `mode` as the do-not-disturb mode.
-    public init(connection: DBusConnection, mode: String = "do-not-disturb") {
+    package init(connection: DBusConnection, mode: String = "do-not-disturb") {
         self.connection = connection
         self.mode = mode
     }
 
-    public var settingName: String { "mako mode \(mode)" }
+    package var settingName: String { "mako mode \(mode)" }
 
-    public func read() async throws -> DoNotDisturbReading {
+    package func read() async throws -> DoNotDisturbReading {
         let reply = try await connection.call(
             destination: Self.name, path: Self.path, interface: Self.interface, method: "ListModes", timeout: .seconds(5))
         guard let modes = reply.first?.arrayValue?.compactMap(\.stringValue) else {
@@ -33,21 +33,21 @@ public final class MakoBackend: DoNotDisturbBackend {
         return DoNotDisturbReading(value: .modes(modes), isOn: modes.contains(mode), criticalShown: false)
     }
 
-    public func watch() async throws -> AsyncStream<Void> {
+    package func watch() async throws -> AsyncStream<Void> {
         try await ticks.start(on: connection, rules: [propertiesChangedRule(sender: Self.name, path: Self.path, interface: Self.interface)])
     }
 
-    public func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? {
+    package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? {
         guard case .modes(let modes) = value else { return nil }
         return .modes(modes.filter { $0 != mode })
     }
 
-    public func write(_ value: DoNotDisturbValue) async throws {
+    package func write(_ value: DoNotDisturbValue) async throws {
         guard case .modes(let modes) = value else { throw DoNotDisturbError("mako's do-not-disturb is a mode") }
         _ = try await connection.call(
             destination: Self.name, path: Self.path, interface: Self.interface, method: "SetModes",
             arguments: [.strings(modes)], timeout: .seconds(5))
     }
 
-    public func stop() { ticks.stop() }
+    package func stop() { ticks.stop() }
 }

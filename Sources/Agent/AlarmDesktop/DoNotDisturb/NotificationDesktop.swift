@@ -2,7 +2,7 @@
 ///
 /// Found from `GetServerInformation` (the server's name and vendor) and, when the name says
 /// nothing known, from the interfaces and bus names the server offers (see `ServerDetector`).
-public enum NotificationDesktop: String, Sendable, Hashable, Codable, CaseIterable {
+package enum NotificationDesktop: String, Sendable, Hashable, Codable, CaseIterable {
     /// GNOME Shell: GSettings `org.gnome.desktop.notifications show-banners`.
     case gnome
     /// KDE Plasma: the server's `Inhibited` property.
@@ -26,7 +26,7 @@ public enum NotificationDesktop: String, Sendable, Hashable, Codable, CaseIterab
 
     /// The desktop a server's `GetServerInformation` name and vendor name, or `nil` when neither
     /// says (the detector then looks at the interfaces the server offers).
-    public static func from(serverName name: String, vendor: String) -> NotificationDesktop? {
+    package static func from(serverName name: String, vendor: String) -> NotificationDesktop? {
         let name = name.lowercased()
         let vendor = vendor.lowercased()
         switch true {
@@ -44,7 +44,7 @@ public enum NotificationDesktop: String, Sendable, Hashable, Codable, CaseIterab
     }
 
     /// How a person calls it, for `reveille status`.
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .gnome: "GNOME"
         case .plasma: "KDE Plasma"

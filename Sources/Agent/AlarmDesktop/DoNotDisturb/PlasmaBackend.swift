@@ -7,24 +7,24 @@ import Foundation
 /// `CriticalInDndMode` (true unless the person turned it off), read from `plasmanotifyrc` at each
 /// reading. `Inhibited` cannot be changed from outside: where critical notifications are hidden,
 /// the alert still sounds, and `reveille status` says so.
-public final class PlasmaBackend: DoNotDisturbBackend {
+package final class PlasmaBackend: DoNotDisturbBackend {
     static let name = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
     static let interface = "org.freedesktop.Notifications"
 
-    public let desktop = NotificationDesktop.plasma
-    public let settingName = "Plasma Inhibited"
+    package let desktop = NotificationDesktop.plasma
+    package let settingName = "Plasma Inhibited"
     private let connection: DBusConnection
     private let configuration: URL
     private let ticks = SignalTicks()
 
     /// A backend over `connection`, reading `plasmanotifyrc` from `configHome` (`XDG_CONFIG_HOME`).
-    public init(connection: DBusConnection, configHome: URL) {
+    package init(connection: DBusConnection, configHome: URL) {
         self.connection = connection
         configuration = configHome.appendingPathComponent("plasmanotifyrc")
     }
 
-    public func read() async throws -> DoNotDisturbReading {
+    package func read() async throws -> DoNotDisturbReading {
         let inhibited = try await connection.readProperty("Inhibited", of: Self.interface, at: Self.path, on: Self.name)
         guard let value = inhibited.boolValue else { throw DoNotDisturbError("Plasma's Inhibited is \(inhibited.signature)") }
         let critical = Self.criticalInDndMode(in: (try? String(contentsOf: configuration, encoding: .utf8)) ?? "")
@@ -42,15 +42,15 @@ public final class PlasmaBackend: DoNotDisturbBackend {
         return true
     }
 
-    public func watch() async throws -> AsyncStream<Void> {
+    package func watch() async throws -> AsyncStream<Void> {
         try await ticks.start(on: connection, rules: [propertiesChangedRule(sender: Self.name, path: Self.path, interface: Self.interface)])
     }
 
-    public func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { nil }
+    package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { nil }
 
-    public func write(_ value: DoNotDisturbValue) async throws {
+    package func write(_ value: DoNotDisturbValue) async throws {
         throw DoNotDisturbError("Plasma's do-not-disturb cannot be changed from outside")
     }
 
-    public func stop() { ticks.stop() }
+    package func stop() { ticks.stop() }
 }

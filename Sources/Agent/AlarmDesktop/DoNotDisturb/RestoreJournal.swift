@@ -4,20 +4,20 @@ import LinuxSystem
 /// What a person's setting was before Reveille changed it, and what Reveille set it to: written to
 /// disk (and `fsync`ed) before anything is changed, removed once it is put back, and replayed
 /// when the agent starts after a crash.
-public struct RestoreEntry: Codable, Sendable, Hashable {
+package struct RestoreEntry: Codable, Sendable, Hashable {
     /// Whose setting: a desktop (`dunst`, `gnome`, ...) or `mixer`.
-    public var owner: String
+    package var owner: String
     /// The setting, as a person would look it up.
-    public var setting: String
+    package var setting: String
     /// The person's value, to put back.
-    public var saved: DoNotDisturbValue
+    package var saved: DoNotDisturbValue
     /// The value Reveille set: the setting is put back only while it still holds this.
-    public var lifted: DoNotDisturbValue
+    package var lifted: DoNotDisturbValue
     /// When it was changed.
-    public var changedAt: Date
+    package var changedAt: Date
 
     /// Creates an entry.
-    public init(owner: String, setting: String, saved: DoNotDisturbValue, lifted: DoNotDisturbValue, changedAt: Date = Date()) {
+    package init(owner: String, setting: String, saved: DoNotDisturbValue, lifted: DoNotDisturbValue, changedAt: Date = Date()) {
         self.owner = owner
         self.setting = setting
         self.saved = saved
@@ -30,16 +30,16 @@ public struct RestoreEntry: Codable, Sendable, Hashable {
 ///
 /// `record` writes a temporary file, `fsync`s it, renames it over the journal and `fsync`s the
 /// folder, so after a crash the journal is either the old one or the new one, whole.
-public struct RestoreJournal: Sendable {
+package struct RestoreJournal: Sendable {
     /// The journal's file.
-    public let url: URL
+    package let url: URL
 
     /// A journal at `url`.
-    public init(url: URL) { self.url = url }
+    package init(url: URL) { self.url = url }
 
     /// The entry on disk, or `nil` (none, or unreadable: an unreadable journal is set aside as
     /// `<name>.unreadable` and reported by the caller).
-    public func load() -> RestoreEntry? {
+    package func load() -> RestoreEntry? {
         guard let data = try? Data(contentsOf: url) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -50,7 +50,7 @@ public struct RestoreJournal: Sendable {
     }
 
     /// Writes `entry` durably; returns once it is on disk.
-    public func record(_ entry: RestoreEntry) throws {
+    package func record(_ entry: RestoreEntry) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -80,7 +80,7 @@ public struct RestoreJournal: Sendable {
     }
 
     /// Removes the journal (the setting is back, or the person took it over).
-    public func clear() {
+    package func clear() {
         guard (try? FileSystem.unlink(url.path)) != nil else { return }
         Self.syncFolder(url.deletingLastPathComponent())
     }
@@ -97,7 +97,7 @@ extension DoNotDisturbValue {
     private enum CodingKeys: String, CodingKey { case flag, level, modes, unmuted, volume }
 
     /// Reads the journal's form.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if let flag = try container.decodeIfPresent(Bool.self, forKey: .flag) {
             self = .flag(flag)
@@ -113,7 +113,7 @@ extension DoNotDisturbValue {
     }
 
     /// Writes the journal's form.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .flag(let flag): try container.encode(flag, forKey: .flag)

@@ -7,22 +7,22 @@ import Foundation
 /// one Reveille knows, the interfaces it offers decide: dunst's `org.dunstproject.cmd0` at
 /// `/org/freedesktop/Notifications`, Plasma's `Inhibited` property, the bus names
 /// `fr.emersion.Mako` and `org.erikreider.swaync.cc`.
-public struct ServerDetector: Sendable {
+package struct ServerDetector: Sendable {
     /// A running notification server.
-    public struct Server: Sendable, Hashable {
+    package struct Server: Sendable, Hashable {
         /// Its unique bus name.
-        public var owner: String
+        package var owner: String
         /// `GetServerInformation`'s name, such as `dunst`.
-        public var name: String
+        package var name: String
         /// `GetServerInformation`'s vendor, such as `KDE`.
-        public var vendor: String
+        package var vendor: String
         /// `GetServerInformation`'s version.
-        public var version: String
+        package var version: String
         /// The desktop whose do-not-disturb applies.
-        public var desktop: NotificationDesktop
+        package var desktop: NotificationDesktop
 
         /// The name and version, as `reveille status` shows them.
-        public var description: String { name.isEmpty ? "an unnamed server" : name + (version.isEmpty ? "" : " " + version) }
+        package var description: String { name.isEmpty ? "an unnamed server" : name + (version.isEmpty ? "" : " " + version) }
     }
 
     static let notifications = "org.freedesktop.Notifications"
@@ -32,13 +32,13 @@ public struct ServerDetector: Sendable {
     let configHome: URL
 
     /// A detector asking over `connection`; Plasma's configuration is read from `configHome`.
-    public init(connection: DBusConnection, configHome: URL) {
+    package init(connection: DBusConnection, configHome: URL) {
         self.connection = connection
         self.configHome = configHome
     }
 
     /// The server that owns `org.freedesktop.Notifications` now, or `nil`.
-    public func detect() async throws -> Server? {
+    package func detect() async throws -> Server? {
         guard let owner = try await connection.nameOwner(Self.notifications) else { return nil }
         let info = try await connection.call(
             destination: owner, path: Self.path, interface: Self.notifications, method: "GetServerInformation",
@@ -66,7 +66,7 @@ public struct ServerDetector: Sendable {
 
     /// The backend for `desktop`'s do-not-disturb, or `nil` when it has none Reveille can read
     /// (Budgie, an unknown server, a GSettings desktop whose schema is not installed).
-    public func backend(for desktop: NotificationDesktop) async -> (any DoNotDisturbBackend)? {
+    package func backend(for desktop: NotificationDesktop) async -> (any DoNotDisturbBackend)? {
         switch desktop {
         case .dunst: await DunstBackend(connection: connection)
         case .xfce: XfconfBackend(connection: connection)
@@ -80,7 +80,7 @@ public struct ServerDetector: Sendable {
 
     /// Whether `desktop` shows an alert (a critical notification) during its do-not-disturb when
     /// nothing else is known (Budgie and an unknown server: assumed so).
-    public static func criticalShownByDefault(_ desktop: NotificationDesktop) -> Bool {
+    package static func criticalShownByDefault(_ desktop: NotificationDesktop) -> Bool {
         switch desktop {
         case .dunst, .mako, .cinnamon, .mate: false
         case .gnome, .plasma, .xfce, .swaync, .budgie, .other: true

@@ -4,22 +4,22 @@ import DBus
 /// (`org.xfce.Xfconf.GetProperty`; a property never set is off), watched through xfconfd's
 /// `PropertyChanged` and `PropertyRemoved`. xfce4-notifyd shows critical notifications during
 /// do-not-disturb, so nothing is ever lifted here.
-public final class XfconfBackend: DoNotDisturbBackend {
+package final class XfconfBackend: DoNotDisturbBackend {
     static let name = "org.xfce.Xfconf"
     static let path = "/org/xfce/Xfconf"
     static let interface = "org.xfce.Xfconf"
     static let channel = "xfce4-notifyd"
     static let property = "/do-not-disturb"
 
-    public let desktop = NotificationDesktop.xfce
-    public let settingName = "xfconf xfce4-notifyd /do-not-disturb"
+    package let desktop = NotificationDesktop.xfce
+    package let settingName = "xfconf xfce4-notifyd /do-not-disturb"
     private let connection: DBusConnection
     private let ticks = SignalTicks()
 
     /// A backend over `connection`.
-    public init(connection: DBusConnection) { self.connection = connection }
+    package init(connection: DBusConnection) { self.connection = connection }
 
-    public func read() async throws -> DoNotDisturbReading {
+    package func read() async throws -> DoNotDisturbReading {
         let value: Bool
         do {
             let reply = try await connection.call(
@@ -32,20 +32,20 @@ public final class XfconfBackend: DoNotDisturbBackend {
         return DoNotDisturbReading(value: .flag(value), isOn: value, criticalShown: true)
     }
 
-    public func watch() async throws -> AsyncStream<Void> {
+    package func watch() async throws -> AsyncStream<Void> {
         try await ticks.start(on: connection, rules: ["PropertyChanged", "PropertyRemoved"].map {
             MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: $0, arg0: Self.channel)
         })
     }
 
-    public func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { .flag(false) }
+    package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { .flag(false) }
 
-    public func write(_ value: DoNotDisturbValue) async throws {
+    package func write(_ value: DoNotDisturbValue) async throws {
         guard case .flag(let flag) = value else { throw DoNotDisturbError("xfce4-notifyd's do-not-disturb is a switch") }
         _ = try await connection.call(
             destination: Self.name, path: Self.path, interface: Self.interface, method: "SetProperty",
             arguments: [.string(Self.channel), .string(Self.property), .variant(.boolean(flag))], timeout: .seconds(5))
     }
 
-    public func stop() { ticks.stop() }
+    package func stop() { ticks.stop() }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Escaping for notification bodies, which servers may render as a small subset of HTML.
-public enum Markup {
+package enum Markup {
     /// The text with `&`, `<`, `>`, `"` and `'` replaced by entities.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for character in text {

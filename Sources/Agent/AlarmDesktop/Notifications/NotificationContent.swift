@@ -9,17 +9,17 @@ import Localization
 /// `NotificationPresenter` turns it into `notify_notification_new` / `notify_notification_update`,
 /// `notify_notification_set_hint`, `notify_notification_add_action` and friends; tests and the
 /// presenter share this one description of summary, body, actions and hints.
-public struct NotificationContent: Hashable, Sendable {
+package struct NotificationContent: Hashable, Sendable {
     /// One action: its key on the bus and its label.
-    public struct Action: Hashable, Sendable {
+    package struct Action: Hashable, Sendable {
         /// The key (`default`, `stop`, `snooze`, …).
-        public var key: String
+        package var key: String
         /// The label shown.
-        public var label: String
+        package var label: String
     }
 
     /// A hint value, typed as it goes on the bus.
-    public enum Hint: Hashable, Sendable {
+    package enum Hint: Hashable, Sendable {
         /// `y`.
         case byte(UInt8)
         /// `b`.
@@ -41,27 +41,27 @@ public struct NotificationContent: Hashable, Sendable {
     /// image. GNOME Shell (43, its `notificationDaemon.js`) and dunst show one, so an image takes
     /// the place of Reveille's icon there; KDE Plasma shows the app's icon in the notification's
     /// header and the image beside the text.
-    public struct ImageSupport: Hashable, Sendable {
+    package struct ImageSupport: Hashable, Sendable {
         /// The server draws `image-data`: it lists `icon-static` ("Supports display of exactly 1
         /// frame of any given image array") or `icon-multi` ("The server will render an animation
         /// of all the frames in a given image array"), the capabilities the specification defines
         /// for image data. (`body-images` is about images in the body's markup, `<img>`.)
-        public var drawsImageData: Bool
+        package var drawsImageData: Bool
         /// The server shows an image beside the app's icon, not in its place: KDE Plasma, known by
         /// the capability `x-kde-origin-name` only Plasma lists.
-        public var keepsAppIcon: Bool
+        package var keepsAppIcon: Bool
 
         /// A server that draws neither (or is not known yet).
-        public static let none = ImageSupport(drawsImageData: false, keepsAppIcon: false)
+        package static let none = ImageSupport(drawsImageData: false, keepsAppIcon: false)
 
         /// Says it outright.
-        public init(drawsImageData: Bool, keepsAppIcon: Bool) {
+        package init(drawsImageData: Bool, keepsAppIcon: Bool) {
             self.drawsImageData = drawsImageData
             self.keepsAppIcon = keepsAppIcon
         }
 
         /// From the capabilities the server lists (`GetCapabilities`).
-        public init(capabilities: Set<String>) {
+        package init(capabilities: Set<String>) {
             self.init(
                 drawsImageData: capabilities.contains("icon-static") || capabilities.contains("icon-multi"),
                 keepsAppIcon: capabilities.contains(NotificationContent.originHint))
@@ -69,24 +69,24 @@ public struct NotificationContent: Hashable, Sendable {
     }
 
     /// `summary` (plain text; the specification gives it no markup).
-    public var summary: String
+    package var summary: String
     /// `body`, with markup escaped.
-    public var body: String
+    package var body: String
     /// `app_icon`.
-    public var icon: String
+    package var icon: String
     /// The actions, in order.
-    public var actions: [Action]
+    package var actions: [Action]
     /// The hints; `urgency` is always a byte.
-    public var hints: [String: Hint]
+    package var hints: [String: Hint]
     /// `expire_timeout` in milliseconds; 0 never expires.
-    public var expireTimeout: Int32
+    package var expireTimeout: Int32
 }
 
 /// The response a person gave through a notification, delivered to `onAction`.
 ///
 /// Its `rawValue` names it in logs: the case's name (`stop`, `secondary`, …), or the action key
 /// of a snooze choice (`snooze-300`).
-public enum NotificationResponse: Hashable, Sendable, RawRepresentable {
+package enum NotificationResponse: Hashable, Sendable, RawRepresentable {
     /// The `stop` action.
     case stop
     /// The `snooze` / `repeat` action (`.countdown`), or `open` (`.custom`).
@@ -110,7 +110,7 @@ public enum NotificationResponse: Hashable, Sendable, RawRepresentable {
     case snooze(seconds: Int)
 
     /// The case's name, or the snooze choice's action key.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .stop: "stop"
         case .secondary: "secondary"
@@ -125,7 +125,7 @@ public enum NotificationResponse: Hashable, Sendable, RawRepresentable {
     }
 
     /// The response `rawValue` names; `snooze-<seconds>` with any positive whole number.
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         switch rawValue {
         case "stop": self = .stop
         case "secondary": self = .secondary
@@ -147,21 +147,21 @@ public enum NotificationResponse: Hashable, Sendable, RawRepresentable {
 
 extension NotificationContent {
     /// The app name sent with every notification.
-    public static let appName = "Reveille"
+    package static let appName = "Reveille"
     /// The desktop entry (and app id).
-    public static let desktopEntry = "io.github.reveille.Reveille"
+    package static let desktopEntry = "io.github.reveille.Reveille"
     /// The icon (the desktop entry's): Reveille's own, installed into the hicolor theme
     /// (`desktop/icons/io.github.reveille.Reveille.svg`). No icon theme has an `alarm-clock`, which
     /// GNOME Shell showed as a broken image.
-    public static let icon = "io.github.reveille.Reveille"
+    package static let icon = "io.github.reveille.Reveille"
     /// The alert's category.
-    public static let alertCategory = "x-reveille.alarm"
+    package static let alertCategory = "x-reveille.alarm"
     /// The countdown's category.
-    public static let countdownCategory = "x-reveille.countdown"
+    package static let countdownCategory = "x-reveille.countdown"
 
     /// The secondary action's key for an alert: `snooze` or `repeat` (`.countdown`; `repeat` for a
     /// timer or when the button says Repeat), `open` (`.custom`), or `nil` when there is none.
-    public static func secondaryKey(for alert: AlarmPresentation.Alert, isTimer: Bool) -> String? {
+    package static func secondaryKey(for alert: AlarmPresentation.Alert, isTimer: Bool) -> String? {
         guard let button = alert.secondaryButton else { return nil }
         switch alert.secondaryButtonBehavior {
         case .countdown:
@@ -182,7 +182,7 @@ extension NotificationContent {
     /// starts the timer over; "Snooze 5 min" would be another thing beside it). The engine would
     /// snooze any ringing alarm for a chosen length; the notification offers it only where the
     /// alarm says it snoozes.
-    public static func offersSnoozeChoices(_ record: AlarmRecord) -> Bool {
+    package static func offersSnoozeChoices(_ record: AlarmRecord) -> Bool {
         secondaryKey(for: record.definition.presentation.alert, isTimer: record.definition.isTimer) == "snooze"
     }
 
@@ -199,7 +199,7 @@ extension NotificationContent {
     ///   three, and two or more choices would be cut off: GNOME Shell gets none.
     /// - Any other server (Cinnamon, MATE, Budgie, one not known by name: `nil`) gets none either,
     ///   as what it shows is not known.
-    public static func showsSnoozeChoices(_ desktop: NotificationDesktop?) -> Bool {
+    package static func showsSnoozeChoices(_ desktop: NotificationDesktop?) -> Bool {
         switch desktop {
         case .dunst?, .mako?, .xfce?, .swaync?, .plasma?: true
         case .gnome?, .cinnamon?, .mate?, .budgie?, .other?, nil: false
@@ -207,7 +207,7 @@ extension NotificationContent {
     }
 
     /// The first part of an alarm's id that `reveille stop` takes (8 hex digits, lowercase).
-    public static func idPrefix(_ id: UUID) -> String { String(id.lowercasedText().prefix(8)) }
+    package static func idPrefix(_ id: UUID) -> String { String(id.lowercasedText().prefix(8)) }
 
     /// The alert notification of a ringing alarm.
     ///
@@ -226,7 +226,7 @@ extension NotificationContent {
     ///   - snoozeChoices: the snooze lengths the person chose; see `offersSnoozeChoices`.
     ///   - desktop: the notification server (from its `GetServerInformation` name), `nil` when not
     ///     known; the snooze choices are offered only where it shows them (`showsSnoozeChoices`).
-    public static func alert(
+    package static func alert(
         _ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard,
         images: ImageSupport = .none, snoozeChoices: SnoozeChoices = .none, desktop: NotificationDesktop? = nil
     ) -> NotificationContent {
@@ -272,9 +272,9 @@ extension NotificationContent {
     }
 
     /// The hint naming the image: an icon name or a URI.
-    public static let imagePathHint = "image-path"
+    package static let imagePathHint = "image-path"
     /// The hint carrying the image's pixels.
-    public static let imageDataHint = "image-data"
+    package static let imageDataHint = "image-data"
 
     /// The countdown notification of a running (`paused == false`) or paused countdown with
     /// `remaining` seconds left of `duration`; `nil` when the alarm has no presentation for it.
@@ -284,7 +284,7 @@ extension NotificationContent {
     /// colour with the button's glyph in the button's text colour (`TintImage`); elsewhere it is
     /// the button's symbol, mapped by `SymbolIcons`, as `image-path`; when neither applies there is
     /// no image and Reveille's icon shows.
-    public static func countdown(
+    package static func countdown(
         _ record: AlarmRecord, remaining: TimeInterval, duration: TimeInterval, paused: Bool, hasActions: Bool,
         images: ImageSupport = .none
     ) -> NotificationContent? {
@@ -337,11 +337,11 @@ extension NotificationContent {
 
     /// The hint Plasma shows beside the app's name in a notification's header, for a server that
     /// advertises it among its capabilities.
-    public static let originHint = "x-kde-origin-name"
+    package static let originHint = "x-kde-origin-name"
 
     /// This content naming the app that set `record` in `originHint` ("Reveille · Clocks" in
     /// Plasma's header), so a person sees whose alarm rings; unchanged for their own alarms.
-    public func namingOrigin(of record: AlarmRecord) -> NotificationContent {
+    package func namingOrigin(of record: AlarmRecord) -> NotificationContent {
         guard let origin = AlarmCaller.displayName(ofOwner: record.owner) else { return self }
         var named = self
         named.hints[Self.originHint] = .string(origin)
@@ -350,7 +350,7 @@ extension NotificationContent {
 
     /// The notification that an alarm's alerts were missed: they came while nothing could ring
     /// (the computer was off or asleep, or the agent was not running) and beyond the grace window.
-    public static func missed(_ record: AlarmRecord, count: Int) -> NotificationContent {
+    package static func missed(_ record: AlarmRecord, count: Int) -> NotificationContent {
         note(
             record,
             body: count == 1
@@ -361,7 +361,7 @@ extension NotificationContent {
     }
 
     /// The notification that an alert rang until the ring time-out and nobody answered.
-    public static func timedOut(
+    package static func timedOut(
         _ record: AlarmRecord, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard
     ) -> NotificationContent {
         var when = record.anchor

@@ -8,7 +8,7 @@ import Logging
 import Synchronization
 
 /// Shows alarms as desktop notifications; decides nothing about alarm state.
-public protocol AlarmNotifying: AnyObject, Sendable {
+package protocol AlarmNotifying: AnyObject, Sendable {
     /// Carries out one presentation effect (returns at once; the work happens on the presenter's thread).
     func perform(_ effect: PresentationEffect)
     /// Takes every notification away and ends the presenter's thread.
@@ -54,9 +54,9 @@ public protocol AlarmNotifying: AnyObject, Sendable {
 ///   displayed second changes, so at most once a second, with the progress hint `value`.
 ///
 /// `onAction` is called on the presenter's thread: hand the work on and return.
-public final class NotificationPresenter: AlarmNotifying {
+package final class NotificationPresenter: AlarmNotifying {
     /// Receives a person's response for an alarm.
-    public typealias ActionHandler = @Sendable (UUID, NotificationResponse) -> Void
+    package typealias ActionHandler = @Sendable (UUID, NotificationResponse) -> Void
 
     private let thread: GLibThread
     private let state: PresenterState
@@ -71,7 +71,7 @@ public final class NotificationPresenter: AlarmNotifying {
     ///     server shows them; none by default (Stop and Snooze only).
     ///   - logger: where dropped answers are noted.
     ///   - onAction: receives responses, on the presenter's thread.
-    public init(
+    package init(
         clock: @escaping @Sendable () -> ClockReading,
         suppressionWindow: Duration = .seconds(1),
         timeZone: TimeZone = .current,
@@ -91,7 +91,7 @@ public final class NotificationPresenter: AlarmNotifying {
 
     deinit { shutDown() }
 
-    public func perform(_ effect: PresentationEffect) {
+    package func perform(_ effect: PresentationEffect) {
         let reading: ClockReading?
         switch effect {
         case .countdown: reading = state.clock()
@@ -101,18 +101,18 @@ public final class NotificationPresenter: AlarmNotifying {
     }
 
     /// The notification server as last seen (`notify_get_server_info`, `notify_get_server_caps`).
-    public var server: NotificationServerStatus { state.server.withLock { $0 } }
+    package var server: NotificationServerStatus { state.server.withLock { $0 } }
 
-    public func onAlertPosted(_ handler: @escaping @Sendable (UUID) -> Void) {
+    package func onAlertPosted(_ handler: @escaping @Sendable (UUID) -> Void) {
         state.alertPosted.set(handler)
     }
 
     /// Closes every notification, stops watching the bus, calls `notify_uninit` and ends the thread.
-    public func shutDown() { thread.quit() }
+    package func shutDown() { thread.quit() }
 
     /// Waits until everything handed to the presenter so far has been carried out (for tests and
     /// orderly hand-offs).
-    public func flush() async {
+    package func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             thread.invoke { [state] in state.whenReady { continuation.resume() } }
         }
@@ -120,7 +120,7 @@ public final class NotificationPresenter: AlarmNotifying {
 }
 
 /// The notification server, as the presenter last saw it.
-public enum NotificationServerStatus: Sendable, Equatable, CustomStringConvertible {
+package enum NotificationServerStatus: Sendable, Equatable, CustomStringConvertible {
     /// Not looked up yet.
     case unknown
     /// Nobody owns `org.freedesktop.Notifications`: alerts ring, unseen.
@@ -128,7 +128,7 @@ public enum NotificationServerStatus: Sendable, Equatable, CustomStringConvertib
     /// A server runs: its name and version, and whether it draws actions (Stop, Snooze).
     case running(name: String, version: String, hasActions: Bool)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknown: "unknown"
         case .missing: "none (alerts ring; stop them with reveille stop)"

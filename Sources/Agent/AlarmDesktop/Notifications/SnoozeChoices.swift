@@ -9,29 +9,29 @@ import Localization
 /// `maximumCount` of them, in the order given, each once. An action key names its length, but a
 /// key is only ever read back against these choices (`seconds(forActionKey:)`): a key for any
 /// other length is no answer, so a notification can never snooze an alarm for a length nobody chose.
-public struct SnoozeChoices: Hashable, Sendable {
+package struct SnoozeChoices: Hashable, Sendable {
     /// The most choices: with Stop and Snooze, seven actions, which still fit a context menu or a
     /// row of buttons.
-    public static let maximumCount = 5
+    package static let maximumCount = 5
     /// The longest choice, in seconds: 12 hours.
-    public static let longest = 12 * 3_600
+    package static let longest = 12 * 3_600
     /// What an action key starts with; the length in seconds follows (`snooze-300`).
-    public static let actionKeyPrefix = "snooze-"
+    package static let actionKeyPrefix = "snooze-"
 
     /// No choices: the alert offers Stop and Snooze only.
-    public static let none = SnoozeChoices(checked: [])
+    package static let none = SnoozeChoices(checked: [])
 
     /// The lengths in seconds, in the order given, each once.
-    public let seconds: [Int]
+    package let seconds: [Int]
 
     /// Whether there are none.
-    public var isEmpty: Bool { seconds.isEmpty }
+    package var isEmpty: Bool { seconds.isEmpty }
 
     private init(checked: [Int]) { seconds = checked }
 
     /// Lengths in seconds; duplicates are dropped (the first kept). Throws for a length that is not
     /// more than zero or is over 12 hours, and for more than five different lengths.
-    public init(seconds: [Int]) throws(SnoozeChoiceError) {
+    package init(seconds: [Int]) throws(SnoozeChoiceError) {
         var kept: [Int] = []
         for length in seconds {
             let item = "\(length)"
@@ -51,7 +51,7 @@ public struct SnoozeChoices: Hashable, Sendable {
     /// Each item is a number of seconds (`300`) or whole numbers with the units `h`, `m` and `s`,
     /// largest first, each at most once (`90s`, `5m`, `1h`, `1h30m`); spaces around an item are
     /// left out. Text that is only spaces is no choices. A bad item is named in the error.
-    public init(parsing text: String) throws(SnoozeChoiceError) {
+    package init(parsing text: String) throws(SnoozeChoiceError) {
         guard !text.allSatisfy(\.isWhitespace) else {
             self = .none
             return
@@ -105,26 +105,26 @@ public struct SnoozeChoices: Hashable, Sendable {
     }
 
     /// The action key of a length: `snooze-300`.
-    public static func actionKey(seconds: Int) -> String { actionKeyPrefix + String(seconds) }
+    package static func actionKey(seconds: Int) -> String { actionKeyPrefix + String(seconds) }
 
     /// The length an action key names, when it is exactly the key of one of these choices
     /// (`snooze-300` with 5 minutes among them); `nil` for any other key, including `snooze-0300`
     /// and the key of a length not chosen.
-    public func seconds(forActionKey key: String) -> Int? {
+    package func seconds(forActionKey key: String) -> Int? {
         seconds.first { Self.actionKey(seconds: $0) == key }
     }
 
     /// The actions, in order: `snooze-<seconds>` labelled "Snooze 5 min" in the person's language.
-    public var actions: [NotificationContent.Action] {
+    package var actions: [NotificationContent.Action] {
         seconds.map { NotificationContent.Action(key: Self.actionKey(seconds: $0), label: Self.label(seconds: $0)) }
     }
 
     /// "Snooze 5 min", "Snooze 1 h 30 min", "Snooze 1 min 30 s" in the person's language.
-    public static func label(seconds: Int) -> String { label(seconds: seconds, translate: Translation.text) }
+    package static func label(seconds: Int) -> String { label(seconds: seconds, translate: Translation.text) }
 
     /// A length as a short label reads it, largest unit first, zero units left out: "5 min",
     /// "1 h 30 min", "1 min 30 s", in the person's language.
-    public static func lengthText(seconds: Int) -> String { lengthText(seconds: seconds, translate: Translation.text) }
+    package static func lengthText(seconds: Int) -> String { lengthText(seconds: seconds, translate: Translation.text) }
 
     /// `label(seconds:)` with the messages looked up by `translate` (the person's catalog, or
     /// another language's in tests).
@@ -144,20 +144,20 @@ public struct SnoozeChoices: Hashable, Sendable {
 }
 
 /// A snooze choice that cannot be used: the item, and why.
-public struct SnoozeChoiceError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SnoozeChoiceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The bad item as written, or `nil` when the list as a whole is wrong (too many).
-    public var item: String?
+    package var item: String?
     /// Why, as a person reads it.
-    public var reason: String
+    package var reason: String
 
     /// An error for `item`.
-    public init(item: String?, reason: String) {
+    package init(item: String?, reason: String) {
         self.item = item
         self.reason = reason
     }
 
     /// "“5x”: give seconds (300) or …"; the reason alone when there is no item to name.
-    public var description: String {
+    package var description: String {
         guard let item, !item.isEmpty else { return reason }
         return "“\(item)”: \(reason)"
     }

@@ -33,9 +33,9 @@
 /// Reveille's own icon. A trailing `.fill`, `.circle` or `.square` is dropped before that
 /// (`stop.circle.fill` is `stop`), and an icon name of the table given as is (an app written for
 /// Linux may name `media-playback-stop`) is kept.
-public enum SymbolIcons {
+package enum SymbolIcons {
     /// SF Symbols name → icon name.
-    public static let table: [String: String] = [
+    package static let table: [String: String] = [
         "stop": "media-playback-stop",
         "stop.fill": "media-playback-stop",
         "stop.circle": "media-playback-stop",
@@ -91,7 +91,7 @@ public enum SymbolIcons {
 
     /// The icon name for an SF Symbols name, or `nil` when there is none (the caller keeps
     /// Reveille's own icon).
-    public static func iconName(forSymbol symbol: String) -> String? {
+    package static func iconName(forSymbol symbol: String) -> String? {
         if iconNames.contains(symbol) { return symbol }
         var parts = symbol.split(separator: ".", omittingEmptySubsequences: false)
         while !parts.isEmpty {

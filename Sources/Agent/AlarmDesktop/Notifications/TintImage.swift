@@ -3,24 +3,24 @@ import AlarmModel
 /// An image as the notification specification's `image-data` hint carries it: the D-Bus
 /// structure `(iiibiiay)` of width, height, rowstride, has-alpha, bits per sample, channels and
 /// the pixels, row by row, in RGB(A) byte order (the layout of a gdk-pixbuf).
-public struct NotificationImage: Hashable, Sendable {
+package struct NotificationImage: Hashable, Sendable {
     /// Width in pixels.
-    public var width: Int32
+    package var width: Int32
     /// Height in pixels.
-    public var height: Int32
+    package var height: Int32
     /// Bytes from the start of one row to the start of the next.
-    public var rowstride: Int32
+    package var rowstride: Int32
     /// Whether each pixel has an alpha byte.
-    public var hasAlpha: Bool
+    package var hasAlpha: Bool
     /// Always 8.
-    public var bitsPerSample: Int32
+    package var bitsPerSample: Int32
     /// 4 with alpha, otherwise 3.
-    public var channels: Int32
+    package var channels: Int32
     /// The pixels: `height` rows of `rowstride` bytes, each pixel R, G, B (and A), not premultiplied.
-    public var data: [UInt8]
+    package var data: [UInt8]
 
     /// The pixel at column `x`, row `y`, as R, G, B, A (A is 255 without alpha).
-    public func pixel(x: Int, y: Int) -> ColorBytes {
+    package func pixel(x: Int, y: Int) -> ColorBytes {
         let start = y * Int(rowstride) + x * Int(channels)
         return ColorBytes(
             red: data[start], green: data[start + 1], blue: data[start + 2], opacity: hasAlpha ? data[start + 3] : 255)
@@ -32,9 +32,9 @@ public struct NotificationImage: Hashable, Sendable {
 /// offers (the pause bars while it runs, the play triangle while paused) in the button's text
 /// colour, as AlarmKit draws a tinted button. Drawn in pure Swift, with 4×4 samples a pixel for
 /// smooth edges.
-public enum TintImage {
+package enum TintImage {
     /// A glyph drawn on the disc.
-    public enum Glyph: Hashable, Sendable {
+    package enum Glyph: Hashable, Sendable {
         /// Two upright bars.
         case pause
         /// A triangle pointing right.
@@ -43,7 +43,7 @@ public enum TintImage {
         case stop
 
         /// The glyph for an icon name of `SymbolIcons`, or `nil` for one that is not drawn.
-        public init?(iconName: String) {
+        package init?(iconName: String) {
             switch iconName {
             case "media-playback-pause": self = .pause
             case "media-playback-start": self = .play
@@ -54,14 +54,14 @@ public enum TintImage {
     }
 
     /// The side of the image in pixels: 48, the size notification servers draw an image at.
-    public static let size = 48
+    package static let size = 48
 
     /// Samples a pixel across and down.
     static let samples = 4
 
     /// The image: a disc of `tint` filling a `size`×`size` square (with a pixel's margin) and,
     /// when given, `glyph` in `glyphColor` over its middle; RGBA, transparent around the disc.
-    public static func disc(tint: Color, glyph: Glyph? = nil, glyphColor: Color = .white, size: Int = size) -> NotificationImage {
+    package static func disc(tint: Color, glyph: Glyph? = nil, glyphColor: Color = .white, size: Int = size) -> NotificationImage {
         let side = Double(size)
         let center = side / 2
         let radius = center - 1

@@ -23,16 +23,16 @@ import DBus
 ///
 /// The bus names, objects and members, and where each comes from, are in `KDEConnectNames` and
 /// `GSConnectNames`.
-public struct PhoneRinger: Sendable {
+package struct PhoneRinger: Sendable {
     /// The time-out of each call when none is given: a few seconds.
-    public static let defaultTimeout: Duration = .seconds(3)
+    package static let defaultTimeout: Duration = .seconds(3)
 
     private let connection: DBusConnection
     /// How long each call may wait for its answer.
-    public let timeout: Duration
+    package let timeout: Duration
 
     /// A ringer calling on `connection` (the session bus), each call waiting at most `timeout`.
-    public init(connection: DBusConnection, timeout: Duration = PhoneRinger.defaultTimeout) {
+    package init(connection: DBusConnection, timeout: Duration = PhoneRinger.defaultTimeout) {
         self.connection = connection
         self.timeout = timeout
     }
@@ -42,7 +42,7 @@ public struct PhoneRinger: Sendable {
     /// The reachable paired phones of both services, asked at the same time. A service that does
     /// not run adds nothing (neither running is an empty search, not a failure); one that runs but
     /// fails to answer is in `failures`.
-    public func reachablePhones() async -> PhoneSearch {
+    package func reachablePhones() async -> PhoneSearch {
         await find().search
     }
 
@@ -160,7 +160,7 @@ public struct PhoneRinger: Sendable {
     /// which did not. Returns within about four time-outs (listing; reading a KDE Connect
     /// device's name, then whether its find-my-phone plugin is loaded, or a GSConnect device's
     /// actions; ringing), whatever the services do; who owns a name, the bus itself answers.
-    public func ringAll() async -> PhoneRingReport {
+    package func ringAll() async -> PhoneRingReport {
         let (search, owners) = await find()
         var report = await ring(search.phones, owners: owners)
         report.unlisted = search.failures
@@ -169,7 +169,7 @@ public struct PhoneRinger: Sendable {
 
     /// Rings `phones`, all at once, at the services that own their bus names now (a phone whose
     /// service no longer runs fails with `NameHasNoOwner`); the report keeps their order.
-    public func ring(_ phones: [Phone]) async -> PhoneRingReport {
+    package func ring(_ phones: [Phone]) async -> PhoneRingReport {
         var owners: [PhoneService: String] = [:]
         for service in PhoneService.allCases where phones.contains(where: { $0.service == service }) {
             owners[service] = try? await connection.nameOwner(service.busName)

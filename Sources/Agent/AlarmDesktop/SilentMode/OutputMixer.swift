@@ -7,31 +7,31 @@ import Foundation
 /// as the desktop's volume slider shows them (`wpctl get-volume @DEFAULT_AUDIO_SINK@`).
 ///
 /// Every call opens the mixer, does its work and closes it: nothing is held between alerts.
-public struct OutputMixer: Sendable {
+package struct OutputMixer: Sendable {
     /// The control device (`default`).
-    public let device: String
+    package let device: String
     /// The elements tried, in order.
-    public static let elements = ["Master", "PCM"]
+    package static let elements = ["Master", "PCM"]
 
     /// A mixer on `device`.
-    public init(device: String = "default") { self.device = device }
+    package init(device: String = "default") { self.device = device }
 
     /// What the mixer says now.
-    public struct Reading: Sendable, Hashable {
+    package struct Reading: Sendable, Hashable {
         /// The element, such as `Master`.
-        public var element: String
+        package var element: String
         /// Whether playback is switched on (an element without a switch is always on).
-        public var unmuted: Bool
+        package var unmuted: Bool
         /// The raw volume (front left channel).
-        public var volume: Int
+        package var volume: Int
         /// The raw volume's range.
-        public var range: ClosedRange<Int>
+        package var range: ClosedRange<Int>
         /// The control device's card name (`snd_ctl_card_info_get_name`): `PipeWire` or
         /// `PulseAudio` for a sound server's plugin, a sound card's name otherwise.
-        public var card: String
+        package var card: String
 
         /// Creates a reading.
-        public init(element: String, unmuted: Bool, volume: Int, range: ClosedRange<Int>, card: String = "") {
+        package init(element: String, unmuted: Bool, volume: Int, range: ClosedRange<Int>, card: String = "") {
             self.element = element
             self.unmuted = unmuted
             self.volume = volume
@@ -40,25 +40,25 @@ public struct OutputMixer: Sendable {
         }
 
         /// The sound server behind the control (`PipeWire`, `PulseAudio`), or nil for a sound card.
-        public var soundServer: String? { ["PipeWire", "PulseAudio"].contains(card) ? card : nil }
+        package var soundServer: String? { ["PipeWire", "PulseAudio"].contains(card) ? card : nil }
 
         /// The volume in percent of its range.
-        public var percent: Int {
+        package var percent: Int {
             let span = range.upperBound - range.lowerBound
             guard span > 0 else { return unmuted ? 100 : 0 }
             return Int((Double(volume - range.lowerBound) / Double(span) * 100).rounded())
         }
 
         /// Whether nothing would be heard: muted, or at the bottom of its range.
-        public var isSilent: Bool { !unmuted || volume <= range.lowerBound }
+        package var isSilent: Bool { !unmuted || volume <= range.lowerBound }
 
         /// The setting as the journal keeps it.
-        public var value: DoNotDisturbValue { .output(unmuted: unmuted, volume: volume) }
+        package var value: DoNotDisturbValue { .output(unmuted: unmuted, volume: volume) }
 
         /// The value that makes a silent output heard at `percent` (1 to 100): unmuted, at that
         /// level. A muted output's own level is not kept: muted at 100 % and raised to 50 % rings
         /// at 50 %, as asked.
-        public func audible(at percent: Int) -> DoNotDisturbValue {
+        package func audible(at percent: Int) -> DoNotDisturbValue {
             let span = Double(range.upperBound - range.lowerBound)
             let target = range.lowerBound + Int((span * Double(min(max(percent, 1), 100)) / 100).rounded(.up))
             return .output(unmuted: true, volume: min(target, range.upperBound))
@@ -67,7 +67,7 @@ public struct OutputMixer: Sendable {
 
     /// Reads the mixer; throws (with the reason) when there is none, as on a machine without a
     /// sound card.
-    public func read() throws(DoNotDisturbError) -> Reading {
+    package func read() throws(DoNotDisturbError) -> Reading {
         try withElement { element, name, card in
             var minimum = 0
             var maximum = 0
@@ -85,7 +85,7 @@ public struct OutputMixer: Sendable {
     }
 
     /// Writes the switch and the volume (all channels).
-    public func write(_ value: DoNotDisturbValue) throws(DoNotDisturbError) {
+    package func write(_ value: DoNotDisturbValue) throws(DoNotDisturbError) {
         guard case .output(let unmuted, let volume) = value else { throw DoNotDisturbError("not a mixer setting") }
         try withElement { element, name, _ throws(DoNotDisturbError) in
             if snd_mixer_selem_has_playback_switch(element) != 0 {

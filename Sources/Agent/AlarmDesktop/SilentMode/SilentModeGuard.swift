@@ -10,11 +10,11 @@ import Synchronization
 ///
 /// The mixer is read when an alert starts and when the status is asked for; it is not watched.
 /// Work runs on a serial queue of its own (alsa-lib calls block briefly).
-public final class SilentModeGuard: Sendable {
+package final class SilentModeGuard: Sendable {
     /// The mixer.
-    public let mixer: OutputMixer
+    package let mixer: OutputMixer
     /// The level (percent) the output is raised to while an alarm rings, or `nil` (opt-in off).
-    public let unmuteTo: Int?
+    package let unmuteTo: Int?
     private let journal: RestoreJournal
     private let logger: Logger
     private let queue = DispatchQueue(label: "reveille-silent-mode")
@@ -25,7 +25,7 @@ public final class SilentModeGuard: Sendable {
     private let started = Mutex<Set<UUID>>([])
 
     /// Creates the guard and puts back a level a crashed agent left raised.
-    public init(mixer: OutputMixer = OutputMixer(), unmuteTo: Int?, journal: RestoreJournal, logger: Logger) {
+    package init(mixer: OutputMixer = OutputMixer(), unmuteTo: Int?, journal: RestoreJournal, logger: Logger) {
         self.mixer = mixer
         self.unmuteTo = unmuteTo.map { min(max($0, 1), 100) }
         self.journal = journal
@@ -38,7 +38,7 @@ public final class SilentModeGuard: Sendable {
     }
 
     /// An alarm that breaks through started ringing: raise the output if it is silent (opt-in).
-    public func alertStarted(_ id: UUID) {
+    package func alertStarted(_ id: UUID) {
         started.withLock { _ = $0.insert(id) }
         queue.async { [self] in
             let reading: OutputMixer.Reading?
@@ -61,7 +61,7 @@ public final class SilentModeGuard: Sendable {
     }
 
     /// An alarm stopped ringing: put the output back after the last one.
-    public func alertEnded(_ id: UUID) {
+    package func alertEnded(_ id: UUID) {
         guard started.withLock({ $0.remove(id) }) != nil else { return }
         queue.async { [self] in
             for case .restore(let entry) in machine.withLock({ $0.alertEnded(id) }) { restore(entry) }
@@ -69,14 +69,14 @@ public final class SilentModeGuard: Sendable {
     }
 
     /// Puts back what was raised (on shutdown).
-    public func shutDown() {
+    package func shutDown() {
         queue.sync {
             if case .lifted(let entry) = machine.withLock({ $0.lift }) { restore(entry) }
         }
     }
 
     /// What `reveille status` shows on its `volume` line.
-    public var status: String {
+    package var status: String {
         let raised = machine.withLock { $0.isLiftedNow }
         do {
             let reading = try mixer.read()

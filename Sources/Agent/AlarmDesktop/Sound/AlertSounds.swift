@@ -14,11 +14,11 @@ import Synchronization
 ///
 /// With no sound output the alert still shows: the first failure is logged once (and again only
 /// after the output worked in between), and `outputStatus` tells `reveille status` why.
-public final class AlertSounds: Sendable {
+package final class AlertSounds: Sendable {
     /// How the players play: device, ramp, latency.
-    public let configuration: SoundPlayer.Configuration
+    package let configuration: SoundPlayer.Configuration
     /// Where sounds are found.
-    public let resolver: SoundResolver
+    package let resolver: SoundResolver
     private let logger: Logger
     private let state = Mutex(State())
 
@@ -30,7 +30,7 @@ public final class AlertSounds: Sendable {
     }
 
     /// Creates the sound side; `prepare()` decodes the default sound ahead of time.
-    public init(configuration: SoundPlayer.Configuration, resolver: SoundResolver, logger: Logger) {
+    package init(configuration: SoundPlayer.Configuration, resolver: SoundResolver, logger: Logger) {
         self.configuration = configuration
         self.resolver = resolver
         self.logger = logger
@@ -38,7 +38,7 @@ public final class AlertSounds: Sendable {
 
     /// Decodes the default sound now, so the first alert does not wait for it, and opens the
     /// device once, so a missing sound output is logged (once) and shown before any alert.
-    public func prepare() {
+    package func prepare() {
         let resolved = sound(for: .default)
         do {
             try SoundPlayer(sound: resolved.sound, configuration: configuration).probe()
@@ -49,13 +49,13 @@ public final class AlertSounds: Sendable {
     }
 
     /// Whether sound can be played, as the last alert found.
-    public var outputStatus: SoundOutputStatus { SoundPlayer.outputStatus }
+    package var outputStatus: SoundOutputStatus { SoundPlayer.outputStatus }
 
     /// Whether sound can be played now: while an alert rings, what its player found; otherwise
     /// the device is opened and closed again (`SoundPlayer.probe()`), on a thread of its own so
     /// that a sound server that does not answer holds no worker, and `nil` when it has not
     /// answered within `timeout`. What a status shows, not what the last alert found long ago.
-    public func currentOutputStatus(timeout: Duration = .seconds(2)) async -> SoundOutputStatus? {
+    package func currentOutputStatus(timeout: Duration = .seconds(2)) async -> SoundOutputStatus? {
         if !ringing.isEmpty { return outputStatus }
         let player = SoundPlayer(sound: sound(for: .default).sound, configuration: configuration)
         let answer = Mutex<CheckedContinuation<SoundOutputStatus?, Never>?>(nil)
@@ -81,15 +81,15 @@ public final class AlertSounds: Sendable {
     }
 
     /// The alarms ringing now.
-    public var ringing: Set<UUID> { state.withLock { Set($0.players.keys) } }
+    package var ringing: Set<UUID> { state.withLock { Set($0.players.keys) } }
 
     /// The player of a ringing alarm (for measurements).
-    public func player(of id: UUID) -> SoundPlayer? { state.withLock { $0.players[id] }?.player }
+    package func player(of id: UUID) -> SoundPlayer? { state.withLock { $0.players[id] }?.player }
 
     /// Starts ringing `record`'s sound, unless it already rings. Returns at once: the sound is
     /// found off the caller's thread, and the player's own thread opens the device. A
     /// `maximumGain` below 1 rings it quietly (an alert that waits for do-not-disturb to end).
-    public func start(_ record: AlarmRecord, maximumGain: Double = 1) {
+    package func start(_ record: AlarmRecord, maximumGain: Double = 1) {
         let alert = RingingSound()
         let isNew = state.withLock { state -> Bool in
             guard state.players[record.id] == nil else { return false }
@@ -178,12 +178,12 @@ public final class AlertSounds: Sendable {
     }
 
     /// Stops `id`'s sound at once (the player drops what the device holds).
-    public func stop(_ id: UUID) {
+    package func stop(_ id: UUID) {
         state.withLock { $0.players.removeValue(forKey: id) }?.stop()
     }
 
     /// Stops every sound and waits until every device is closed.
-    public func stopAll() async {
+    package func stopAll() async {
         let alerts = state.withLock { state -> [RingingSound] in
             defer { state.players = [:] }
             return Array(state.players.values)

@@ -9,9 +9,9 @@ import Synchronization
 /// most `maximumBlocked` such pieces are left behind at once, and while that many are, new work
 /// is refused at once (the caller answers as for a file it cannot read). Pieces that finish in
 /// time do not count: two hundred alarms ringing at once each find their sound.
-public enum BlockingFileWork {
+package enum BlockingFileWork {
     /// How many pieces given up on may still be running before new work is refused.
-    public static let maximumBlocked = 8
+    package static let maximumBlocked = 8
     private static let blocked = Atomic<Int>(0)
 
     /// One piece: its waiting caller, until the piece or its time limit answers it, and whether
@@ -23,7 +23,7 @@ public enum BlockingFileWork {
 
     /// Runs `body` on a thread of its own; its result, or nil when it did not finish within
     /// `timeout` or too many earlier pieces are still blocked.
-    public static func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
+    package static func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
         guard blocked.load(ordering: .relaxed) < maximumBlocked else { return nil }
         return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             let piece = Piece(continuation)

@@ -1,23 +1,23 @@
 import Foundation
 
 /// A sound decoded to interleaved signed 16-bit samples, ready to loop on a PCM.
-public struct DecodedSound: Sendable, Equatable {
+package struct DecodedSound: Sendable, Equatable {
     /// Interleaved samples, `frameCount * channels` of them.
-    public let samples: [Int16]
+    package let samples: [Int16]
     /// Channels per frame.
-    public let channels: Int
+    package let channels: Int
     /// Frames per second.
-    public let sampleRate: Int
+    package let sampleRate: Int
 
     /// How many frames the sound holds.
-    public var frameCount: Int { channels > 0 ? samples.count / channels : 0 }
+    package var frameCount: Int { channels > 0 ? samples.count / channels : 0 }
     /// How long one pass of the sound lasts.
-    public var duration: Duration { .nanoseconds(Int64(frameCount) * 1_000_000_000 / Int64(max(sampleRate, 1))) }
+    package var duration: Duration { .nanoseconds(Int64(frameCount) * 1_000_000_000 / Int64(max(sampleRate, 1))) }
     /// Bytes per frame in `S16_LE`.
-    public var bytesPerFrame: Int { channels * 2 }
+    package var bytesPerFrame: Int { channels * 2 }
 
     /// A sound from interleaved samples; `samples.count` must be a multiple of `channels`.
-    public init(samples: [Int16], channels: Int, sampleRate: Int) {
+    package init(samples: [Int16], channels: Int, sampleRate: Int) {
         precondition(channels > 0 && sampleRate > 0 && samples.count % channels == 0, "malformed sound")
         self.samples = samples
         self.channels = channels
@@ -26,7 +26,7 @@ public struct DecodedSound: Sendable, Equatable {
 
     /// The last resort, synthesized in code so that an alarm never rings silently: two short
     /// 880 Hz / 1320 Hz beeps and a rest, 1.2 s, 48 kHz stereo, with soft edges so it loops cleanly.
-    public static let tone: DecodedSound = {
+    package static let tone: DecodedSound = {
         let rate = 48_000
         let beeps: [(start: Double, frequency: Double)] = [(0.0, 880), (0.25, 1_320)]
         let length = 0.15, fade = 0.008, peak = 0.5

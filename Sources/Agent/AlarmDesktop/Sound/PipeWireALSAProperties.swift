@@ -13,9 +13,9 @@ import Synchronization
 /// value or the new one. Only its creation (the first open, when the process did not have the
 /// variable) grows the array; the agent creates it early (`prepare()`), before it has an alert.
 /// A value the person set for the process is kept: their properties are applied after Reveille's.
-public enum PipeWireALSAProperties {
+package enum PipeWireALSAProperties {
     /// The variable pipewire-alsa reads.
-    public static let variable = "PIPEWIRE_ALSA"
+    package static let variable = "PIPEWIRE_ALSA"
 
     /// The value the process started with (nil: none), read once.
     private static let original: String? = ProcessInfo.processInfo.environment[variable]
@@ -24,13 +24,13 @@ public enum PipeWireALSAProperties {
 
     /// Creates the variable (with the value the process started with, or an empty object), so that
     /// later opens only replace it. Call it early, while the process has one thread.
-    public static func prepare() {
+    package static func prepare() {
         lock.withLock { _ in setenv(variable, original ?? "{ }", 1) }
     }
 
     /// Runs `open` with `PIPEWIRE_ALSA` holding `identity`'s properties (then the process's own),
     /// and puts the process's value back after it.
-    public static func opening<Result>(as identity: SoundStreamIdentity, _ open: () throws -> Result) rethrows -> Result {
+    package static func opening<Result>(as identity: SoundStreamIdentity, _ open: () throws -> Result) rethrows -> Result {
         try lock.withLock { _ in
             setenv(variable, combined(identity.pipeWireProperties, with: original), 1)
             defer { setenv(variable, original ?? "{ }", 1) }

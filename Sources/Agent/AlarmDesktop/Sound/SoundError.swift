@@ -2,7 +2,7 @@ import AlarmModel
 import Foundation
 
 /// Why a sound was refused or could not be played.
-public enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No file at the path given.
     case fileNotFound(path: String)
     /// The path names something that is not a regular file (a folder, say).
@@ -18,11 +18,11 @@ public enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A path as shown in a message: whole up to 4,096 bytes (a path can be that long), cut short
     /// and escaped beyond.
-    public static func shown(_ path: String) -> String {
+    package static func shown(_ path: String) -> String {
         path.utf8.count <= 4_096 && !path.unicodeScalars.contains { $0.properties.generalCategory == .control } ? path : QuotedText.quote(path, limit: 200)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .fileNotFound(let path): "sound file not found: \(Self.shown(path))"
         case .notAFile(let path): "not a sound file (not a regular file): \(Self.shown(path))"

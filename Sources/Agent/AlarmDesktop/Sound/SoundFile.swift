@@ -3,7 +3,7 @@ import Foundation
 import LinuxSystem
 
 /// Decoding sound files with libsndfile (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3 with libsndfile 1.1+).
-public enum SoundFile {
+package enum SoundFile {
     /// The most channels Reveille plays (7.1).
     static let maximumChannels = 8
     /// The longest sound Reveille keeps in memory: 10 minutes (it loops; longer files are cut).
@@ -17,7 +17,7 @@ public enum SoundFile {
     ///
     /// - Throws: `SoundError` saying why: no such file, not a regular file, libsndfile's message
     ///   (`sf_strerror`), or no audio.
-    public static func decode(path: String) throws(SoundError) -> DecodedSound {
+    package static func decode(path: String) throws(SoundError) -> DecodedSound {
         try read(path: path, upTo: nil)
     }
 
@@ -25,7 +25,7 @@ public enum SoundFile {
     /// (a scheduling-time check that stays fast for long files).
     ///
     /// - Throws: the `SoundError` `decode(path:)` would throw.
-    public static func check(path: String) throws(SoundError) {
+    package static func check(path: String) throws(SoundError) {
         _ = try read(path: path, upTo: chunkFrames)
     }
 

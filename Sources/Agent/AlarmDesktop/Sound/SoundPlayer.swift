@@ -4,7 +4,7 @@ import LinuxSystem
 import Synchronization
 
 /// The ALSA PCM a `SoundPlayer` plays to.
-public enum SoundDevice: Sendable, Equatable, CustomStringConvertible {
+package enum SoundDevice: Sendable, Equatable, CustomStringConvertible {
     /// A PCM from the system's ALSA configuration (`snd_pcm_open`): `default` on a desktop, where
     /// PipeWire or PulseAudio sit behind it.
     case system(name: String = "default")
@@ -13,9 +13,9 @@ public enum SoundDevice: Sendable, Equatable, CustomStringConvertible {
     case configuration(file: URL, name: String = "default")
 
     /// ALSA `default`.
-    public static let `default` = SoundDevice.system()
+    package static let `default` = SoundDevice.system()
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let name): "ALSA \"\(name)\""
         case .configuration(let file, let name): "ALSA \"\(name)\" from \(file.path)"
@@ -24,7 +24,7 @@ public enum SoundDevice: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a player does not play.
-public enum SoundPlayerError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SoundPlayerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No sound device (no sound card or server, or the PCM refused the sound's format).
     /// `firstReport` is true only the first time the output is found unavailable since it last
     /// worked, so a caller can log it once and show it in its status.
@@ -32,7 +32,7 @@ public enum SoundPlayerError: Error, Sendable, Equatable, CustomStringConvertibl
     /// `start()` was called on a player that had already started.
     case alreadyStarted
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unavailable(let device, let reason, _): "no sound output (\(device)): \(reason)"
         case .alreadyStarted: "the sound player was already started"
@@ -41,7 +41,7 @@ public enum SoundPlayerError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// Whether sound can be played, as last found by a player; for the agent's status.
-public enum SoundOutputStatus: Sendable, Equatable {
+package enum SoundOutputStatus: Sendable, Equatable {
     /// No player has started yet.
     case unknown
     /// The last player opened its device.
@@ -63,26 +63,26 @@ public enum SoundOutputStatus: Sendable, Equatable {
 ///
 /// The ramp scales samples (never the user's mixer): the gain rises exponentially (linearly in
 /// decibels) from `Configuration.startGain` to 1 over `rampDuration` of sound played.
-public final class SoundPlayer: Sendable {
+package final class SoundPlayer: Sendable {
     /// How a player plays.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// The device.
-        public var device: SoundDevice
+        package var device: SoundDevice
         /// How long the volume takes to rise from quiet to full; zero plays at full volume at once.
-        public var rampDuration: Duration
+        package var rampDuration: Duration
         /// The gain of the first frame (0.05 is about -26 dB).
-        public var startGain: Double
+        package var startGain: Double
         /// The latency asked of `snd_pcm_set_params`.
-        public var latency: Duration
+        package var latency: Duration
         /// The highest gain, applied on top of the ramp: 1 plays at full volume; less rings quietly
         /// (an alarm that respects do-not-disturb). Samples are scaled, never the mixer.
-        public var maximumGain: Double
+        package var maximumGain: Double
         /// How the stream introduces itself to the sound server (on PipeWire: the application,
         /// its icon, the alarm's title, the alarm role).
-        public var identity: SoundStreamIdentity
+        package var identity: SoundStreamIdentity
 
         /// Creates a configuration.
-        public init(
+        package init(
             device: SoundDevice = .default, rampDuration: Duration = .seconds(30), startGain: Double = 0.05,
             latency: Duration = .milliseconds(100), maximumGain: Double = 1,
             identity: SoundStreamIdentity = SoundStreamIdentity(mediaName: "Reveille")
@@ -97,9 +97,9 @@ public final class SoundPlayer: Sendable {
     }
 
     /// The sound played.
-    public let sound: DecodedSound
+    package let sound: DecodedSound
     /// How it is played.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     private let wakeDescriptor: FileDescriptor
     private let state = Mutex(State())
@@ -125,7 +125,7 @@ public final class SoundPlayer: Sendable {
     }
 
     /// A player for `sound`; nothing happens until `start()`.
-    public init(sound: DecodedSound, configuration: Configuration = Configuration()) {
+    package init(sound: DecodedSound, configuration: Configuration = Configuration()) {
         self.sound = sound
         self.configuration = configuration
         // Without one (-1), stop() is seen only when the device has room (poll ignores -1).
@@ -139,20 +139,20 @@ public final class SoundPlayer: Sendable {
     // MARK: What the caller sees
 
     /// The last output status any player found.
-    public static var outputStatus: SoundOutputStatus { output.withLock { $0 } }
+    package static var outputStatus: SoundOutputStatus { output.withLock { $0 } }
     private static let output = Mutex(SoundOutputStatus.unknown)
 
     /// When the first frame was handed to ALSA (`snd_pcm_writei` returned), on the continuous
     /// clock; nil until then. For measuring lateness from an alert to its first sound.
-    public var firstFrameInstant: ContinuousClock.Instant? { state.withLock { $0.firstFrameInstant } }
+    package var firstFrameInstant: ContinuousClock.Instant? { state.withLock { $0.firstFrameInstant } }
     /// The same instant on the wall clock.
-    public var firstFrameDate: Date? { state.withLock { $0.firstFrameDate } }
+    package var firstFrameDate: Date? { state.withLock { $0.firstFrameDate } }
     /// Frames handed to ALSA so far.
-    public var framesWritten: Int { state.withLock { $0.framesWritten } }
+    package var framesWritten: Int { state.withLock { $0.framesWritten } }
     /// The PCM's period, in frames (0 before the device is open).
-    public var periodFrames: Int { state.withLock { $0.periodFrames } }
+    package var periodFrames: Int { state.withLock { $0.periodFrames } }
     /// From `stop()` to `snd_pcm_drop` returning, once both happened: Stop to silence.
-    public var stopToSilence: Duration? {
+    package var stopToSilence: Duration? {
         state.withLock { state in
             guard let requested = state.stopRequestedInstant, let dropped = state.droppedInstant else { return nil }
             return dropped - requested
@@ -161,24 +161,24 @@ public final class SoundPlayer: Sendable {
     /// From `stop()` to the audio thread calling `snd_pcm_drop`: how long the wake-up took. (A
     /// `file` PCM piped to a pacer, as in tests, spends a while inside the drop writing out its
     /// buffer; a sound card or server is silent as the call starts.)
-    public var stopToDrop: Duration? {
+    package var stopToDrop: Duration? {
         state.withLock { state in
             guard let requested = state.stopRequestedInstant, let called = state.dropCalledInstant else { return nil }
             return called - requested
         }
     }
     /// When `stop()` was called, on the wall clock.
-    public var stopRequestedDate: Date? { state.withLock { $0.stopRequestedDate } }
+    package var stopRequestedDate: Date? { state.withLock { $0.stopRequestedDate } }
     /// When the audio thread called `snd_pcm_drop` after `stop()`, on the wall clock: where a sound
     /// card or server falls silent.
-    public var dropCalledDate: Date? { state.withLock { $0.dropCalledDate } }
+    package var dropCalledDate: Date? { state.withLock { $0.dropCalledDate } }
     /// When `snd_pcm_drop` returned after `stop()`, on the wall clock: the moment of silence, for
     /// comparing with another process's clock readings.
-    public var silencedDate: Date? { state.withLock { $0.droppedDate } }
+    package var silencedDate: Date? { state.withLock { $0.droppedDate } }
     /// Whether the thread is playing (opened and not yet stopped or failed).
-    public var isPlaying: Bool { state.withLock { $0.running } }
+    package var isPlaying: Bool { state.withLock { $0.running } }
     /// Why playback ended early (a write ALSA could not recover from), if it did.
-    public var failure: String? { state.withLock { $0.failure } }
+    package var failure: String? { state.withLock { $0.failure } }
 
     // MARK: Starting and stopping
 
@@ -187,7 +187,7 @@ public final class SoundPlayer: Sendable {
     /// - Throws: `SoundPlayerError.unavailable` when the device cannot be opened or set to the
     ///   sound's format (nothing is printed: alsa-lib's error messages are silenced);
     ///   `SoundPlayerError.alreadyStarted` on a second call.
-    public func start() async throws {
+    package func start() async throws {
         _ = Self.silenceALSAErrors
         let first = state.withLock { state -> Bool in
             if state.started { return false }
@@ -207,7 +207,7 @@ public final class SoundPlayer: Sendable {
     /// Stops the sound at once: wakes the audio thread (eventfd), which drops what the device holds
     /// (`snd_pcm_drop`) and closes it. Returns without waiting; `waitUntilFinished()` waits. Safe to
     /// call more than once, before `start()`, or from any thread.
-    public func stop() {
+    package func stop() {
         let signal = state.withLock { state -> Bool in
             guard !state.stopRequested else { return false }
             state.stopRequested = true
@@ -221,7 +221,7 @@ public final class SoundPlayer: Sendable {
 
     /// Returns once the audio thread has closed the device (or at once if it never started or has
     /// ended).
-    public func waitUntilFinished() async {
+    package func waitUntilFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
                 if state.finished || !state.started { return true }
@@ -236,7 +236,7 @@ public final class SoundPlayer: Sendable {
     /// (for the agent's status at start-up); updates `outputStatus` as a player would.
     ///
     /// - Throws: `SoundPlayerError.unavailable`, as `start()` does.
-    public func probe() throws(SoundPlayerError) {
+    package func probe() throws(SoundPlayerError) {
         _ = Self.silenceALSAErrors
         let (pcm, config) = try openDevice()
         snd_pcm_close(pcm)

@@ -13,16 +13,16 @@ import Foundation
 /// `freedesktop`; under `$XDG_DATA_HOME/sounds`, then each `$XDG_DATA_DIRS` entry's `sounds`;
 /// `<theme>/stereo/<name>.{oga,ogg,wav,flac}`. On a miss, the last `-part` of the name is dropped
 /// and the lookup repeated (`alarm-clock-elapsed`, `alarm-clock`, `alarm`).
-public struct SoundResolver: Sendable {
+package struct SoundResolver: Sendable {
     /// The name of the default alarm sound in the freedesktop sound theme.
-    public static let defaultThemeName = "alarm-clock-elapsed"
+    package static let defaultThemeName = "alarm-clock-elapsed"
     /// The file name of Reveille's own alarm sound, in `sounds/`.
-    public static let ownSoundFileName = "reveille-alarm.wav"
+    package static let ownSoundFileName = "reveille-alarm.wav"
     /// File extensions tried in a theme, in order.
-    public static let themeExtensions = ["oga", "ogg", "wav", "flac"]
+    package static let themeExtensions = ["oga", "ogg", "wav", "flac"]
 
     /// Where a sound was found.
-    public enum Source: Sendable, Equatable, CustomStringConvertible {
+    package enum Source: Sendable, Equatable, CustomStringConvertible {
         /// The file the alarm names.
         case file(URL)
         /// A sound-theme file (`name` is the name that matched, maybe with parts dropped).
@@ -32,7 +32,7 @@ public struct SoundResolver: Sendable {
         /// The tone synthesized in code.
         case tone
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .file(let url): "file \(url.path)"
             case .theme(let name, let url): "theme sound \(name) (\(url.path))"
@@ -42,7 +42,7 @@ public struct SoundResolver: Sendable {
         }
 
         /// The file, if any.
-        public var url: URL? {
+        package var url: URL? {
             switch self {
             case .file(let url), .theme(_, let url), .own(let url): url
             case .tone: nil
@@ -51,21 +51,21 @@ public struct SoundResolver: Sendable {
     }
 
     /// A sound found and decoded.
-    public struct Resolved: Sendable {
+    package struct Resolved: Sendable {
         /// Where it came from.
-        public let source: Source
+        package let source: Source
         /// The decoded samples.
-        public let sound: DecodedSound
+        package let sound: DecodedSound
         /// Candidates tried before it that existed but did not decode (for the log).
-        public let skipped: [SoundError]
+        package let skipped: [SoundError]
     }
 
     /// The current sound theme's name.
-    public let themeName: String
+    package let themeName: String
     /// Sound-theme roots, in lookup order (`$XDG_DATA_HOME/sounds`, then `$XDG_DATA_DIRS/…/sounds`).
-    public let themeRoots: [URL]
+    package let themeRoots: [URL]
     /// Folders holding Reveille's own sounds, in lookup order.
-    public let ownSoundFolders: [URL]
+    package let ownSoundFolders: [URL]
 
     /// A resolver with explicit folders.
     ///
@@ -75,7 +75,7 @@ public struct SoundResolver: Sendable {
     ///   - dataDirectories: `$XDG_DATA_DIRS`, in order.
     ///   - ownSoundFolders: where `reveille-alarm.wav` may be: `<prefix>/share/reveille/sounds`, a
     ///     checkout's `sounds/`.
-    public init(themeName: String = "freedesktop", dataHome: URL?, dataDirectories: [URL], ownSoundFolders: [URL]) {
+    package init(themeName: String = "freedesktop", dataHome: URL?, dataDirectories: [URL], ownSoundFolders: [URL]) {
         self.themeName = themeName.isEmpty ? "freedesktop" : themeName
         themeRoots = ([dataHome].compactMap { $0 } + dataDirectories).map { $0.appendingPathComponent("sounds") }
         self.ownSoundFolders = ownSoundFolders
@@ -83,7 +83,7 @@ public struct SoundResolver: Sendable {
 
     /// A resolver reading `XDG_DATA_HOME` (default `~/.local/share`) and `XDG_DATA_DIRS` (default
     /// `/usr/local/share:/usr/share`) from `environment`.
-    public init(
+    package init(
         themeName: String = "freedesktop", environment: [String: String] = ProcessInfo.processInfo.environment,
         ownSoundFolders: [URL]
     ) {
@@ -99,7 +99,7 @@ public struct SoundResolver: Sendable {
     /// an executable in `<prefix>/bin`.
     /// For a program run from a checkout (`.build/<triple>/debug/reveilled`), the checkout's
     /// `sounds/` comes after.
-    public static func installedSoundFolders(executable: URL) -> [URL] {
+    package static func installedSoundFolders(executable: URL) -> [URL] {
         let folder = executable.resolvingSymlinksInPath().deletingLastPathComponent()
         var folders = [folder.deletingLastPathComponent().appendingPathComponent("share/reveille/sounds")]
         var ancestor = folder
@@ -119,10 +119,10 @@ public struct SoundResolver: Sendable {
     // MARK: Resolving
 
     /// Whether `name` is a file path rather than a sound-theme name.
-    public static func isFilePath(_ name: String) -> Bool { AlertConfiguration.AlertSound.isFilePath(name) }
+    package static func isFilePath(_ name: String) -> Bool { AlertConfiguration.AlertSound.isFilePath(name) }
 
     /// The files to try for `sound`, best first, ending with the tone.
-    public func candidates(for sound: AlertConfiguration.AlertSound) -> [Source] {
+    package func candidates(for sound: AlertConfiguration.AlertSound) -> [Source] {
         var result: [Source] = []
         if case .named(let name) = sound {
             if Self.isFilePath(name) {
@@ -144,7 +144,7 @@ public struct SoundResolver: Sendable {
 
     /// Finds and decodes the sound for `sound`: the first candidate that decodes. Never fails: the
     /// last candidate is the synthesized tone.
-    public func resolve(_ sound: AlertConfiguration.AlertSound) -> Resolved {
+    package func resolve(_ sound: AlertConfiguration.AlertSound) -> Resolved {
         var skipped: [SoundError] = []
         for candidate in candidates(for: sound) {
             guard let url = candidate.url else { return Resolved(source: .tone, sound: .tone, skipped: skipped) }
@@ -161,7 +161,7 @@ public struct SoundResolver: Sendable {
     /// found in the theme. `.default` is always accepted (it falls back to Reveille's own sound).
     ///
     /// - Throws: `SoundError` naming the file or name and why it is refused.
-    public func validate(_ sound: AlertConfiguration.AlertSound) throws(SoundError) {
+    package func validate(_ sound: AlertConfiguration.AlertSound) throws(SoundError) {
         guard case .named(let name) = sound else { return }
         if Self.isFilePath(name) {
             let path = (name as NSString).expandingTildeInPath
@@ -177,7 +177,7 @@ public struct SoundResolver: Sendable {
 
     /// The themes searched, in order: the current one, its ancestors through `Inherits`, then
     /// `freedesktop`; each once.
-    public var themeChain: [String] {
+    package var themeChain: [String] {
         var chain: [String] = []
         func visit(_ theme: String) {
             guard !theme.isEmpty, !theme.contains("/"), !chain.contains(theme) else { return }
@@ -212,7 +212,7 @@ public struct SoundResolver: Sendable {
     }
 
     /// The file for theme sound `name`, dropping the last `-part` of the name on each miss.
-    public func themeSound(named name: String) -> (name: String, url: URL)? {
+    package func themeSound(named name: String) -> (name: String, url: URL)? {
         guard !name.isEmpty, !name.contains("/") else { return nil }
         let chain = themeChain
         var current = Substring(name)

@@ -6,24 +6,24 @@
 /// `application.icon-name`, `media.name`, `media.role`), handed to pipewire-alsa as the
 /// `PIPEWIRE_ALSA` properties when the PCM opens (`PipeWireALSAProperties`). Where ALSA `default`
 /// is not PipeWire nothing reads them and nothing changes.
-public struct SoundStreamIdentity: Sendable, Equatable {
+package struct SoundStreamIdentity: Sendable, Equatable {
     /// The application's name, as mixers show it.
-    public var applicationName: String
+    package var applicationName: String
     /// The application's id (its desktop entry's name).
-    public var applicationID: String
+    package var applicationID: String
     /// The application's icon, by its name in the icon theme.
-    public var iconName: String
+    package var iconName: String
     /// What the stream plays: the alarm's title.
-    public var mediaName: String
+    package var mediaName: String
     /// The stream's role. Not `Notification` nor Pulse's `event`, which people mute and some
     /// policies duck: alarms have a role of their own.
-    public var role: String
+    package var role: String
 
     /// The role Reveille's alarm streams carry.
-    public static let alarmRole = "Alarm"
+    package static let alarmRole = "Alarm"
 
     /// An alarm's stream, named after its title.
-    public init(
+    package init(
         mediaName: String, applicationName: String = "Reveille", applicationID: String = "io.github.reveille.Reveille",
         iconName: String = "io.github.reveille.Reveille", role: String = alarmRole
     ) {
@@ -36,7 +36,7 @@ public struct SoundStreamIdentity: Sendable, Equatable {
 
     /// The properties in PipeWire's SPA-JSON object notation, as `pw_properties_update_string`
     /// reads them: every value quoted, `"` and `\` escaped, control characters made spaces.
-    public var pipeWireProperties: String {
+    package var pipeWireProperties: String {
         let pairs = [
             ("application.name", applicationName), ("application.id", applicationID),
             ("application.icon-name", iconName), ("media.name", mediaName), ("media.role", role),
