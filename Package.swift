@@ -137,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "reveilled",
             dependencies: [
-                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop",
+                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop", "AlarmProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -22,7 +22,7 @@ struct InstallScriptTests {
     static var sourceVersion: String {
         get throws {
             let text = try String(
-                contentsOf: repository.appendingPathComponent("Sources/Command/reveille/CLIVersion.swift"), encoding: .utf8)
+                contentsOf: repository.appendingPathComponent("Sources/Shared/AlarmProtocol/ReveilleVersion.swift"), encoding: .utf8)
             let line = try #require(text.split(separator: "\n").first { $0.contains("static let current = \"") })
             return String(line.split(separator: "\"")[1])
         }

@@ -7,12 +7,6 @@ import LinuxSystem
 import Glibc
 #endif
 
-/// The agent's version.
-package enum AgentVersion {
-    /// The version string `reveilled --version` and `reveille status` show.
-    package static let current = "0.1.0"
-}
-
 /// The agent's D-Bus interfaces as introspection XML: the texts in `desktop/`, exactly what the
 /// objects serve.
 package enum AgentIntrospection {

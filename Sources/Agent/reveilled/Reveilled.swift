@@ -2,6 +2,7 @@ import AlarmAgent
 import AlarmCore
 import AlarmModel
 import AlarmDesktop
+import AlarmProtocol
 import ArgumentParser
 import Foundation
 #if canImport(Glibc)
@@ -22,7 +23,7 @@ struct Reveilled: AsyncParsableCommand {
             on the system bus) and computes clock-time alarms again when the time zone changes (timedate1 \
             on the system bus, and the localtime file). Without a system bus it serves on, watching the file.
             """,
-        version: AgentVersion.current)
+        version: ReveilleVersion.current)
 
     @Option(help: ArgumentHelp("The folder of the alarm database.", valueName: "folder"))
     var store: String?
@@ -190,7 +191,7 @@ struct Reveilled: AsyncParsableCommand {
                 defaultSnooze: defaultSnooze),
             busAddress: bus,
             trustedExecutables: [binaries.appendingPathComponent("reveille").path],
-            version: AgentVersion.current,
+            version: ReveilleVersion.current,
             desktop: desktop,
             systemBusAddress: systemBus,
             localTimePath: localTime,

@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 import CommandLineText
 import ArgumentParser
 import Foundation
@@ -17,7 +18,7 @@ struct Reveille: AsyncParsableCommand {
             Exit status: 0 done; 64 bad usage or input; 65 the agent refused; 69 the agent could not be \
             reached or started; 1 anything else.
             """,
-        version: CLIVersion.current,
+        version: ReveilleVersion.current,
         subcommands: [
             AddCommand.self, TimerCommand.self, ListCommand.self, ShowCommand.self,
             CancelCommand.self, PauseCommand.self, ResumeCommand.self, StopCommand.self, SnoozeCommand.self,
