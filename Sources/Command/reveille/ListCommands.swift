@@ -56,18 +56,15 @@ struct ShowCommand: AsyncParsableCommand {
               reveille show 3f2a9c01-… --json
             """)
 
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id"))
-    var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
 
     @Flag(help: "Print the alarm as JSON.")
     var json = false
 
-    func validate() throws { try checkIDSyntax(id) }
-
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
-            let alarm = try await session.run(naming: id) { client, uuid in try await client.get(id: uuid) }
+            let alarm = try await session.run(naming: alarmID.id) { client, uuid in try await client.get(id: uuid) }
             let reading = ClockReading.local()
             let record = alarm.record(at: reading)
             if json {
@@ -131,25 +128,30 @@ enum AlarmDetails {
     }
 }
 
-/// Refuses an ID argument that no alarm's id could start with (a usage error, exit 64), before
-/// the agent is asked for its alarms.
-func checkIDSyntax(_ id: String) throws {
-    _ = try parsed { () throws(InputError) in try AlarmIDInput.checkSyntax(id) }
+/// The ID argument of a command that acts on one alarm (`@OptionGroup`): the alarm's full id or a
+/// unique prefix of it.
+struct AlarmIDArgument: ParsableArguments {
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id"))
+    var id: String
+
+    /// Refuses an id no alarm's id could start with (a usage error, exit 64), before the agent is
+    /// asked for its alarms.
+    func validate() throws {
+        _ = try parsed { () throws(InputError) in try AlarmIDInput.checkSyntax(id) }
+    }
 }
 
 /// A command that acts on one alarm by id.
 protocol AlarmControlCommand: AsyncParsableCommand {
-    var id: String { get }
+    var alarmID: AlarmIDArgument { get }
     static func act(_ client: AgentClient, _ id: UUID) async throws
 }
 
 extension AlarmControlCommand {
-    func validate() throws { try checkIDSyntax(id) }
-
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
-            try await session.run(naming: id) { client, uuid in try await Self.act(client, uuid) }
+            try await session.run(naming: alarmID.id) { client, uuid in try await Self.act(client, uuid) }
         }
     }
 }
@@ -159,7 +161,7 @@ struct CancelCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel", abstract: "Remove an alarm or timer, whatever its state.",
         discussion: "Examples:\n  reveille cancel 3f2a\n  reveille list --json | jq -r '.[].id' | xargs -n1 reveille cancel")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.cancel(id: id) }
 }
 
@@ -168,7 +170,7 @@ struct PauseCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause", abstract: "Pause a running countdown; it keeps its time left.",
         discussion: "Example:\n  reveille pause 0b7e")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.pause(id: id) }
 }
 
@@ -177,7 +179,7 @@ struct ResumeCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume", abstract: "Resume a paused countdown where it left off.",
         discussion: "Example:\n  reveille resume 0b7e")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.resume(id: id) }
 }
 
@@ -186,7 +188,7 @@ struct StopCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop", abstract: "Stop a ringing alarm (a repeating one is scheduled for its next day).",
         discussion: "Example:\n  reveille stop 3f2a")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.stop(id: id) }
 }
 
@@ -195,20 +197,17 @@ struct SnoozeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snooze", abstract: "Snooze a ringing alarm (or repeat a timer), for its snooze duration or the one given.",
         discussion: "Examples:\n  reveille snooze 3f2a\n  reveille snooze 3f2a 20m")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     @Argument(help: ArgumentHelp("How long to snooze this time, such as 5m or 1h30m (default: the alarm's snooze).", valueName: "duration"))
     var duration: String?
 
-    func validate() throws {
-        try checkIDSyntax(id)
-        _ = try seconds()
-    }
+    func validate() throws { _ = try seconds() }
 
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
             let seconds = try seconds()
-            try await session.run(naming: id) { client, uuid in
+            try await session.run(naming: alarmID.id) { client, uuid in
                 if let seconds { try await client.snooze(id: uuid, for: seconds) } else { try await client.countdown(id: uuid) }
             }
         }
@@ -225,7 +224,7 @@ struct SkipCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "skip", abstract: "Skip a repeating alarm's next alert; it rings again the time after.",
         discussion: "Examples:\n  reveille skip 3f2a\n  reveille unskip 3f2a")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.skip(id: id) }
 }
 
@@ -234,7 +233,7 @@ struct UnskipCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "unskip", abstract: "Ring a skipped alert after all, if it is still ahead.",
         discussion: "Example:\n  reveille unskip 3f2a")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.unskip(id: id) }
 }
 
@@ -243,7 +242,7 @@ struct OffCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "off", abstract: "Turn an alarm off: it keeps its settings and never rings until turned on.",
         discussion: "Examples:\n  reveille off 3f2a\n  reveille on 3f2a")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.setEnabled(false, id: id) }
 }
 
@@ -252,7 +251,7 @@ struct OnCommand: AlarmControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "on", abstract: "Turn an alarm on again: it rings at its next time from now.",
         discussion: "Example:\n  reveille on 3f2a")
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id")) var id: String
+    @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws {
         do {
             try await client.setEnabled(true, id: id)
