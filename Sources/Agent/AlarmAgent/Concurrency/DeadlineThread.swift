@@ -1,6 +1,7 @@
 import AlarmCore
 import AlarmModel
 import Foundation
+import LinuxSystem
 import Synchronization
 
 /// A thread that hands out items when their deadlines on the boot clock come.
@@ -65,7 +66,7 @@ final class DeadlineThread<Item: Sendable>: Sendable {
     private func arm(at deadline: Duration) {
         let (seconds, attoseconds) = deadline.components
         // Arming fails only for a descriptor that is not a timer; this one always is.
-        try? timer.arm(atSeconds: seconds, nanoseconds: attoseconds / 1_000_000_000, cancelOnSet: false)
+        try? timer.descriptor.armTimer(atSeconds: seconds, nanoseconds: attoseconds / 1_000_000_000, cancelOnSet: false)
     }
 
     private func run() {

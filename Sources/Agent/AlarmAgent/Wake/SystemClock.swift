@@ -1,6 +1,7 @@
 import AlarmModel
 import Dispatch
 import Foundation
+import LinuxSystem
 import Synchronization
 
 /// The real clocks: the wall clock (`CLOCK_REALTIME`), the boot clock (`CLOCK_BOOTTIME`) and the
@@ -20,8 +21,8 @@ package final class SystemClock: AlarmClock {
     /// Whether the timers are wake timers (`CLOCK_REALTIME_ALARM`, `CLOCK_BOOTTIME_ALARM`), which
     /// the kernel allows only with `CAP_WAKE_ALARM`.
     package let wakeTimers: Bool
-    private let wallClock: TimerFD.ClockID
-    private let bootClock: TimerFD.ClockID
+    private let wallClock: ClockID
+    private let bootClock: ClockID
 
     /// Creates the system clock, reading the time zone now from `TZ` or `localTimePath`, with wake
     /// timers when `wakeTimers` and the kernel allows them (a test `timerfd_create` succeeds).
@@ -98,7 +99,7 @@ package final class SystemClock: AlarmClock {
     /// Waits on kernel timers until the wake-up is due or the wall clock is set, calling `armed`
     /// once the timers are set.
     ///
-    /// Throws `TimerFD`'s error when a timer cannot be made or set (out of file descriptors, say).
+    /// Throws the timer's `Errno` when it cannot be made or set (out of file descriptors, say).
     /// Returns `.clockChanged` at once when the wall clock was set since the wake-up's `basis`:
     /// a set between the engine's reading and the timers being armed, which the timers cannot
     /// report, is found by reading the clocks once the wall timer is armed.
@@ -107,7 +108,7 @@ package final class SystemClock: AlarmClock {
         // With no wall deadline, a timer far ahead still reports clock sets.
         let wallSeconds = wakeUp.wall?.timeIntervalSince1970 ?? 1e11
         let whole = wallSeconds.rounded(.down)
-        try wall.arm(atSeconds: Int64(whole), nanoseconds: Int64((wallSeconds - whole) * 1e9), cancelOnSet: true)
+        try wall.descriptor.armTimer(atSeconds: Int64(whole), nanoseconds: Int64((wallSeconds - whole) * 1e9), cancelOnSet: true)
         var timers = [wall]
         if let elapsed = wakeUp.elapsed {
             let boot = try TimerFD(clock: bootClock)
@@ -115,7 +116,7 @@ package final class SystemClock: AlarmClock {
                 ? elapsed.uptime
                 : read().uptime + .seconds(elapsed.wallEstimate.timeIntervalSinceNow)
             let (seconds, attoseconds) = deadline.components
-            try boot.arm(atSeconds: seconds, nanoseconds: attoseconds / 1_000_000_000, cancelOnSet: false)
+            try boot.descriptor.armTimer(atSeconds: seconds, nanoseconds: attoseconds / 1_000_000_000, cancelOnSet: false)
             timers.append(boot)
         }
         // Sets from here on cancel the wall timer; one since the basis was read is found now.
@@ -149,7 +150,7 @@ private final class TimerWaiter: Sendable {
                 if state.finished { return true }
                 state.continuation = continuation
                 for (index, timer) in timers.enumerated() {
-                    let source = DispatchSource.makeReadSource(fileDescriptor: timer.descriptor, queue: queue)
+                    let source = DispatchSource.makeReadSource(fileDescriptor: timer.descriptor.rawValue, queue: queue)
                     source.setEventHandler { [weak self] in self?.readable(index) }
                     // The descriptor stays open until dispatch has let go of it.
                     source.setCancelHandler { withExtendedLifetime(timer) {} }

@@ -1,17 +1,15 @@
 import Foundation
 import LinuxSystem
 
-/// A kernel timer read through a file descriptor: one wrapper over `timerfd_create`,
-/// `timerfd_settime` and `read`.
+/// A kernel timer the agent holds: LinuxSystem's timerfd (`FileDescriptor.timer`), closed when the
+/// last reference to it goes, its reads sorted into an expiry, a clock set or nothing yet.
 ///
-/// Armed at an absolute instant of its clock, it becomes readable when the instant comes. A
-/// `CLOCK_REALTIME` timer armed with `cancelOnSet` also becomes readable when the wall clock is
-/// set, and its read then fails with `ECANCELED` (so does a `CLOCK_REALTIME_ALARM` one).
+/// It adds ownership and that sorting, nothing else: the timer is armed through LinuxSystem's
+/// own call on `descriptor` (`armTimer`), and its errors are LinuxSystem's `Errno`. Armed at an
+/// absolute instant of its clock, it becomes readable when the instant comes. A `CLOCK_REALTIME`
+/// timer armed with `cancelOnSet` also becomes readable when the wall clock is set, and its read
+/// then fails with `ECANCELED` (so does a `CLOCK_REALTIME_ALARM` one).
 final class TimerFD: Sendable {
-    /// The clocks a timer can follow: `LinuxSystem`'s (`CLOCK_REALTIME`, `CLOCK_BOOTTIME` and their
-    /// `_ALARM` kinds, which wake a suspended machine and need `CAP_WAKE_ALARM`).
-    typealias ClockID = LinuxSystem.ClockID
-
     /// What a read found.
     enum Expiry {
         /// The instant came.
@@ -22,56 +20,38 @@ final class TimerFD: Sendable {
         case notYet
     }
 
-    /// The timer's descriptor, owned.
-    private let timer: FileDescriptor
+    /// The timer's descriptor, owned by this object: arm it with `armTimer`, wait on it, never close it.
+    let descriptor: FileDescriptor
 
-    /// The descriptor, for waiting on.
-    var descriptor: Int32 { timer.rawValue }
-
-    /// Creates a non-blocking, close-on-exec timer on a clock (`timerfd_create`).
-    init(clock: ClockID) throws {
-        do {
-            timer = try FileDescriptor.timer(clock: clock)
-        } catch {
-            throw POSIXError(error)
-        }
-    }
-
-    /// Arms the timer at an absolute reading of its clock (`timerfd_settime` with
-    /// `TFD_TIMER_ABSTIME`, and `TFD_TIMER_CANCEL_ON_SET` when `cancelOnSet`).
-    /// An instant of zero would disarm the timer; the earliest armable instant is 1 ns.
-    func arm(atSeconds seconds: Int64, nanoseconds: Int64, cancelOnSet: Bool) throws {
-        do {
-            try timer.armTimer(atSeconds: seconds, nanoseconds: nanoseconds, cancelOnSet: cancelOnSet)
-        } catch {
-            throw POSIXError(error)
-        }
+    /// Makes a non-blocking, close-on-exec timer on `clock` (`FileDescriptor.timer`).
+    init(clock: ClockID) throws(Errno) {
+        descriptor = try .timer(clock: clock)
     }
 
     /// Blocks the calling thread until the timer is readable (`poll`; a signal does not end the
     /// wait).
     func waitUntilReadable() {
-        var entries = [PollDescriptor(timer, events: .readable)]
+        var entries = [PollDescriptor(descriptor, events: .readable)]
         _ = try? FileDescriptor.poll(&entries, timeoutMilliseconds: -1)
     }
 
-    /// Reads the expiry count (`read`), telling an expiry from a clock set.
+    /// Reads the expiry count (`readExpirations`), telling an expiry from a clock set.
     func read() -> Expiry {
         do {
-            _ = try timer.readExpirations()
+            _ = try descriptor.readExpirations()
             return .expired
         } catch {
             return error == .canceled ? .clockWasSet : .notYet
         }
     }
 
-    deinit { try? timer.close() }
+    deinit { try? descriptor.close() }
 }
 
 /// Readings of the kernel's clocks (`clock_gettime`).
 enum KernelClock {
     /// Seconds and nanoseconds of a clock.
-    static func read(_ clock: TimerFD.ClockID) -> (seconds: Int64, nanoseconds: Int64) {
+    static func read(_ clock: ClockID) -> (seconds: Int64, nanoseconds: Int64) {
         clock.reading
     }
 
