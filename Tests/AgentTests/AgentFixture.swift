@@ -37,7 +37,7 @@ enum Built {
     static var unavailable: String? {
         if let missing = DesktopSandbox.availability() { return missing }
         if !FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/dbus/__init__.py") {
-            return "python3-dbus is not installed (scripts/install-deps installs it)"
+            return "python3-dbus is not installed (scripts/install-deps --tests installs it)"
         }
         for program in ["reveilled", "reveille"] where !FileManager.default.isExecutableFile(atPath: path(program)) {
             return "\(path(program)) is not built"

@@ -30,7 +30,7 @@ enum DesktopDoubles {
     /// Whether dconf's service and the `gsettings` command are installed.
     static var gsettingsUnavailable: String? {
         for path in ["/usr/libexec/dconf-service", "/usr/bin/gsettings"] where !FileManager.default.isExecutableFile(atPath: path) {
-            return "\(path) is missing (scripts/install-deps installs dconf-service and libglib2.0-bin)"
+            return "\(path) is missing (scripts/install-deps --tests installs dconf-service and libglib2.0-bin)"
         }
         return nil
     }
@@ -38,7 +38,7 @@ enum DesktopDoubles {
     /// Why a GSettings schema cannot be used here, or nil when it is installed.
     static func schemaMissing(_ schema: String) -> String? {
         FileManager.default.fileExists(atPath: "/usr/share/glib-2.0/schemas/\(schema).gschema.xml")
-            ? nil : "the GSettings schema \(schema) is not installed (scripts/install-deps installs it)"
+            ? nil : "the GSettings schema \(schema) is not installed (scripts/install-deps --tests installs it)"
     }
 
     /// `gsettings get SCHEMA KEY`, as a person reads it.

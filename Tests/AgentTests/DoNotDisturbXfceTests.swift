@@ -80,7 +80,7 @@ enum XfcePrograms {
 
     /// Why the XFCE test cannot run here, or `nil`.
     static var unavailable: String? {
-        if xfconfd == nil || notifyd == nil { return "xfconfd or xfce4-notifyd is missing (scripts/install-deps installs xfconf and xfce4-notifyd)" }
+        if xfconfd == nil || notifyd == nil { return "xfconfd or xfce4-notifyd is missing (scripts/install-deps --tests installs xfconf and xfce4-notifyd)" }
         if !FileManager.default.isExecutableFile(atPath: "/usr/bin/xdotool") { return "xdotool is missing" }
         return nil
     }

@@ -25,7 +25,7 @@ enum Built {
     static let screenshots = repository.appendingPathComponent(".build/screenshots/gnome-shell")
 
     /// Why the suite cannot run here, or `nil`: the suite then fails with this (`.requires`; GNOME
-    /// is a desktop Reveille supports, and `scripts/install-deps` installs it).
+    /// is a desktop Reveille supports, and `scripts/install-deps --tests` installs it).
     static var unavailable: String? {
         if let missing = DesktopSandbox.availability() { return missing }
         if let missing = GNOMEShellServer.availability() { return missing }

@@ -11,7 +11,7 @@ import TestSupport
 /// what a person does is a press of the banner's buttons, run by the shell's own click handler.
 ///
 /// The suite fails, not skips, where GNOME Shell is not installed (`.requires`;
-/// `scripts/install-deps` installs it). Its tests run one at a time: each shell draws with the CPU (llvmpipe).
+/// `scripts/install-deps --tests` installs it). Its tests run one at a time: each shell draws with the CPU (llvmpipe).
 @Suite(
     "GNOME Shell: alerts as a person on GNOME sees them", .onItsOwnThread, .serialized, .timeLimit(.minutes(2)),
     .requires(Built.unavailable))

@@ -138,7 +138,7 @@ struct SoundPlayerTests {
     func independentPlayers() async throws {
         let pv = try #require(
             ["/usr/bin/pv", "/usr/local/bin/pv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
-            "pv is not installed (scripts/install-deps installs it)")
+            "pv is not installed (scripts/install-deps --tests installs it)")
         let folder = Fixtures.temporaryDirectory("reveille-sound-two")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

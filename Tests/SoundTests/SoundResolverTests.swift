@@ -158,7 +158,7 @@ struct SoundDecodingTests {
     func freedesktopOga() throws {
         let path = "/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga"
         try #require(
-            FileManager.default.fileExists(atPath: path), "sound-theme-freedesktop is not installed (\(path); scripts/install-deps installs it)")
+            FileManager.default.fileExists(atPath: path), "sound-theme-freedesktop is not installed (\(path); scripts/install-deps --tests installs it)")
         let sound = try SoundFile.decode(path: path)
         #expect(sound.sampleRate == 48_000)
         #expect(sound.channels == 2)

@@ -40,7 +40,7 @@ package final class GNOMEShellServer: Sendable {
     static let filesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("GNOMEShell")
 
     /// Why the shell cannot run here, or `nil`. Tests should fail with it, not skip: GNOME is a
-    /// desktop Reveille supports, and `scripts/install-deps` installs it.
+    /// desktop Reveille supports, and `scripts/install-deps --tests` installs it.
     package static func availability() -> String? {
         var missing = programs.filter { Executables.find($0) == nil }
         missing += services.map { "/usr/share/dbus-1/services/\($0).service" }.filter { !FileManager.default.fileExists(atPath: $0) }

@@ -24,7 +24,7 @@ package final class PipeWireServer: Sendable {
     /// Why it cannot run here, or nil.
     package static func availability() -> String? {
         let missing = programs.filter { Executables.find($0) == nil }
-        if !missing.isEmpty { return "missing \(missing.joined(separator: ", ")) (scripts/install-deps installs them)" }
+        if !missing.isEmpty { return "missing \(missing.joined(separator: ", ")) (scripts/install-deps --tests installs them)" }
         if pluginPath == nil { return "PipeWire's ALSA plugin is not installed (pipewire-alsa)" }
         return nil
     }

@@ -87,7 +87,7 @@ package enum TestEnvironmentError: Error, CustomStringConvertible {
     /// A sentence for the test log.
     package var description: String {
         switch self {
-        case .missing(let program): "\(program) is not installed (scripts/install-deps installs it)"
+        case .missing(let program): "\(program) is not installed (scripts/install-deps --tests installs it)"
         case .failed(let reason): reason
         }
     }

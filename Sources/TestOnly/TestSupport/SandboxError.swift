@@ -15,7 +15,7 @@ package enum SandboxError: Error, CustomStringConvertible, Equatable {
     package var description: String {
         switch self {
         case .missing(let programs):
-            "not installed: \(programs.joined(separator: ", ")) (scripts/install-deps installs them)"
+            "not installed: \(programs.joined(separator: ", ")) (scripts/install-deps --tests installs them)"
         case .timeout(let what): "timed out: \(what)"
         case .failed(let reason): reason
         case .busError(let name, let message): "D-Bus error \(name): \(message)"
