@@ -18,13 +18,15 @@ struct InstallScriptTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The version this source is, as `reveille --version` prints it.
+    /// The version this source is, as `reveille --version` prints it: the upstream part of
+    /// debian/changelog's first entry (`reveille (0.1.0-1) unstable; ...`).
     static var sourceVersion: String {
         get throws {
-            let text = try String(
-                contentsOf: repository.appendingPathComponent("Sources/Shared/AlarmProtocol/ReveilleVersion.swift"), encoding: .utf8)
-            let line = try #require(text.split(separator: "\n").first { $0.contains("static let current = \"") })
-            return String(line.split(separator: "\"")[1])
+            let text = try String(contentsOf: repository.appendingPathComponent("debian/changelog"), encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").first)
+            let version = try #require(line.split(separator: "(").dropFirst().first?.split(separator: ")").first)
+            let upstream = version.split(separator: ":").last.map(String.init) ?? ""
+            return upstream.range(of: "-", options: .backwards).map { String(upstream[..<$0.lowerBound]) } ?? upstream
         }
     }
 
@@ -55,6 +57,8 @@ struct InstallScriptTests {
         let expected = [
             prefix + "/bin/reveille", prefix + "/bin/reveilled", unit, activation, entry, autostart, link,
             prefix + "/share/icons/hicolor/scalable/apps/io.github.reveille.Reveille.svg",
+            prefix + "/share/icons/hicolor/symbolic/apps/io.github.reveille.Reveille-symbolic.svg",
+            prefix + "/share/metainfo/io.github.reveille.Reveille.metainfo.xml",
             prefix + "/share/dbus-1/interfaces/io.github.reveille.Alarms1.Manager.xml",
             prefix + "/share/dbus-1/interfaces/io.github.reveille.Alarms1.Alarm.xml",
             prefix + "/share/bash-completion/completions/reveille", prefix + "/share/zsh/site-functions/_reveille",
@@ -92,6 +96,8 @@ struct InstallScriptTests {
         #expect(try Self.lines(autostart).contains("Exec=\(prefix)/bin/reveilled"))
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == unit)
         #expect(FileManager.default.fileExists(atPath: link), "the enablement link dangles")
+        // bash-completion sources its files: the script has no #! line.
+        #expect(try Self.lines(prefix + "/share/bash-completion/completions/reveille").first?.hasPrefix("#!") == false)
 
         // `reveille status` says the agent starts at the next login, by the enabled unit.
         let status = try await Self.status(sandbox, program: prefix + "/bin/reveille", environment: environment)
@@ -150,7 +156,9 @@ struct InstallScriptTests {
         let homeBefore = try Self.files(under: sandbox.home)
         // The final paths: none may appear on this machine (the ones already there are left out).
         let link = "/etc/systemd/user/default.target.wants/reveilled.service"
-        let unit = "/usr/share/systemd/user/reveilled.service"
+        // A /usr installation's user unit is in systemd's own folder, where a distribution's
+        // packages put theirs (and debhelper's dh_installsystemduser looks).
+        let unit = "/usr/lib/systemd/user/reveilled.service"
         let finals = [
             "/usr/bin/reveille", "/usr/bin/reveilled", unit, link,
             "/usr/share/dbus-1/services/io.github.reveille.Alarms1.service",
@@ -218,6 +226,33 @@ struct InstallScriptTests {
         #expect(install.output.isEmpty, "\(install)")
         #expect(try Self.files(under: sandbox.home) == before, "something was installed")
         #expect(!FileManager.default.fileExists(atPath: sandbox.home.path + "/.local/bin"))
+    }
+
+    @Test("--bin-dir with programs of another version than debian/changelog's fails, naming both, and installs nothing")
+    func binDirOtherVersion() async throws {
+        let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: false) }
+        defer { sandbox.stop() }
+        let environment = try Self.isolated(sandbox)
+        // Programs that say another version, as a build from another commit would.
+        let other = sandbox.root.appendingPathComponent("other-bin")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        for program in ["reveille", "reveilled"] {
+            let path = other.appendingPathComponent(program).path
+            try "#!/bin/sh\necho 99.0.0\n".write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(chmod(path, 0o755) == 0)
+        }
+        let before = try Self.files(under: sandbox.home)
+
+        let install = try await Self.run(
+            sandbox, Self.repository.appendingPathComponent("scripts/install").path, ["--bin-dir", other.path],
+            environment: environment)
+        #expect(install.status == .exited(1), "\(install)")
+        let sourceVersion = try Self.sourceVersion
+        #expect(
+            install.error.contains(
+                "install: \(other.path)/reveille is version 99.0.0, debian/changelog says \(sourceVersion): rebuild, or add a changelog entry; nothing was installed"),
+            "\(install)")
+        #expect(try Self.files(under: sandbox.home) == before, "something was installed")
     }
 
     // MARK: Helpers
