@@ -133,7 +133,7 @@ public final class AgentClient: Sendable {
         }
     }
 
-    /// A property of the manager object, by its name in the D-Bus API (README, "The D-Bus API"):
+    /// A property of the manager object, by its name in the D-Bus API (docs/API.md, "The D-Bus API"):
     /// `Version`, `StorePath`, `AlarmCount`, `NotificationServer`, …; throws `AgentBusError`
     /// when the bus or the agent cannot give it.
     public func property(_ name: String) async throws -> PropertyValue {
