@@ -232,9 +232,7 @@ extension NotificationContent {
     ) -> NotificationContent {
         let alert = record.definition.presentation.alert
         var lines: [String] = []
-        var when = record.anchor
-        if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
-        let time = timeText(when, timeZone: timeZone, style: timeStyle)
+        let time = alertTimeText(record, timeZone: timeZone, style: timeStyle)
         let label = record.definition.title
         lines.append(label.isEmpty ? time : "\(time) · \(label)")
         if !hasActions {
@@ -364,13 +362,11 @@ extension NotificationContent {
     package static func timedOut(
         _ record: AlarmRecord, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard
     ) -> NotificationContent {
-        var when = record.anchor
-        if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
-        return note(record, body: Translation.format("It rang at %s and nobody answered.", timeText(when, timeZone: timeZone, style: timeStyle)))
+        note(record, body: Translation.format("It rang at %s and nobody answered.", alertTimeText(record, timeZone: timeZone, style: timeStyle)))
     }
 
     /// An alarm's title as the person reads it: its own, or "Alarm" / "Timer" in their language.
-    static func displayTitle(of definition: AlarmDefinition) -> String {
+    package static func displayTitle(of definition: AlarmDefinition) -> String {
         guard definition.title.isEmpty else { return definition.title }
         return definition.isTimer ? Translation.text("Timer") : Translation.text("Alarm")
     }
@@ -393,6 +389,14 @@ extension NotificationContent {
                 "suppress-sound": .boolean(true),
             ],
             expireTimeout: -1)
+    }
+
+    /// The time an alert is for, as its notification shows it (`07:30`, `7:30 AM`): the instant
+    /// it was scheduled for while it rings, otherwise its anchor.
+    package static func alertTimeText(_ record: AlarmRecord, timeZone: TimeZone = .current, style: TimeStyle) -> String {
+        var when = record.anchor
+        if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
+        return timeText(when, timeZone: timeZone, style: style)
     }
 
     /// The time of day in the zone, in the person's style (`07:30`, `7:30 AM`), by the zone's

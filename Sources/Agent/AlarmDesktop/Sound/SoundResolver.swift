@@ -87,11 +87,7 @@ package struct SoundResolver: Sendable {
         themeName: String = "freedesktop", environment: [String: String] = ProcessInfo.processInfo.environment,
         ownSoundFolders: [URL]
     ) {
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0) }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? home?.appendingPathComponent(".local/share")
-        let dirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        let (dataHome, dirs) = InstalledFiles.dataFolders(environment: environment)
         self.init(themeName: themeName, dataHome: dataHome, dataDirectories: dirs, ownSoundFolders: ownSoundFolders)
     }
 
@@ -100,20 +96,9 @@ package struct SoundResolver: Sendable {
     /// For a program run from a checkout (`.build/<triple>/debug/reveilled`), the checkout's
     /// `sounds/` comes after.
     package static func installedSoundFolders(executable: URL) -> [URL] {
-        let folder = executable.resolvingSymlinksInPath().deletingLastPathComponent()
-        var folders = [folder.deletingLastPathComponent().appendingPathComponent("share/reveille/sounds")]
-        var ancestor = folder
-        for _ in 0..<4 {
-            ancestor.deleteLastPathComponent()
-            let checkout = ancestor.appendingPathComponent("sounds")
-            if FileManager.default.fileExists(atPath: checkout.appendingPathComponent(ownSoundFileName).path),
-                FileManager.default.fileExists(atPath: ancestor.appendingPathComponent("Package.swift").path)
-            {
-                folders.append(checkout)
-                break
-            }
-        }
-        return folders
+        let installed = InstalledFiles.prefixShare(of: executable).appendingPathComponent("reveille/sounds")
+        let checkout = InstalledFiles.checkout(of: executable, holding: "sounds/" + ownSoundFileName)
+        return [installed] + [checkout?.appendingPathComponent("sounds")].compactMap { $0 }
     }
 
     // MARK: Resolving
