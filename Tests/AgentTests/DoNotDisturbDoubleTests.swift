@@ -64,27 +64,49 @@ struct DoNotDisturbDoubleTests {
         #expect(try await fixture.reveille("stop", own.uuidString).status == .exited(0))
     }
 
-    @Test("Plasma: an alarm wakes the blanked screen (the screen locker's SimulateUserActivity, PowerDevil's wakeup), once for alarms ringing together")
+    @Test("Plasma: each alarm that starts wakes the blanked screen (the screen locker's SimulateUserActivity, PowerDevil's wakeup), a second one while the first rings too")
     func plasmaWakesTheScreen() async throws {
         let (fixture, server) = try await Self.start("plasma")
         defer { fixture.stop() }
         #expect(!server.standardOutput.contains("SimulateUserActivity") && !server.standardOutput.contains("wakeup"), "woken with nothing ringing")
+        func wakes(_ count: Int) async throws {
+            try await waitUntil("the screen woken \(count) times", timeout: .seconds(10), detail: { server.outputs() }) {
+                server.standardOutput.components(separatedBy: "screensaver SimulateUserActivity").count == count + 1
+                    && server.standardOutput.components(separatedBy: "powerdevil wakeup").count == count + 1 ? true : nil
+            }
+        }
         let first = try await AlertingTests.timer(fixture, "1s", "--title", "Wake")
         try await DesktopDoubles.waitForAlert("Wake", from: server)
-        _ = try await server.waitForStandardOutput(containing: "screensaver SimulateUserActivity", timeout: .seconds(10))
-        _ = try await server.waitForStandardOutput(containing: "powerdevil wakeup", timeout: .seconds(10))
-        // A second alarm while the first rings: the screen is already awake.
+        try await wakes(1)
+        // A second alarm while the first rings: the screen may have gone dark since, so it is woken again.
         let second = try await AlertingTests.timer(fixture, "1s", "--title", "Again")
         try await DesktopDoubles.waitForAlert("Again", from: server)
+        try await wakes(2)
         #expect(try await fixture.reveille("stop", first.uuidString).status == .exited(0))
         #expect(try await fixture.reveille("stop", second.uuidString).status == .exited(0))
-        #expect(server.standardOutput.components(separatedBy: "powerdevil wakeup").count == 2, "\(server.standardOutput)")
         // The next alarm, once none rings, wakes it again.
         _ = try await AlertingTests.timer(fixture, "1s", "--title", "Later")
         try await DesktopDoubles.waitForAlert("Later", from: server)
-        try await waitUntil("the screen woken again", timeout: .seconds(10), detail: { server.outputs() }) {
-            server.standardOutput.components(separatedBy: "screensaver SimulateUserActivity").count == 3 ? true : nil
-        }
+        try await wakes(3)
+    }
+
+    @Test("Plasma: the screen saver's idle inhibitor is held from the first alert to the last Stop (the screen stays lit while alarms ring)")
+    func plasmaKeepsTheScreenLit() async throws {
+        let (fixture, server) = try await Self.start("plasma")
+        defer { fixture.stop() }
+        #expect(!server.standardOutput.contains("screensaver Inhibit"), "held with nothing ringing")
+        let first = try await AlertingTests.timer(fixture, "1s", "--title", "Wake")
+        try await DesktopDoubles.waitForAlert("Wake", from: server)
+        _ = try await server.waitForStandardOutput(containing: "screensaver Inhibit io.github.reveille.Reveille (An alarm is ringing) 1", timeout: .seconds(10))
+        let second = try await AlertingTests.timer(fixture, "1s", "--title", "Again")
+        try await DesktopDoubles.waitForAlert("Again", from: server)
+        #expect(try await fixture.reveille("stop", first.uuidString).status == .exited(0))
+        try await AlertingTests.waitForState(nil, of: first, in: fixture)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!server.standardOutput.contains("UnInhibit"), "held while the second alarm rings: \(server.standardOutput)")
+        #expect(try await fixture.reveille("stop", second.uuidString).status == .exited(0))
+        _ = try await server.waitForStandardOutput(containing: "screensaver UnInhibit 1", timeout: .seconds(10))
+        #expect(server.standardOutput.components(separatedBy: "screensaver Inhibit").count == 2, "one inhibitor for both alarms: \(server.standardOutput)")
     }
 
     @Test("Plasma: when the shell takes the bubble off the screen (closed, expired), the alarm rings on until stopped")

@@ -80,13 +80,16 @@ package struct DesktopOptions: Sendable {
     /// The phone backup, opt-in: an alert still ringing this long after it began also rings the
     /// person's paired phones (KDE Connect, GSConnect); `nil` never does.
     package var phoneBackupAfter: Duration?
+    /// Reveille's icon file, the art of the media player a ringing alarm shows (`InstalledFiles.appIcon`).
+    package var appIcon: URL?
 
     /// Creates the options.
     package init(
         notifications: Bool = true, sound: SoundPlayer.Configuration? = .init(), soundFolders: [URL],
         doNotDisturb: Bool = true, heldSound: DoNotDisturbStatus.HeldSound = .quiet, unmuteTo: Int? = nil,
-        snoozeChoices: SnoozeChoices = .none, phoneBackupAfter: Duration? = nil
+        snoozeChoices: SnoozeChoices = .none, phoneBackupAfter: Duration? = nil, appIcon: URL? = nil
     ) {
+        self.appIcon = appIcon
         self.phoneBackupAfter = phoneBackupAfter
         self.unmuteTo = unmuteTo
         self.snoozeChoices = snoozeChoices
@@ -134,6 +137,10 @@ package final class AlarmAgent: Sendable {
     let checkpointer: StoreCheckpointer
     /// The phone backup (`--phone-after`), when it is on.
     let phoneBackup: PhoneBackup?
+    /// The media player a ringing alarm shows, on a desktop.
+    let mediaPlayer: MediaPlayer?
+    /// The idle inhibitor that keeps the screen lit while alarms ring, on a desktop.
+    let idleInhibitor: IdleInhibitor?
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
@@ -220,9 +227,17 @@ package final class AlarmAgent: Sendable {
                 }
             }
         }
+        let session = connection
+        idleInhibitor = configuration.desktop.map { _ in IdleInhibitor(connection: session, logger: logger) }
+        mediaPlayer = try configuration.desktop.map { options in
+            try MediaPlayer(connection: session, art: options.appIcon, logger: logger) { responder.respond($0, $1) }
+        }
+        let desktopObservers: [any RingingObserver] = [
+            idleInhibitor as (any RingingObserver)?, mediaPlayer as (any RingingObserver)?, phoneBackup as (any RingingObserver)?,
+        ].compactMap { $0 }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
-            observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + (phoneBackup.map { [$0] } ?? []))
+            observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
         // Without wake timers of its own, the agent has the machine woken another way.
         let router = configuration.wakeFromSuspend && !clock.wakeTimers
             ? WakeRouter(
@@ -311,6 +326,8 @@ package final class AlarmAgent: Sendable {
         // The wake-up armed through the user manager or PowerDevil is taken back.
         await wakeSources.router?.stop()
         await desktop?.shutDown()
+        await mediaPlayer?.shutDown()
+        await idleInhibitor?.shutDown()
         connection.close()
         store.close()
     }

@@ -183,7 +183,8 @@ struct Reveilled: AsyncParsableCommand {
             soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")),
             doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound, unmuteTo: unmuteTo,
             snoozeChoices: try parsedSnoozeChoices(),
-            phoneBackupAfter: phoneAfter.map { .milliseconds(Int64($0 * 1000)) })
+            phoneBackupAfter: phoneAfter.map { .milliseconds(Int64($0 * 1000)) },
+            appIcon: InstalledFiles.appIcon(executable: binaries.appendingPathComponent("reveilled"), environment: ProcessInfo.processInfo.environment))
         let configuration = AgentConfiguration(
             storeDirectory: directory,
             policy: AlarmPolicy(

@@ -12,7 +12,8 @@ CloseNotification with NotificationClosed) and the desktop's own names:
           org.freedesktop.Notifications, the read-only property Inhibited (b) with
           PropertiesChanged, as plasmashell's notification server; the screen locker's
           org.freedesktop.ScreenSaver at /org/freedesktop/ScreenSaver: SimulateUserActivity()
-          (prints "screensaver SimulateUserActivity"); PowerDevil's org.kde.Solid.PowerManagement
+          (prints "screensaver SimulateUserActivity"), Inhibit(ss) -> u and UnInhibit(u) (print
+          "screensaver Inhibit APP (REASON) COOKIE", "screensaver UnInhibit COOKIE"); PowerDevil's org.kde.Solid.PowerManagement
           at /org/kde/Solid/PowerManagement: wakeup() (prints "powerdevil wakeup"). A notification
           whose summary starts with "Hide" is taken off the screen 1.5 s later, as Plasma moves a
           bubble into its history: NotificationClosed(id, 1) (prints "hid ID").
@@ -138,9 +139,21 @@ class ScreenSaver(dbus.service.Object):
 
 
 class PlasmaScreenSaver(dbus.service.Object):
+    cookies = 0
+
     @dbus.service.method("org.freedesktop.ScreenSaver", in_signature="", out_signature="")
     def SimulateUserActivity(self):
         print("screensaver SimulateUserActivity", flush=True)
+
+    @dbus.service.method("org.freedesktop.ScreenSaver", in_signature="ss", out_signature="u")
+    def Inhibit(self, application, reason):
+        PlasmaScreenSaver.cookies += 1
+        print("screensaver Inhibit %s (%s) %d" % (application, reason, self.cookies), flush=True)
+        return dbus.UInt32(self.cookies)
+
+    @dbus.service.method("org.freedesktop.ScreenSaver", in_signature="u", out_signature="")
+    def UnInhibit(self, cookie):
+        print("screensaver UnInhibit %d" % cookie, flush=True)
 
 
 class PowerDevil(dbus.service.Object):

@@ -4,14 +4,18 @@ import AlarmRecords
 import Foundation
 import Synchronization
 
-/// Something that acts while alarms ring, beside the desktop presenter: the sleep inhibitor, the
-/// screen waker.
+/// Something that acts while alarms ring, beside the desktop presenter: the sleep and idle
+/// inhibitors, the screen waker, the media player.
 package protocol RingingObserver: Sendable {
     /// An alert started ringing.
     func alertStarted(_ id: UUID)
     /// An alert that began ringing at `startedAt` is ringing: just now, or, when the agent
     /// starts, since before it started. By default the same as `alertStarted(_:)`.
     func alertStarted(_ id: UUID, startedAt: Date)
+    /// The alarm `record` started ringing (or rings since before the agent started), for an
+    /// observer that shows what rings. By default `alertStarted(_:startedAt:)` with the instant
+    /// it began, or `alertStarted(_:)` for a record that is not ringing.
+    func alertStarted(_ record: AlarmRecord)
     /// An alert stopped ringing (stopped, snoozed, repeated as a countdown, timed out, cancelled).
     func alertEnded(_ id: UUID)
 }
@@ -19,17 +23,29 @@ package protocol RingingObserver: Sendable {
 extension RingingObserver {
     /// What is ringing matters, not since when: `alertStarted(_:)`.
     package func alertStarted(_ id: UUID, startedAt: Date) { alertStarted(id) }
+
+    /// Which alarm rings and since when matter, not what it shows.
+    package func alertStarted(_ record: AlarmRecord) {
+        if case .alerting(let ringing) = record.phase {
+            alertStarted(record.id, startedAt: ringing.startedAt)
+        } else {
+            alertStarted(record.id)
+        }
+    }
 }
 
 extension SleepInhibitor: RingingObserver {}
 extension ScreenWaker: RingingObserver {}
+extension IdleInhibitor: RingingObserver {}
+extension MediaPlayer: RingingObserver {}
 
 /// The presenter the engine talks to: it runs the apps' intents, and hands every effect on to the
 /// desktop presenter (notifications and sound), when there is one.
 package final class AgentPresenter: AlarmPresenter {
     private let desktop: (any AlarmPresenter)?
     private let intents: IntentRunner
-    /// What acts while alarms ring (keeps the machine awake, wakes the screen).
+    /// What acts while alarms ring (keeps the machine awake and the screen lit, wakes the screen,
+    /// shows the media player).
     private let observers: [any RingingObserver]
     private let state = Mutex(State())
 
@@ -53,13 +69,7 @@ package final class AgentPresenter: AlarmPresenter {
         switch effect {
         case .alert(let record):
             state.withLock { $0.ringing[record.id] = record }
-            for observer in observers {
-                if case .alerting(let ringing) = record.phase {
-                    observer.alertStarted(record.id, startedAt: ringing.startedAt)
-                } else {
-                    observer.alertStarted(record.id)
-                }
-            }
+            for observer in observers { observer.alertStarted(record) }
         case .endAlert(let id, let outcome):
             let (record, bySecondary) = state.withLock { state in
                 (state.ringing.removeValue(forKey: id), state.endedBySecondary.remove(id) != nil)

@@ -5,7 +5,9 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Turns a person's answers to a notification into engine requests, made as the person.
+/// Turns a person's answers to a notification, or to the media player a ringing alarm shows
+/// (`MediaPlayer`: Pause, Play/Pause and Stop answer `stop`, Next answers `secondary`), into
+/// engine requests, made as the person.
 ///
 /// | answer | request |
 /// |---|---|

@@ -3,8 +3,10 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Wakes a blanked screen when an alarm starts ringing, so the person sees what rings and its Stop
-/// button, as a touch of the mouse would.
+/// Wakes a blanked screen each time an alarm starts ringing, so the person sees what rings and its
+/// Stop button, as a touch of the mouse would: a second alarm that starts while the first rings
+/// wakes it again, for the screen may have gone dark meanwhile (where nothing keeps it lit, see
+/// `IdleInhibitor`).
 ///
 /// Asks each session service that offers it, when it runs (`NameHasOwner` first: none is started
 /// for this): the freedesktop screen saver's `SimulateUserActivity` (KDE Plasma's screen locker,
@@ -36,7 +38,7 @@ package final class ScreenWaker: Sendable {
 
     private let connection: DBusConnection
     private let logger: Logger
-    /// The alerts ringing now: the screen is woken when the first starts.
+    /// The alerts ringing now: the screen is woken when one starts that was not ringing.
     private let ringing = Mutex<Set<UUID>>([])
 
     /// Creates the waker on the session bus connection.
@@ -45,13 +47,11 @@ package final class ScreenWaker: Sendable {
         self.logger = logger
     }
 
-    /// An alert started ringing: wakes the screen when it is the first.
+    /// An alert started ringing: wakes the screen, unless that alert was ringing already (shown
+    /// again, as when the notification server restarts).
     package func alertStarted(_ id: UUID) {
-        let first = ringing.withLock { ringing -> Bool in
-            defer { ringing.insert(id) }
-            return ringing.isEmpty
-        }
-        if first { Task { await wake() } }
+        let new = ringing.withLock { $0.insert(id).inserted }
+        if new { Task { await wake() } }
     }
 
     /// An alert ended.
