@@ -46,31 +46,63 @@ struct CommandResult: CustomStringConvertible {
 }
 
 /// A GNOME desktop in a sandbox: Reveille installed as a person's `scripts/install` puts it (its
-/// desktop entry and icon in `XDG_DATA_HOME`), the real GNOME Shell, and the real agent.
+/// desktop entry and icon in `XDG_DATA_HOME`), the real GNOME Shell, and the real agent; on
+/// request also GNOME's session manager and gnome-settings-daemon's media keys.
 struct GNOMEDesktop: Sendable {
     let sandbox: DesktopSandbox
     let shell: GNOMEShellServer
     let agent: SandboxProcess
+    /// GNOME's session manager, when started (`sessionManager`).
+    let session: GNOMESessionServer?
+    /// gnome-settings-daemon's media keys, when started (`mediaKeys`).
+    let mediaKeys: SandboxProcess?
+
+    /// Twice real time for 48 kHz stereo 16-bit sound: the pace of the capture when the agent rings aloud.
+    static let pace = 2 * 48_000 * 4
 
     /// Starts it; `banners` is `org.gnome.desktop.notifications show-banners` as the person left it
     /// before logging in (false: do-not-disturb).
-    /// `agentEnvironment` is added to the agent's (a person's language, say).
-    static func start(banners: Bool = true, agentEnvironment: [String: String] = [:]) async throws -> GNOMEDesktop {
+    /// `agentEnvironment` is added to the agent's (a person's language, say), and
+    /// `agentArguments` to its command line. With `sound`, the agent rings aloud into the
+    /// sandbox's paced ALSA capture (at full volume from the first frame), otherwise silently.
+    /// `sessionManager` starts GNOME's session manager, `mediaKeys` gnome-settings-daemon's
+    /// media-keys plugin, which grabs the media keys through the shell.
+    static func start(
+        banners: Bool = true, agentEnvironment: [String: String] = [:], agentArguments: [String] = [], sound: Bool = false,
+        sessionManager: Bool = false, mediaKeys: Bool = false
+    ) async throws -> GNOMEDesktop {
         if let unavailable = Built.unavailable { throw TestEnvironmentError.failed("the GNOME Shell suite cannot run: \(unavailable)") }
-        let sandbox = try await offPool { try GNOMEShellServer.sandbox() }
+        let sandbox = try await offPool { try GNOMEShellServer.sandbox(pacedBytesPerSecond: sound ? pace : nil) }
         do {
             try installReveille(in: sandbox)
             if !banners {
                 try await offPool { _ = try sandbox.run("gsettings", ["set", "org.gnome.desktop.notifications", "show-banners", "false"]) }
             }
             let shell = try await offPool { try GNOMEShellServer(in: sandbox) }
-            let agent = try sandbox.spawn(Built.path("reveilled"), ["--silent"], environment: agentEnvironment)
+            let session = sessionManager ? try await offPool { try GNOMESessionServer(in: sandbox, systemBus: shell.systemBus.address) } : nil
+            let keys = mediaKeys ? try await startMediaKeys(in: sandbox, shell: shell) : nil
+            let agent = try sandbox.spawn(
+                Built.path("reveilled"), (sound ? ["--ramp", "0"] : ["--silent"]) + agentArguments, environment: agentEnvironment)
             try await offPool { try sandbox.waitForBusName("io.github.reveille.Alarms1", timeout: .seconds(30)) }
-            return GNOMEDesktop(sandbox: sandbox, shell: shell, agent: agent)
+            return GNOMEDesktop(sandbox: sandbox, shell: shell, agent: agent, session: session, mediaKeys: keys)
         } catch {
             sandbox.stop()
             throw error
         }
+    }
+
+    /// Starts gnome-settings-daemon's media-keys plugin (`gsd-media-keys`) on the shell's display
+    /// and buses, and returns once it serves `org.gnome.SettingsDaemon.MediaKeys`.
+    static func startMediaKeys(in sandbox: DesktopSandbox, shell: GNOMEShellServer) async throws -> SandboxProcess {
+        let keys = try sandbox.spawn(
+            GNOMEShellServer.mediaKeysProgram, [],
+            environment: [
+                "DBUS_SYSTEM_BUS_ADDRESS": shell.systemBus.address, "WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland",
+                "XDG_CURRENT_DESKTOP": "GNOME", "GDK_BACKEND": "wayland",
+            ],
+            unsetting: ["DISPLAY"])
+        try await offPool { try sandbox.waitForBusName("org.gnome.SettingsDaemon.MediaKeys", timeout: .seconds(30)) }
+        return keys
     }
 
     /// Puts Reveille's desktop entry and icon where the shell looks for them, as `scripts/install`
@@ -160,6 +192,8 @@ struct GNOMEDesktop: Sendable {
         if let status = try? agent.waitForExit(timeout: .seconds(10)), status != .exited(0) {
             Issue.record("the agent ended with \(status)\n\(agent.outputs())")
         }
+        mediaKeys?.stop()
+        session?.stop()
         shell.stop()
         sandbox.stop()
     }

@@ -26,6 +26,9 @@ import Synchronization
 package final class GNOMEShellServer: Sendable {
     /// The programs it needs: `gnome-shell` and `gjs` (Debian's `gnome-shell`, `gjs`), `gsettings`.
     package static let programs = ["gnome-shell", "gjs", "gsettings"]
+    /// gnome-settings-daemon's media-keys plugin, which a GNOME session runs beside the shell
+    /// (Debian's `gnome-settings-daemon`).
+    package static let mediaKeysProgram = "/usr/libexec/gsd-media-keys"
     /// The D-Bus services the shell starts on the session bus, from `/usr/share/dbus-1/services`.
     static let services = [
         "ca.desrt.dconf", "org.gnome.Shell.Notifications", "org.gnome.Shell.CalendarServer", "org.gnome.ScreenSaver",
@@ -43,6 +46,7 @@ package final class GNOMEShellServer: Sendable {
     /// desktop Reveille supports, and `scripts/install-deps --tests` installs it.
     package static func availability() -> String? {
         var missing = programs.filter { Executables.find($0) == nil }
+        missing += [mediaKeysProgram, GNOMESessionServer.program].filter { !FileManager.default.isExecutableFile(atPath: $0) }
         missing += services.map { "/usr/share/dbus-1/services/\($0).service" }.filter { !FileManager.default.fileExists(atPath: $0) }
         return missing.isEmpty ? nil : SandboxError.missing(missing).description
     }
@@ -68,11 +72,13 @@ package final class GNOMEShellServer: Sendable {
 
     // MARK: Starting
 
-    /// A desktop sandbox whose bus can start the services GNOME Shell needs, without dunst.
+    /// A desktop sandbox whose bus can start the services GNOME Shell needs, without dunst; its
+    /// ALSA capture paced at `pacedBytesPerSecond` when given (for an agent that rings aloud).
     /// Throws `SandboxError.missing` when the shell is not installed.
-    package static func sandbox() throws -> DesktopSandbox {
+    package static func sandbox(pacedBytesPerSecond: Int? = nil) throws -> DesktopSandbox {
         if let missing = availability() { throw SandboxError.failed("GNOME Shell cannot run: \(missing)") }
-        return try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [try serviceDirectory()])
+        return try DesktopSandbox(
+            startsNotificationServer: false, serviceDirectories: [try serviceDirectory()], pacedBytesPerSecond: pacedBytesPerSecond)
     }
 
     /// A folder holding copies of the shell's service files only (the system's folder also has

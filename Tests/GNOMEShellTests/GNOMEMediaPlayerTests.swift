@@ -1,0 +1,109 @@
+import AlarmCore
+import AlarmModel
+import Foundation
+import Testing
+import TestRequirements
+import TestSupport
+
+/// A ringing alarm as a media player on the real GNOME Shell 43: what its lock screen and its
+/// calendar menu show, and the shell's and gnome-settings-daemon's own ways to press it.
+extension GNOMEShellTests {
+    /// The time a banner's body starts with ("07:30 · Wake up").
+    static func time(of banner: GNOMEShellServer.Banner) -> String { String(banner.body.prefix { $0 != " " }) }
+
+    @Test("Locked and ringing, GNOME 43's lock screen shows no media player; unlocked, the calendar's media card shows the alarm's title and time with Reveille's icon, and its Play/Pause button silences the alarm",
+          .requires(GNOMEShellServer.lockScreenUnavailable))
+    func mediaCard() async throws {
+        let desktop = try await GNOMEDesktop.start(sound: true)
+        defer { desktop.stop() }
+        let shell = desktop.shell
+        let sandbox = desktop.sandbox
+        let watch = try desktop.watch()
+        defer { watch.stop() }
+        #expect(try shell.mediaCards().isEmpty, "no player while nothing rings")
+
+        try await shell.lock()
+        let id = try await desktop.alarm(in: 2, "--title", Self.title, "--snooze", "5m")
+        try await watch.waitFor("the alarm to alert", id: id) { $0.state == "alerting" }
+        _ = try await Self.waitForLockScreenListing(shell)
+        try await sandbox.waitForCapturedBytes(atLeast: 100_000)
+        // The shell knows the player (its calendar holds the card), but its lock screen has no place for one.
+        let cards = try await shell.waitForMediaCards("the alarm's media card") { $0.count == 1 }
+        #expect(cards[0].title == Self.title && cards[0].playing && cards[0].canGoNext && cards[0].hasArt, "\(cards)")
+        #expect(try shell.lockScreenMediaPlayers() == 0)
+        try await desktop.screenshot("1-locked-ringing", test: "media-player")
+
+        try await shell.unlock()
+        let banner = try await shell.waitForBanner(titled: Self.title)
+        try await shell.openCalendar()
+        let shown = try await shell.waitForMediaCards("the media card on screen") { $0.first?.shown == true }
+        #expect(shown == [.init(title: Self.title, body: Self.time(of: banner), playing: true, canGoNext: true, hasArt: true, shown: true)])
+        try await desktop.screenshot("2-calendar-media-card", test: "media-player")
+
+        try await offPool { try shell.pressMediaCardButton("playPause") }
+        try await watch.waitFor("Play/Pause to stop the one-shot alarm", id: id, gone: true)
+        let silent = try await sandbox.waitForSilence(of: desktop.agent.pid)
+        _ = try await shell.waitForMediaCards("the card to go with the player") { $0.isEmpty }
+        try await waitUntil("the notification to leave the message list", every: .milliseconds(100)) {
+            try await offPool { try shell.notificationTitles().contains(Self.title) } ? nil : ()
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(sandbox.capturedByteCount == silent, "nothing more is heard")
+        try await desktop.screenshot("3-stopped", test: "media-player")
+        // The banner the open menu held back goes once the menu closes.
+        try await offPool { try shell.eval("Main.panel.statusArea.dateMenu.menu.close(false)") }
+        try await shell.waitForNoBanner(titled: Self.title)
+    }
+
+    @Test("Locked and ringing, the keyboard's Play/Pause key (gnome-settings-daemon's media keys, through the shell's grab) silences the alarm",
+          .requires(GNOMEShellServer.lockScreenUnavailable))
+    func playPauseKey() async throws {
+        let desktop = try await GNOMEDesktop.start(sound: true, mediaKeys: true)
+        defer { desktop.stop() }
+        let shell = desktop.shell
+        let sandbox = desktop.sandbox
+        let watch = try desktop.watch()
+        defer { watch.stop() }
+        try await shell.lock()
+        let id = try await desktop.alarm(in: 2, "--title", Self.title, "--snooze", "5m")
+        try await watch.waitFor("the alarm to alert", id: id) { $0.state == "alerting" }
+        _ = try await Self.waitForLockScreenListing(shell)
+        try await sandbox.waitForCapturedBytes(atLeast: 100_000)
+        // gnome-settings-daemon picks the player that appeared last (none other plays here).
+        try await Task.sleep(for: .milliseconds(500))
+
+        try await offPool { try shell.pressKey("AudioPlay") }
+        try await watch.waitFor("the Play/Pause key to stop the one-shot alarm", id: id, gone: true)
+        let silent = try await sandbox.waitForSilence(of: desktop.agent.pid)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(sandbox.capturedByteCount == silent, "nothing more is heard")
+        #expect(try shell.lockScreen().locked, "stopped without unlocking")
+        #expect(desktop.agent.standardError.contains("Answered through the media player"), "\(desktop.agent.outputs())")
+    }
+
+    @Test("GNOME's session manager holds Reveille's idle inhibitor from the first alert to the last Stop (the screen stays lit), one for all, and none once the alert times out")
+    func idleInhibitor() async throws {
+        let desktop = try await GNOMEDesktop.start(agentArguments: ["--ring-timeout", "4"], sessionManager: true)
+        defer { desktop.stop() }
+        let watch = try desktop.watch()
+        defer { watch.stop() }
+        let session = try #require(desktop.session)
+        #expect(try await session.inhibitors(in: desktop.sandbox) == .init(idle: false, held: []))
+        let reveille = GNOMESessionServer.Inhibitors(idle: true, held: ["io.github.reveille.Reveille (An alarm is ringing) 8"])
+
+        let first = try await desktop.alarm(in: 2, "--title", "First")
+        try await watch.waitFor("the first alarm to alert", id: first) { $0.state == "alerting" }
+        try await session.waitFor(reveille, in: desktop.sandbox)
+        let second = try await desktop.alarm(in: 1, "--title", "Second")
+        try await watch.waitFor("the second alarm to alert", id: second) { $0.state == "alerting" }
+        #expect(try await session.inhibitors(in: desktop.sandbox) == reveille, "one inhibitor while two alarms ring")
+        #expect(try await desktop.reveille("stop", first).status == .exited(0))
+        try await watch.waitFor("the first alarm to stop", id: first, gone: true)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await session.inhibitors(in: desktop.sandbox) == reveille, "held while the second alarm rings")
+        // The second alarm is left to ring out: the time-out releases the inhibitor.
+        try await session.waitFor(.init(idle: false, held: []), in: desktop.sandbox)
+        try await watch.waitFor("the second alarm to time out", id: second, gone: true)
+        #expect(desktop.agent.standardError.contains("Released the idle inhibitor"), "\(desktop.agent.outputs())")
+    }
+}
