@@ -233,7 +233,8 @@ let package = Package(
         // The real GNOME Shell with the real agent: a target of its own, so that scripts/test-userland
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
         .testTarget(
-            name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmCore", "CommandLineText", "TestSupport", "TestRequirements"]),
+            name: "GNOMEShellTests", dependencies: ["AlarmModel", "AlarmCore", "CommandLineText", "TestSupport", "TestRequirements"],
+            exclude: ["Scripts"]),
         .testTarget(
             name: "AlarmKitTests",
             dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "DBus", "TestSupport", "TestRequirements"]

@@ -55,7 +55,7 @@ extension GNOMEShellTests {
         try await shell.waitForNoBanner(titled: Self.title)
     }
 
-    @Test("Locked and ringing, the keyboard's Play/Pause key (gnome-settings-daemon's media keys, through the shell's grab) silences the alarm",
+    @Test("Locked and ringing, the keyboard's Play/Pause key (gnome-settings-daemon's media keys, through the shell's grab) silences the alarm, not the paused music player that was on the bus first; once none rings, the key goes to the music again",
           .requires(GNOMEShellServer.lockScreenUnavailable))
     func playPauseKey() async throws {
         let desktop = try await GNOMEDesktop.start(sound: true, mediaKeys: true)
@@ -64,6 +64,13 @@ extension GNOMEShellTests {
         let sandbox = desktop.sandbox
         let watch = try desktop.watch()
         defer { watch.stop() }
+        // A paused music player on the bus before the alarm: gnome-settings-daemon 43's MPRIS
+        // controller switches to a player that appears, unless the one it has is playing.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/music_player.py").path
+        let music = try sandbox.spawn("/usr/bin/python3", [script])
+        defer { music.stop() }
+        _ = try await music.waitForStandardOutput(containing: "ready", timeout: .seconds(30))
+        try await Task.sleep(for: .milliseconds(500))
         try await shell.lock()
         let id = try await desktop.alarm(in: 2, "--title", Self.title, "--snooze", "5m")
         try await watch.waitFor("the alarm to alert", id: id) { $0.state == "alerting" }
@@ -79,6 +86,12 @@ extension GNOMEShellTests {
         #expect(sandbox.capturedByteCount == silent, "nothing more is heard")
         #expect(try shell.lockScreen().locked, "stopped without unlocking")
         #expect(desktop.agent.standardError.contains("Answered through the media player"), "\(desktop.agent.outputs())")
+        #expect(!music.standardOutput.contains("music"), "the key went to the music, not the alarm: \(music.outputs())")
+
+        // Nothing rings: the key is the music's again.
+        try await offPool { try sandbox.waitForBusNameReleased("org.mpris.MediaPlayer2.reveille") }
+        try await offPool { try shell.pressKey("AudioPlay") }
+        _ = try await music.waitForStandardOutput(containing: "music PlayPause", timeout: .seconds(10))
     }
 
     @Test("GNOME's session manager holds Reveille's idle inhibitor from the first alert to the last Stop (the screen stays lit), one for all, and none once the alert times out")
