@@ -119,4 +119,43 @@ extension GNOMEShellTests {
         try await watch.waitFor("the second alarm to time out", id: second, gone: true)
         #expect(desktop.agent.standardError.contains("Released the idle inhibitor"), "\(desktop.agent.outputs())")
     }
+    @Test("With GNOME's idle delay at 2 s, the session does not go idle and the shell does not fade the screen while the alarm rings; once it is stopped, it does")
+    func screenStaysLit() async throws {
+        let desktop = try await GNOMEDesktop.start(sessionManager: true)
+        defer { desktop.stop() }
+        let (shell, sandbox) = (desktop.shell, desktop.sandbox)
+        let watch = try desktop.watch()
+        defer { watch.stop() }
+        /// The session's presence as gnome-session has it (3: idle), and whether the shell's
+        /// screen shield is fading the screen out (its lightbox shown) or has locked it.
+        func idleness() async throws -> (idle: Bool, fading: Bool) {
+            let status = try await offPool {
+                try sandbox.run("gdbus", [
+                    "call", "--session", "--dest", "org.gnome.SessionManager", "--object-path", "/org/gnome/SessionManager/Presence",
+                    "--method", "org.freedesktop.DBus.Properties.Get", "org.gnome.SessionManager.Presence", "status",
+                ])
+            }
+            let fading = try await offPool {
+                try shell.eval("['_longLightbox', '_shortLightbox'].some(l => Main.screenShield[l]?.visible) || Main.screenShield.active", as: Bool.self)
+            }
+            return (status.contains("uint32 3"), fading)
+        }
+        let id = try await desktop.alarm(in: 2, "--title", Self.title)
+        try await watch.waitFor("the alarm to alert", id: id) { $0.state == "alerting" }
+        try await #require(desktop.session).waitFor(.init(idle: true, held: ["io.github.reveille.Reveille (An alarm is ringing) 8"]), in: sandbox)
+        try await offPool { _ = try sandbox.run("gsettings", ["set", "org.gnome.desktop.session", "idle-delay", "2"]) }
+        // Three times the idle delay, nobody touching anything.
+        try await Task.sleep(for: .seconds(6))
+        let ringing = try await idleness()
+        #expect(!ringing.idle && !ringing.fading, "the screen stays lit while the alarm rings: \(ringing)")
+        try await desktop.screenshot("4-ringing-after-idle-delay", test: "media-player")
+
+        #expect(try await desktop.reveille("stop", id).status == .exited(0))
+        try await watch.waitFor("the alarm to stop", id: id, gone: true)
+        var seen = ringing
+        try await waitUntil("the idle session to fade the screen", timeout: .seconds(20), every: .milliseconds(200), detail: { "\(seen)" }) {
+            seen = try await idleness()
+            return seen.idle && seen.fading ? () : nil
+        }
+    }
 }
