@@ -55,7 +55,7 @@ extension GNOMEShellTests {
         try await shell.waitForNoBanner(titled: Self.title)
     }
 
-    @Test("Locked and ringing, the keyboard's Play/Pause key (gnome-settings-daemon's media keys, through the shell's grab) silences the alarm, not the paused music player that was on the bus first; once none rings, the key goes to the music again",
+    @Test("Locked and ringing, the keyboard's Play/Pause key (gnome-settings-daemon's media keys, through the shell's grab) silences the alarm, not the paused music player that was on the bus first; once none rings, the key goes to the music again; still locked, playerctl's pause stops the next alarm",
           .requires(GNOMEShellServer.lockScreenUnavailable))
     func playPauseKey() async throws {
         let desktop = try await GNOMEDesktop.start(sound: true, mediaKeys: true)
@@ -92,6 +92,18 @@ extension GNOMEShellTests {
         try await offPool { try sandbox.waitForBusNameReleased("org.mpris.MediaPlayer2.reveille") }
         try await offPool { try shell.pressKey("AudioPlay") }
         _ = try await music.waitForStandardOutput(containing: "music PlayPause", timeout: .seconds(10))
+
+        // Still locked, the next alarm is stopped by the real playerctl, as a script or a phone would.
+        let next = try await desktop.alarm(in: 2, "--title", "Tea")
+        try await watch.waitFor("the next alarm to alert", id: next) { $0.state == "alerting" }
+        let mark = try await sandbox.waitForPlayers(of: desktop.agent.pid, count: 1)
+        try await sandbox.waitForCapturedBytes(atLeast: mark + 50_000)
+        _ = try await offPool { try sandbox.run("playerctl", ["-p", "reveille", "pause"]) }
+        try await watch.waitFor("playerctl's pause to stop the alarm", id: next, gone: true)
+        let quiet = try await sandbox.waitForSilence(of: desktop.agent.pid)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(sandbox.capturedByteCount == quiet, "nothing more is heard")
+        #expect(try shell.lockScreen().locked, "stopped without unlocking")
     }
 
     @Test("GNOME's session manager holds Reveille's idle inhibitor from the first alert to the last Stop (the screen stays lit), one for all, and none once the alert times out")
