@@ -13,7 +13,6 @@ let package = Package(
         .executable(name: "reveille-bench", targets: ["reveille-bench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -23,7 +22,7 @@ let package = Package(
         // target's `path:` puts it in its audience's folder of Sources/: Shared, AppLibrary, Agent,
         // Command, System, CModules, TestOnly (README, "Layout").
         // - AlarmModel: what apps see: AlarmKit's types, schedule math, the clock. Foundation only.
-        // - AlarmCore: the agent's engine: state machine, deadline queue, threads, the store (GRDB, SQLite).
+        // - AlarmCore: the agent's engine: state machine, deadline queue, threads, the store (SQLite).
         // - AlarmProtocol: the wire between client and agent: names, encoding, finding and starting the agent.
         // - AlarmKit: the client library apps import; it re-exports AlarmModel only.
         // - CommandLineText: the CLI's text input and tables.
@@ -38,7 +37,6 @@ let package = Package(
                 "AlarmRecords",
                 "CSQLite",
                 "LinuxSystem",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Agent/AlarmCore"
@@ -218,8 +216,6 @@ let package = Package(
                 "CommandLineText",
                 "TestSupport",
                 "TestRequirements",
-                // To make a database as an earlier version left it (the migrations up to one).
-                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

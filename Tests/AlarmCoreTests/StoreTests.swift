@@ -3,7 +3,6 @@ import CommandLineText
 import AlarmModel
 import AlarmRecords
 import Foundation
-import GRDB
 import Synchronization
 import Testing
 import TestRequirements
@@ -613,8 +612,8 @@ struct StoreFileTests {
     func ownerIndexDropped() async throws {
         // The names of the alarm table's indexes, read on a connection of its own.
         func indexes(_ url: URL) throws -> Set<String> {
-            try DatabaseQueue(path: url.path).read { db in
-                Set(try Row.fetchAll(db, sql: "PRAGMA index_list(alarm)").map { $0["name"] as String })
+            try SQLiteDatabase(path: url.path).withConnection { db in
+                Set(try db.rows("PRAGMA index_list(alarm)").compactMap { $0["name"].text })
             }
         }
         try await withStoreFolder { folder in
@@ -624,8 +623,8 @@ struct StoreFileTests {
             // As the agent left it before: the migrations up to v4, alarms stored (the connection
             // closed before the store opens the file).
             do {
-                let earlier = try DatabaseQueue(path: url.path)
-                try StoreSchema.migrator.migrate(earlier, upTo: "v4: phones rung for an alert")
+                let earlier = try SQLiteDatabase(path: url.path)
+                try earlier.withConnection { db in try StoreSchema.migrator.migrate(db, upTo: "v4: phones rung for an alert") }
                 try earlier.write { db in
                     for record in records { try AlarmRow.upsert(record, in: db) }
                 }

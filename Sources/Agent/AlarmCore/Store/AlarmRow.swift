@@ -1,7 +1,6 @@
 import AlarmModel
 import AlarmRecords
-import Foundation
-import GRDB
+import FoundationEssentials
 
 /// How an `AlarmRecord` maps to a row of the `alarm` table.
 ///
@@ -17,7 +16,7 @@ enum AlarmRow {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    static func upsert(_ record: AlarmRecord, in db: Database) throws {
+    static func upsert(_ record: AlarmRecord, in db: SQLiteConnection) throws {
         var alertAt: Double?, countdownKind: String?, countdownDuration: Double?, remaining: Double?
         var scheduledAt: Double?, startedAt: Double?, deadline: ElapsedDeadline?
         switch record.phase {
@@ -36,37 +35,41 @@ enum AlarmRow {
             startedAt = ringing.startedAt.timeIntervalSinceReferenceDate
             deadline = ringing.timesOutAt
         }
-        let arguments: StatementArguments = [
-            record.id.storeKey, record.owner, DefinitionCoding.encode(record.definition), record.state.rawValue,
-            record.anchor.timeIntervalSinceReferenceDate, alertAt, countdownKind, countdownDuration, remaining,
-            scheduledAt, startedAt, deadline?.bootID, deadline?.uptime.nanoseconds,
-            deadline?.wallEstimate.timeIntervalSinceReferenceDate, record.skippedAlert?.timeIntervalSinceReferenceDate,
+        let arguments: [SQLiteValue] = [
+            .text(record.id.storeKey), .text(record.owner), .blob(DefinitionCoding.encode(record.definition)),
+            .text(record.state.rawValue), .real(record.anchor.timeIntervalSinceReferenceDate), .real(alertAt),
+            .text(countdownKind), .real(countdownDuration), .real(remaining), .real(scheduledAt), .real(startedAt),
+            .text(deadline?.bootID), .integer(deadline?.uptime.nanoseconds),
+            .real(deadline?.wallEstimate.timeIntervalSinceReferenceDate), .real(record.skippedAlert?.timeIntervalSinceReferenceDate),
         ]
-        try db.cachedStatement(sql: upsertSQL).execute(arguments: arguments)
+        try db.execute(upsertSQL, arguments)
     }
 
-    static func record(from row: Row) throws -> AlarmRecord {
-        let idText: String = row["id"]
+    static func record(from row: SQLiteRow) throws -> AlarmRecord {
+        let idText = row["id"].text ?? ""
         guard let id = UUID(text: idText) else { throw StoreError.unreadableRow("bad id \(idText)") }
-        let definition = try DefinitionCoding.decode(row["definition"])
-        let stateText: String = row["state"]
+        guard let definitionBytes = row["definition"].blob else {
+            throw StoreError.unreadableRow("alarm \(idText) lacks its definition")
+        }
+        let definition = try DefinitionCoding.decode(Data(definitionBytes))
+        let stateText = row["state"].text ?? ""
         guard let state = Alarm.State(rawValue: stateText) else {
             throw StoreError.unreadableRow("alarm \(idText) has unknown state \(stateText)")
         }
         func date(_ column: String) throws -> Date {
-            guard let seconds: Double = row[column] else {
+            guard let seconds = row[column].real else {
                 throw StoreError.unreadableRow("alarm \(idText) in state \(stateText) lacks \(column)")
             }
             return Date(timeIntervalSinceReferenceDate: seconds)
         }
         func deadline() -> ElapsedDeadline? {
-            guard let bootID: String = row["deadlineBootID"], let uptime: Int64 = row["deadlineUptimeNs"],
-                let wall: Double = row["deadlineWall"]
+            guard let bootID = row["deadlineBootID"].text, let uptime = row["deadlineUptimeNs"].integer,
+                let wall = row["deadlineWall"].real
             else { return nil }
             return ElapsedDeadline(bootID: bootID, uptime: .nanoseconds(uptime), wallEstimate: Date(timeIntervalSinceReferenceDate: wall))
         }
         func kind() throws -> AlarmRecord.CountdownPhase {
-            guard let text: String = row["countdownKind"], let kind = AlarmRecord.CountdownPhase(rawValue: text) else {
+            guard let text = row["countdownKind"].text, let kind = AlarmRecord.CountdownPhase(rawValue: text) else {
                 throw StoreError.unreadableRow("alarm \(idText) lacks its countdown kind")
             }
             return kind
@@ -76,52 +79,53 @@ enum AlarmRow {
         case .scheduled:
             phase = .scheduled(alertAt: try date("alertAt"))
         case .countdown:
-            guard let endsAt = deadline(), let duration: Double = row["countdownDuration"] else {
+            guard let endsAt = deadline(), let duration = row["countdownDuration"].real else {
                 throw StoreError.unreadableRow("alarm \(idText) lacks its countdown end")
             }
             phase = .countdown(.init(kind: try kind(), endsAt: endsAt, duration: duration))
         case .paused:
-            guard let remaining: Double = row["remaining"], let duration: Double = row["countdownDuration"] else {
+            guard let remaining = row["remaining"].real, let duration = row["countdownDuration"].real else {
                 throw StoreError.unreadableRow("alarm \(idText) lacks its paused time")
             }
             phase = .paused(.init(kind: try kind(), remaining: remaining, duration: duration))
         case .alerting:
             phase = .alerting(.init(scheduledAt: try date("scheduledAt"), startedAt: try date("startedAt"), timesOutAt: deadline()))
         }
-        let skipped: Double? = row["skippedAt"]
+        guard let owner = row["owner"].text else { throw StoreError.unreadableRow("alarm \(idText) lacks its owner") }
+        let skipped = row["skippedAt"].real
         return AlarmRecord(
-            id: id, owner: row["owner"], definition: definition, phase: phase, anchor: try date("anchor"),
+            id: id, owner: owner, definition: definition, phase: phase, anchor: try date("anchor"),
             skippedAlert: skipped.map(Date.init(timeIntervalSinceReferenceDate:)))
     }
 }
 
 /// How alert history maps to the `history` table.
 enum HistoryRow {
-    static func apply(_ change: AlarmStateMachine.HistoryChange, in db: Database) throws {
+    static func apply(_ change: AlarmStateMachine.HistoryChange, in db: SQLiteConnection) throws {
         switch change {
         case .alertStarted(let entry), .missed(let entry):
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO history (alarmID, title, scheduledAt, alertedAt, endedAt, outcome, count)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(
-                arguments: [
-                    entry.alarmID.storeKey, entry.title, entry.scheduledAt.timeIntervalSinceReferenceDate,
-                    entry.alertedAt?.timeIntervalSinceReferenceDate, entry.endedAt?.timeIntervalSinceReferenceDate,
-                    entry.outcome?.rawValue, entry.count,
+            try db.execute(
+                """
+                INSERT INTO history (alarmID, title, scheduledAt, alertedAt, endedAt, outcome, count)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(entry.alarmID.storeKey), .text(entry.title), .real(entry.scheduledAt.timeIntervalSinceReferenceDate),
+                    .real(entry.alertedAt?.timeIntervalSinceReferenceDate), .real(entry.endedAt?.timeIntervalSinceReferenceDate),
+                    .text(entry.outcome?.rawValue), .integer(Int64(entry.count)),
                 ])
         case .alertEnded(let alarmID, let outcome, let at):
-            try db.cachedStatement(sql: "UPDATE history SET outcome = ?, endedAt = ? WHERE alarmID = ? AND outcome IS NULL").execute(
-                arguments: [outcome.rawValue, at.timeIntervalSinceReferenceDate, alarmID.storeKey])
+            try db.execute(
+                "UPDATE history SET outcome = ?, endedAt = ? WHERE alarmID = ? AND outcome IS NULL",
+                [.text(outcome.rawValue), .real(at.timeIntervalSinceReferenceDate), .text(alarmID.storeKey)])
         case .phonesRung(let alarmID, let phones):
             // The alarm's latest alert that rang, even if it was answered while the phones rang.
-            try db.cachedStatement(
-                sql: """
-                    UPDATE history SET phones = ? WHERE id =
-                        (SELECT MAX(id) FROM history WHERE alarmID = ? AND alertedAt IS NOT NULL)
-                    """
-            ).execute(arguments: [phonesText(phones), alarmID.storeKey])
+            try db.execute(
+                """
+                UPDATE history SET phones = ? WHERE id =
+                    (SELECT MAX(id) FROM history WHERE alarmID = ? AND alertedAt IS NOT NULL)
+                """,
+                [.text(phonesText(phones)), .text(alarmID.storeKey)])
         }
     }
 
@@ -130,19 +134,18 @@ enum HistoryRow {
         String(decoding: (try? JSONEncoder().encode(phones)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
-    static func entry(from row: Row) throws -> AlertHistoryEntry {
-        let idText: String = row["alarmID"]
+    static func entry(from row: SQLiteRow) throws -> AlertHistoryEntry {
+        let idText = row["alarmID"].text ?? ""
         guard let id = UUID(text: idText) else { throw StoreError.unreadableRow("bad history id \(idText)") }
-        let alerted: Double? = row["alertedAt"]
-        let ended: Double? = row["endedAt"]
-        let outcome: String? = row["outcome"]
-        let phones: String? = row["phones"]
+        guard let title = row["title"].text, let scheduledAt = row["scheduledAt"].real, let count = row["count"].integer else {
+            throw StoreError.unreadableRow("history of \(idText) lacks its title, time or count")
+        }
         return AlertHistoryEntry(
-            alarmID: id, title: row["title"], scheduledAt: Date(timeIntervalSinceReferenceDate: row["scheduledAt"]),
-            alertedAt: alerted.map(Date.init(timeIntervalSinceReferenceDate:)),
-            endedAt: ended.map(Date.init(timeIntervalSinceReferenceDate:)),
-            outcome: outcome.flatMap(AlertOutcome.init(rawValue:)), count: row["count"],
-            phonesRung: phones.flatMap(phones(fromText:)))
+            alarmID: id, title: title, scheduledAt: Date(timeIntervalSinceReferenceDate: scheduledAt),
+            alertedAt: row["alertedAt"].real.map(Date.init(timeIntervalSinceReferenceDate:)),
+            endedAt: row["endedAt"].real.map(Date.init(timeIntervalSinceReferenceDate:)),
+            outcome: row["outcome"].text.flatMap(AlertOutcome.init(rawValue:)), count: Int(count),
+            phonesRung: row["phones"].text.flatMap(phones(fromText:)))
     }
 
     /// The phones the `phones` column names (`phonesText(_:)`'s JSON array); `nil` when unreadable.

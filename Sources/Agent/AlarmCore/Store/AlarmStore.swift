@@ -1,7 +1,6 @@
 import AlarmModel
 import AlarmRecords
-import Foundation
-import GRDB
+import FoundationEssentials
 import LinuxSystem
 import Logging
 
@@ -9,7 +8,7 @@ import Logging
 import Glibc
 #endif
 
-/// The durable store of alarms and alert history: one SQLite database, through GRDB.
+/// The durable store of alarms and alert history: one SQLite database.
 ///
 /// Every change is one transaction, committed (WAL, `synchronous = FULL`) before the call returns,
 /// so what the engine acknowledges survives `kill -9` and power loss alike. A database that cannot
@@ -25,7 +24,7 @@ package final class AlarmStore: Sendable {
     /// Why the store was opened read-only (what cannot be written, and the system's error), or
     /// `nil` when changes are stored.
     package let readOnlyReason: String?
-    private let queue: DatabaseQueue
+    private let queue: SQLiteDatabase
     /// The log's length, followed when checkpoints are `.deferred`.
     private let log: WriteAheadLog?
     private let faultInjector: FaultInjector?
@@ -124,7 +123,7 @@ package final class AlarmStore: Sendable {
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             return URL(fileURLWithPath: dataHome).appendingPathComponent("reveille")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/reveille")
     }
 
@@ -132,34 +131,33 @@ package final class AlarmStore: Sendable {
 
     /// Every stored alarm.
     package func loadAlarms() throws -> [AlarmRecord] {
-        try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM alarm").map(AlarmRow.record(from:))
+        try queue.withConnection { db in
+            try db.rows("SELECT * FROM alarm").map(AlarmRow.record(from:))
         }
     }
 
     /// The alert history, newest first, at most `limit` entries.
     package func history(limit: Int = 1_000) throws -> [AlertHistoryEntry] {
-        try queue.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM history ORDER BY scheduledAt DESC, rowid DESC LIMIT ?", arguments: [limit]
-            ).map(HistoryRow.entry(from:))
+        try queue.withConnection { db in
+            try db.rows("SELECT * FROM history ORDER BY scheduledAt DESC, rowid DESC LIMIT ?", [.integer(Int64(limit))])
+                .map(HistoryRow.entry(from:))
         }
     }
 
     /// The phones the phone backup rang for the alert of `alarmID` that began at `alertedAt` (none
     /// reachable: empty), or `nil` when its history says of no ring (or there is no such alert).
     package func phonesRung(alarmID: UUID, alertedAt: Date) throws -> [String]? {
-        try queue.read { db in
-            let phones = try String.fetchOne(
-                db,
-                sql: """
-                    SELECT phones FROM history WHERE alarmID = ? AND alertedAt BETWEEN ? AND ?
-                    ORDER BY id DESC LIMIT 1
-                    """,
-                arguments: [
-                    alarmID.storeKey, alertedAt.timeIntervalSinceReferenceDate - 0.001,
-                    alertedAt.timeIntervalSinceReferenceDate + 0.001,
-                ])
+        try queue.withConnection { db in
+            let phones = try db.rows(
+                """
+                SELECT phones FROM history WHERE alarmID = ? AND alertedAt BETWEEN ? AND ?
+                ORDER BY id DESC LIMIT 1
+                """,
+                [
+                    .text(alarmID.storeKey), .real(alertedAt.timeIntervalSinceReferenceDate - 0.001),
+                    .real(alertedAt.timeIntervalSinceReferenceDate + 0.001),
+                ]
+            ).first?["phones"].text
             return phones.flatMap(HistoryRow.phones(fromText:))
         }
     }
@@ -168,12 +166,12 @@ package final class AlarmStore: Sendable {
 
     /// Every app the person has answered about, by app id.
     package func authorizations() throws -> [AppAuthorization] {
-        try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM authorization ORDER BY app").compactMap { row in
-                let state: String = row["state"]
-                return AlarmManager.AuthorizationState(rawValue: state).map {
-                    AppAuthorization(app: row["app"], state: $0, decidedAt: Date(timeIntervalSinceReferenceDate: row["decidedAt"]))
-                }
+        try queue.withConnection { db in
+            try db.rows("SELECT * FROM authorization ORDER BY app").compactMap { row in
+                guard let app = row["app"].text, let decidedAt = row["decidedAt"].real,
+                    let state = row["state"].text.flatMap(AlarmManager.AuthorizationState.init(rawValue:))
+                else { return nil }
+                return AppAuthorization(app: app, state: state, decidedAt: Date(timeIntervalSinceReferenceDate: decidedAt))
             }
         }
     }
@@ -183,11 +181,11 @@ package final class AlarmStore: Sendable {
         try refuseWhenReadOnly()
         try queue.write { db in
             if state == .notDetermined {
-                try db.execute(sql: "DELETE FROM authorization WHERE app = ?", arguments: [app])
+                try db.execute("DELETE FROM authorization WHERE app = ?", [.text(app)])
             } else {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO authorization (app, state, decidedAt) VALUES (?, ?, ?)",
-                    arguments: [app, state.rawValue, date.timeIntervalSinceReferenceDate])
+                    "INSERT OR REPLACE INTO authorization (app, state, decidedAt) VALUES (?, ?, ?)",
+                    [.text(app), .text(state.rawValue), .real(date.timeIntervalSinceReferenceDate)])
             }
         }
     }
@@ -236,7 +234,7 @@ package final class AlarmStore: Sendable {
         try queue.write { db in
             var written = 0
             for id in changes.deletions {
-                try db.cachedStatement(sql: "DELETE FROM alarm WHERE id = ?").execute(arguments: [id.storeKey])
+                try db.execute("DELETE FROM alarm WHERE id = ?", [.text(id.storeKey)])
                 try self.wrote(&written)
             }
             for record in changes.upserts {
@@ -268,7 +266,7 @@ package final class AlarmStore: Sendable {
     package func checkpoint() throws {
         try refuseWhenReadOnly()
         guard pendingLogFrames != 0 else { return }
-        try queue.writeWithoutTransaction { db in
+        try queue.withConnection { db in
             let (logged, copied) = try db.checkpoint(.truncate)
             log?.frames.store(logged == copied ? 0 : logged, ordering: .relaxed)
         }
@@ -295,7 +293,7 @@ package final class AlarmStore: Sendable {
 
     // MARK: - Opening
 
-    private static func open(_ url: URL, sharing: Sharing, log: WriteAheadLog?) throws -> DatabaseQueue {
+    private static func open(_ url: URL, sharing: Sharing, log: WriteAheadLog?) throws -> SQLiteDatabase {
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
             else { throw StoreError.cannotCreate(url.path) }
@@ -304,22 +302,18 @@ package final class AlarmStore: Sendable {
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path + suffix)
         }
-        var configuration = Configuration()
-        configuration.label = "reveille.store"
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            if sharing == .exclusive { try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+        let queue = try SQLiteDatabase(path: url.path) { db in
+            if sharing == .exclusive { try db.execute(script: "PRAGMA locking_mode = EXCLUSIVE") }
+            try db.execute(script: "PRAGMA synchronous = FULL")
             log?.install(on: db)
         }
-        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-        try queue.writeWithoutTransaction { db in
-            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        try queue.withConnection { db in
+            let mode = try db.texts("PRAGMA journal_mode = WAL").first
             guard mode?.lowercased() == "wal" else { throw StoreError.cannotUseWAL(mode ?? "none") }
-            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            let check = try db.texts("PRAGMA quick_check")
             guard check == ["ok"] else { throw StoreError.integrityCheckFailed(check.joined(separator: "; ")) }
+            try StoreSchema.migrator.migrate(db)
         }
-        try StoreSchema.migrator.migrate(queue)
         return queue
     }
 
@@ -345,14 +339,10 @@ package final class AlarmStore: Sendable {
     /// A log without a `-shm` (an exclusive store that was killed) cannot be read where no `-shm`
     /// may be made: the database and its log are then copied to a private temporary folder, read
     /// there, and the folder is returned for removal.
-    private static func openReadOnly(_ url: URL) throws -> (DatabaseQueue, copies: URL?) {
+    private static func openReadOnly(_ url: URL) throws -> (SQLiteDatabase, copies: URL?) {
         let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
         var path = url.path
         var copies: URL?
-        var configuration = Configuration()
-        configuration.label = "reveille.store"
-        configuration.readonly = true
-        configuration.busyMode = .timeout(5)
         do {
             if walSize > 0 && !FileManager.default.fileExists(atPath: url.path + "-shm") {
                 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-store-\(UUID().uuidString)")
@@ -361,10 +351,9 @@ package final class AlarmStore: Sendable {
                 path = folder.appendingPathComponent(fileName).path
                 for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: url.path + suffix, toPath: path + suffix) }
             }
-            let queue = try DatabaseQueue(
-                path: sqliteURI(path, parameter: walSize > 0 ? "mode=ro" : "immutable=1"), configuration: configuration)
-            try queue.read { db in
-                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            let queue = try SQLiteDatabase(path: sqliteURI(path, parameter: walSize > 0 ? "mode=ro" : "immutable=1"), readOnly: true)
+            try queue.withConnection { db in
+                let check = try db.texts("PRAGMA quick_check")
                 guard check == ["ok"] else { throw StoreError.integrityCheckFailed(check.joined(separator: "; ")) }
                 guard try StoreSchema.migrator.hasCompletedMigrations(db) else { throw StoreError.schemaNeedsUpgrade }
             }
@@ -384,7 +373,8 @@ package final class AlarmStore: Sendable {
         var escaped = ""
         for character in path.unicodeScalars {
             switch character {
-            case "%", "?", "#": escaped += String(format: "%%%02X", character.value)
+            // Each is two hex digits: `%25`, `%3F`, `%23`.
+            case "%", "?", "#": escaped += "%" + String(character.value, radix: 16, uppercase: true)
             default: escaped.unicodeScalars.append(character)
             }
         }
@@ -394,8 +384,7 @@ package final class AlarmStore: Sendable {
     /// Whether an error opening the database means the file itself is damaged.
     private static func isDamage(_ error: any Error) -> Bool {
         if case StoreError.integrityCheckFailed = error { return true }
-        guard let error = error as? DatabaseError else { return false }
-        return [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode.primaryResultCode)
+        return (error as? SQLiteError)?.isDamage == true
     }
 
     private static func makePrivateDirectory(_ directory: URL) throws {
@@ -417,12 +406,9 @@ package final class AlarmStore: Sendable {
         return URL(fileURLWithPath: candidate)
     }
 
+    /// Now in UTC, as `20261201T073000Z` (ISO 8601's basic format).
     private static func timestamp() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: Date())
+        Date().formatted(.iso8601.dateSeparator(.omitted).timeSeparator(.omitted))
     }
 }
 

@@ -1,6 +1,5 @@
 import AlarmModel
 import CSQLite
-import GRDB
 import Synchronization
 
 /// The length of a database's write-ahead log, followed after every commit, with SQLite's own
@@ -26,10 +25,10 @@ final class WriteAheadLog: Sendable {
 
     /// Replaces SQLite's automatic checkpoint on `db`'s connection with this hook. The store that
     /// owns this object keeps it, and the connection, alive together.
-    func install(on db: Database) {
+    func install(on db: SQLiteConnection) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_wal_hook(
-            db.sqliteConnection,
+            db.handle,
             { context, connection, schema, frames in
                 let log = Unmanaged<WriteAheadLog>.fromOpaque(context!).takeUnretainedValue()
                 log.committed(frames: Int(frames), connection: connection, schema: schema)
