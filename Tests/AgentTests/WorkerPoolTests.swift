@@ -12,7 +12,7 @@ import Glibc
 #endif
 
 /// The name of the thread the caller runs on.
-private func threadName() -> String { Thread.current.name ?? "" }
+private func threadName() -> String { currentThreadName() }
 
 /// What the pool's threads did: the items they ran, and the names and ids of the threads.
 private struct Runs {

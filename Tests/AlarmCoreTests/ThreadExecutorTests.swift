@@ -4,6 +4,7 @@ import TestRequirements
 
 @testable import AlarmCore
 import AlarmModel
+import TestSupport
 
 /// An actor on a `ThreadExecutor`: records which thread runs each call.
 private actor OnOwnThread {
@@ -14,7 +15,7 @@ private actor OnOwnThread {
 
     func record(_ number: Int) {
         order.append(number)
-        threadNames.insert(Thread.current.name ?? "")
+        threadNames.insert(currentThreadName())
     }
 
     deinit { executor.finish() }

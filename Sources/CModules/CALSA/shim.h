@@ -5,7 +5,6 @@
 #include <alsa/asoundlib.h>
 #include <sys/eventfd.h>
 #include <poll.h>
-#include <sys/prctl.h>
 
 /// An alsa-lib error handler that prints nothing. alsa-lib's default handler writes lines such as
 /// "ALSA lib confmisc.c:855:(parse_card) cannot find card '0'" to stderr when a machine has no
@@ -23,10 +22,5 @@ static inline int reveille_alsa_silence_errors(void) {
 
 /// `SND_PCM_FORMAT_S16_LE` (the enum imports, this keeps the call sites short and explicit).
 static inline snd_pcm_format_t reveille_alsa_format_s16_le(void) { return SND_PCM_FORMAT_S16_LE; }
-
-/// Names the calling thread (`prctl(PR_SET_NAME)`, variadic): the audio thread, for `top -H`.
-static inline void reveille_alsa_name_thread(const char *name) {
-    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
-}
 
 #endif

@@ -8,6 +8,7 @@
 #include <libintl.h>
 #include <locale.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -38,6 +39,12 @@ static inline int reveille_pidfd_open(pid_t pid) {
 /// glibc declares `pipe2` only under _GNU_SOURCE, so it is made through `syscall` here.
 static inline int reveille_pipe_cloexec(int fds[2]) {
     return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
+}
+
+/// Names the calling thread (`PR_SET_NAME`: what `top -H`, `ps -L` and debuggers show; the kernel
+/// keeps the first 15 bytes). `pthread_setname_np` needs _GNU_SOURCE, which this module avoids.
+static inline void reveille_name_thread(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
 #endif

@@ -224,7 +224,7 @@ final class DBusMainLoop: @unchecked Sendable {  // safe: the connection and han
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
-        reveille_set_thread_name("dbus-loop")
+        Threads.nameCurrentThread("dbus-loop")
         install()
         while true {
             settle()

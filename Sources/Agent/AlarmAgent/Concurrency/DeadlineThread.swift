@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmModel
-import Foundation
 import LinuxSystem
+import FoundationEssentials
 import Synchronization
 
 /// A thread that hands out items when their deadlines on the boot clock come.
@@ -52,7 +52,7 @@ final class DeadlineThread<Item: Sendable>: Sendable {
             defer { state.started = true }
             return !state.started
         }
-        if startThread { Thread.start(named: name) { [self] in run() } }
+        if startThread { Threads.start(named: name) { [self] in run() } }
     }
 
     /// Ends the thread; items still held are never handed out.

@@ -1,6 +1,7 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import Synchronization
+import LinuxSystem
 
 /// The system bus's news that make the agent check its deadlines again: logind's
 /// `PrepareForSleep` (the machine suspends, or has resumed) and timedate1's `Timezone` property
@@ -37,7 +38,7 @@ package final class SystemEvents: Sendable {
     /// its own (it blocks until the bus answers). Throws the bus's error when it cannot be reached.
     package static func watch(address: String) async throws -> SystemEvents {
         let connection = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
+            Threads.start(named: "system-bus") {
                 continuation.resume(with: Result { try DBusConnection.connect(address: address) })
             }
         }

@@ -1,5 +1,6 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
+import LinuxSystem
 
 /// A serial executor that runs its jobs, in order, on one thread of its own.
 ///
@@ -52,7 +53,7 @@ package final class ThreadTaskExecutor: TaskExecutor, Sendable {
 /// that it still runs. The job runner is kept for that (an executor and its runner hold each other
 /// for good: a few small objects for each engine or test, against a job that never runs).
 private final class JobThread: @unchecked Sendable {  // safe: `jobs`, `finished` and `runJob` are read and written only with `condition` locked (`runJob` once, before any job)
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var jobs: [UnownedJob] = []
     private var finished = false
     private var runJob: (@Sendable (UnownedJob) -> Void)?
@@ -62,14 +63,14 @@ private final class JobThread: @unchecked Sendable {  // safe: `jobs`, `finished
         condition.lock()
         self.runJob = runJob
         condition.unlock()
-        Thread.start(named: name) { [self] in run(runJob) }
+        Threads.start(named: name) { [self] in run(runJob) }
     }
 
     func enqueue(_ job: UnownedJob) {
         condition.lock()
         defer { condition.unlock() }
         guard !finished else {
-            if let runJob { Thread.start(named: "late-job") { runJob(job) } }
+            if let runJob { Threads.start(named: "late-job") { runJob(job) } }
             return
         }
         jobs.append(job)

@@ -1,5 +1,6 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
+import LinuxSystem
 
 /// Threads that run work items in the order they come, and cost nothing while there are none.
 ///
@@ -7,7 +8,7 @@ import Foundation
 /// life of the pool's process. Idle threads sleep on a condition variable (`pthread_cond_wait`),
 /// never on a timeout, so an idle pool makes no wake-ups.
 package final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: `items`, `head`, `idle` and `started` are read and written only with `condition` locked; the rest is immutable
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var items: [Work] = []
     private var head = 0
     private var idle = 0
@@ -40,7 +41,7 @@ package final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: 
         started += starting
         if idle > 0 { batch.count > 1 ? condition.broadcast() : condition.signal() }
         condition.unlock()
-        for _ in 0..<starting { Thread.start(named: name) { [self] in run() } }
+        for _ in 0..<starting { Threads.start(named: name) { [self] in run() } }
     }
 
     private func run() {

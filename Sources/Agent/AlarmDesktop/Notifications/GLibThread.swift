@@ -1,7 +1,9 @@
 import AlarmModel
 import CLibNotify
-import Foundation
+import FoundationEssentials
 import Synchronization
+import LinuxSystem
+import Dispatch
 
 /// A thread that runs its own GLib main loop on its own `GMainContext`, made the thread-default
 /// context (`g_main_context_push_thread_default`) so that GDBus (and libnotify on top of it)
@@ -29,7 +31,7 @@ final class GLibThread: Sendable {
     /// then `tearDown`, all on the new thread. Call once.
     func start(name: String, setUp: @escaping @Sendable () -> Void, tearDown: @escaping @Sendable () -> Void) {
         let started = DispatchSemaphore(value: 0)
-        Thread.start(named: name) { [self] in
+        Threads.start(named: name) { [self] in
             threadID.withLock { $0 = pthread_self() }
             g_main_context_push_thread_default(context)
             started.signal()

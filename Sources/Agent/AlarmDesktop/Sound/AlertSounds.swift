@@ -1,8 +1,10 @@
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
+import LinuxSystem
+import Dispatch
 
 /// The sounds of the alerts ringing now: one `SoundPlayer` per alarm, started when its alert
 /// starts and stopped when it ends, so stopping one never silences another.
@@ -67,7 +69,7 @@ package final class AlertSounds: Sendable {
                     waiting = nil
                 }
             }
-            let thread = Thread {
+            Threads.start(named: "sound-probe") {
                 do throws(SoundPlayerError) {
                     try player.probe()
                     finish(.available)
@@ -75,7 +77,6 @@ package final class AlertSounds: Sendable {
                     if case .unavailable(_, let reason, _) = error { finish(.unavailable(reason)) } else { finish(SoundPlayer.outputStatus) }
                 }
             }
-            thread.start()
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { finish(nil) }
         }
     }

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+import LinuxSystem
+import Dispatch
 
 /// File work that may block for good (a FIFO, a hung network mount), kept off the threads that
 /// answer calls and ring alerts: each piece runs on a thread of its own, and its caller waits
@@ -27,7 +29,7 @@ package enum BlockingFileWork {
         guard blocked.load(ordering: .relaxed) < maximumBlocked else { return nil }
         return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             let piece = Piece(continuation)
-            let thread = Thread {
+            Threads.start(named: "reveille-file") {
                 let result = body()
                 let caller = piece.state.withLock { piece -> CheckedContinuation<T?, Never>? in
                     if piece.givenUp { blocked.subtract(1, ordering: .relaxed) }
@@ -35,8 +37,6 @@ package enum BlockingFileWork {
                 }
                 caller?.resume(returning: result)
             }
-            thread.name = "reveille-file"
-            thread.start()
             let (seconds, attoseconds) = timeout.components
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))) {
                 let caller = piece.state.withLock { piece -> CheckedContinuation<T?, Never>? in

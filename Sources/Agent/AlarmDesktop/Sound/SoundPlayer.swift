@@ -1,7 +1,11 @@
 import CALSA
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The ALSA PCM a `SoundPlayer` plays to.
 package enum SoundDevice: Sendable, Equatable, CustomStringConvertible {
@@ -197,10 +201,7 @@ package final class SoundPlayer: Sendable {
         guard first else { throw SoundPlayerError.alreadyStarted }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             state.withLock { $0.startWaiter = continuation }
-            let thread = Thread { [self] in run() }
-            thread.name = "reveille-sound"
-            thread.qualityOfService = .userInteractive
-            thread.start()
+            Threads.start(named: "reveille-sound") { [self] in run() }
         }
     }
 
@@ -252,9 +253,6 @@ package final class SoundPlayer: Sendable {
 
     /// The thread's body: owns the PCM from open to close.
     private func run() {
-        // Foundation's `Thread.name` does not reach the kernel: without this the thread keeps the
-        // name of the thread that started it (a worker's), in `top -H` and debuggers.
-        reveille_alsa_name_thread("reveille-sound")
         var openedConfig: OpaquePointer?
         var pcm: OpaquePointer?
         defer {
