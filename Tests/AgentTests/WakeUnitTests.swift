@@ -75,6 +75,17 @@ struct WakeUnitTests {
         #expect(SystemClock.systemTimeZone(localTimePath: folder.path("localtime"), tz: nil)?.identifier == "Europe/Berlin")
 
         #expect(SystemClock.systemTimeZone(localTimePath: folder.path("direct"), tz: ":Europe/Paris")?.identifier == "Europe/Paris")
+
+        // A copy with no name beside it: the file's own rules, by its path.
+        try FileManager.default.createDirectory(atPath: folder.path("nameless"), withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Kolkata", toPath: folder.path("nameless/localtime"))
+        let copy = try #require(SystemClock.systemTimeZone(localTimePath: folder.path("nameless/localtime"), tz: nil))
+        #expect(copy.identifier == folder.path("nameless/localtime"))
+        #expect(copy.secondsFromGMT(at: 1_800_000_000) == 19_800)
+        // TZ as a POSIX rule, as the C library reads it (`TZ=JST-9 date +%z` prints +0900); a name
+        // that is neither a zone nor a rule leaves the system's zone.
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("direct"), tz: "JST-9")?.secondsFromGMT(at: 0) == 32_400)
+        #expect(SystemClock.systemTimeZone(localTimePath: folder.path("direct"), tz: "Nowhere/Nothing")?.identifier == "Asia/Tokyo")
     }
 
     @Test("The watch reports a link renamed over the file and its deletion, and ends with its folder")

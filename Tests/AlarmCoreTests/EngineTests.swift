@@ -527,7 +527,7 @@ struct EndingAlertTests {
     static func start(
         at now: Date, directory: URL, clock: VirtualClock? = nil, failing: StoreFault? = nil
     ) async throws -> (AlarmEngine, VirtualClock, StoreReadingPresenter) {
-        let clock = clock ?? VirtualClock(now: now, timeZone: TimeZone(identifier: "UTC")!)
+        let clock = clock ?? VirtualClock(now: now, timeZone: .utc)
         let presenter = StoreReadingPresenter(directory: directory)
         let store = try AlarmStore(directory: directory, faultInjector: { _ in
             if failing?.on.withLock({ $0 }) == true { throw CocoaError(.fileWriteOutOfSpace) }

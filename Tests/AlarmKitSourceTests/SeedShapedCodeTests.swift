@@ -15,7 +15,7 @@ struct SeedShapedCodeTests {
 
     /// A reading of both clocks at `date`, in UTC.
     static func reading(_ date: Date, uptime seconds: Int64 = 10_000) -> ClockReading {
-        ClockReading(now: date, uptime: .seconds(seconds), bootID: "seed-boot", timeZone: utc)
+        ClockReading(now: date, uptime: .seconds(seconds), bootID: "seed-boot", timeZone: .utc)
     }
 
     /// The stop button AlarmKit's alert has when the app gives none (this package's own `.stopButton`).

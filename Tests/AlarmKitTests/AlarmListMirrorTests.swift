@@ -103,7 +103,7 @@ struct AlarmListMirrorTests {
     @Test("AlarmsChanged reads as its removals, then its alarms, in order; any other or malformed signal reads as nothing")
     func alarmsChanged() throws {
         let reading = ClockReading(
-            now: Date(timeIntervalSince1970: 1_900_000_000), uptime: .seconds(100), bootID: "boot", timeZone: TimeZone(identifier: "UTC")!)
+            now: Date(timeIntervalSince1970: 1_900_000_000), uptime: .seconds(100), bootID: "boot", timeZone: .utc)
         func record(_ title: String) -> AlarmRecord {
             AlarmRecord(
                 id: UUID(), owner: "app", definition: Fixtures.definition(.fixed(Date(timeIntervalSince1970: 2_000_000_000)), title: title),

@@ -224,16 +224,22 @@ private enum Inputs {
 
 @Suite("Schedule math", .onItsOwnThread)
 struct ScheduleMathTests {
+    /// Foundation's zone (ICU's copy of tzdata): the reference the schedule math is checked against.
     func zone(_ id: String) throws -> TimeZone {
         try #require(TimeZone(identifier: id))
     }
 
+    /// The zone from the system's database, which the schedule math reads.
+    func rules(_ id: String) throws -> ZoneRules {
+        try #require(ZoneRules(named: id))
+    }
+
     func calendar(_ id: String) throws -> AlertCalendar {
-        AlertCalendar(timeZone: try zone(id))
+        AlertCalendar(timeZone: try rules(id))
     }
 
     func resolve(_ id: String, _ wall: Int64) throws -> LocalTimeResolver.Resolution {
-        LocalTimeResolver(timeZone: try zone(id)).resolve(localSeconds: wall)
+        LocalTimeResolver(timeZone: try rules(id)).resolve(localSeconds: wall)
     }
 
     // MARK: LocalTimeResolver
@@ -288,7 +294,7 @@ struct ScheduleMathTests {
     @Test("The resolver agrees with a minute scan of the zone", arguments: Inputs.zoneIDs)
     func resolverAgreesWithMinuteScan(zoneID: String) async throws {
         let zone = try zone(zoneID)
-        let resolver = LocalTimeResolver(timeZone: zone)
+        let resolver = LocalTimeResolver(timeZone: try rules(zone.identifier))
         let scan = MinuteScan(zone: zone, relative: clockTime(0, 0))
         let walls = Inputs.walls(around: Inputs.changes(in: zone))
         await propertyCheck(count: 500, input: walls) { wall in
@@ -325,28 +331,29 @@ struct ScheduleMathTests {
 
     @Test("The local day of an instant rounds down, before 1970 too")
     func civilDateContainingRoundsDown() throws {
-        let utcZone = try zone("UTC")
+        let utcZone = try rules("UTC")
         let cases: [(TimeInterval, Int64)] = [
             (0, 0), (86_399.5, 0), (86_400, 1), (-0.5, -1), (-1, -1), (-86_400, -1), (-86_400.5, -2), (-86_401, -2),
         ]
         for (interval, day) in cases {
-            #expect(CivilDate(containing: Date(timeIntervalSince1970: interval), in: utcZone).daysSinceEpoch == day, "\(interval)")
+            #expect(CivilDate(containing: Date(timeIntervalSince1970: interval), rules: utcZone).daysSinceEpoch == day, "\(interval)")
         }
         // 1969-12-31 20:00 UTC is already 1970-01-01 in Kathmandu (+5:30 then), still the 31st in New York.
         let evening = utc(1969, 12, 31, 20)
-        #expect(CivilDate(containing: evening, in: try zone("Asia/Kathmandu")).daysSinceEpoch == 0)
-        #expect(CivilDate(containing: evening, in: try zone("America/New_York")).daysSinceEpoch == -1)
+        #expect(CivilDate(containing: evening, rules: try rules("Asia/Kathmandu")).daysSinceEpoch == 0)
+        #expect(CivilDate(containing: evening, rules: try rules("America/New_York")).daysSinceEpoch == -1)
     }
 
     @Test("The local day of an instant matches the zone's offset", arguments: Inputs.zoneIDs)
     func civilDateContainingAgreesWithOffset(zoneID: String) async throws {
         let zone = try zone(zoneID)
+        let zoneRules = try rules(zoneID)
         let instants = zip(Gen.int64(in: -3_000_000_000...3_000_000_000), Gen.int(in: 0...3))
             .map { seconds, quarter in TimeInterval(seconds) + TimeInterval(quarter) / 4 }
         await propertyCheck(count: 100, input: instants) { interval in
             let date = Date(timeIntervalSince1970: interval)
             let local = Int64(interval.rounded(.down)) + Int64(zone.secondsFromGMT(for: date))
-            #expect(CivilDate(containing: date, in: zone).daysSinceEpoch == floorDiv(local, secondsPerDay))
+            #expect(CivilDate(containing: date, rules: zoneRules).daysSinceEpoch == floorDiv(local, secondsPerDay))
         }
     }
 
@@ -365,7 +372,7 @@ struct ScheduleMathTests {
 
     @Test("A fixed alarm alerts at its instant in every zone, only if still ahead")
     func fixedAlarms() async throws {
-        let calendars = try Inputs.zoneIDs.map { AlertCalendar(timeZone: try zone($0)) }
+        let calendars = try Inputs.zoneIDs.map { AlertCalendar(timeZone: try rules($0)) }
         let alerts = Gen.int64(in: Inputs.earliest...Inputs.latest)
         // A quarter of the starts are the alert instant itself.
         let distances = zip(Gen.bool(0.25), Gen.int64(in: -2 * secondsPerDay...2 * secondsPerDay))
@@ -437,7 +444,7 @@ struct ScheduleMathTests {
     @Test("Berlin: a daily 07:30 alarm alerts once a day, at 07:30, through the week DST starts")
     func berlinDailyAcrossSpringForward() throws {
         let berlin = try zone("Europe/Berlin")
-        let calendar = AlertCalendar(timeZone: berlin)
+        let calendar = AlertCalendar(timeZone: try rules(berlin.identifier))
         var gregorian = Calendar(identifier: .gregorian)
         gregorian.timeZone = berlin
         let daily = Alarm.Schedule.relative(clockTime(7, 30, .weekly(weekdayNames)))
@@ -479,7 +486,7 @@ struct ScheduleMathTests {
     @Test("nextAlert is the first instant the wall clock reaches the alarm's time on an alerting day", arguments: Inputs.zoneIDs)
     func nextAlertAgreesWithMinuteScan(zoneID: String) async throws {
         let zone = try zone(zoneID)
-        let calendar = AlertCalendar(timeZone: zone)
+        let calendar = AlertCalendar(timeZone: try rules(zone.identifier))
         let moments = Inputs.moments(around: Inputs.changes(in: zone))
         // Starts are whole seconds, or a fraction past one.
         await propertyCheck(count: 1_000, input: moments, Gen.int(in: 0...3), Inputs.recurrences) { moment, quarters, repeats in
@@ -522,7 +529,7 @@ struct ScheduleMathTests {
     @Test("alerts(of:after:through:limit:) lists exactly the alerts a minute scan finds", arguments: Inputs.zoneIDs)
     func alertsAgreeWithMinuteScan(zoneID: String) async throws {
         let zone = try zone(zoneID)
-        let calendar = AlertCalendar(timeZone: zone)
+        let calendar = AlertCalendar(timeZone: try rules(zone.identifier))
         let moments = Inputs.moments(around: Inputs.changes(in: zone))
         let spans = Gen.int64(in: 0...(10 * secondsPerDay))
         await propertyCheck(count: 150, input: moments, spans, Inputs.recurrences, Gen.int(in: 0...12)) {

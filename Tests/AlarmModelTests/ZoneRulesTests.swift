@@ -27,6 +27,29 @@ private func systemZoneIdentifiers() -> [String] {
     return identifiers.sorted()
 }
 
+/// Foundation's rules for a zone (ICU's copy of tzdata, built into the Swift runtime): the
+/// independent reference the system database's rules are checked against.
+private struct FoundationRules {
+    let zone: TimeZone
+
+    func secondsFromGMT(at instant: Int64) -> Int64 {
+        Int64(zone.secondsFromGMT(for: Date(seconds: instant)))
+    }
+
+    /// The next change of the offset (Foundation also reports changes of daylight saving time
+    /// that keep the offset; those are skipped).
+    func nextChange(after instant: Int64) -> Int64? {
+        var cursor = Date(seconds: instant)
+        let offset = zone.secondsFromGMT(for: cursor)
+        while let next = zone.nextDaylightSavingTimeTransition(after: cursor) {
+            let seconds = Int64(next.timeIntervalSince1970.rounded(.up))
+            if zone.secondsFromGMT(for: Date(seconds: seconds)) != offset { return seconds }
+            cursor = Date(seconds: seconds)
+        }
+        return nil
+    }
+}
+
 private func seconds(_ text: String) throws -> Int64 {
     let formatter = ISO8601DateFormatter()
     return Int64(try #require(formatter.date(from: text)).timeIntervalSince1970)
@@ -46,12 +69,11 @@ struct ZoneRulesTests {
         var compared = 0
         for identifier in identifiers {
             guard let zone = TimeZone(identifier: identifier) else { continue }
-            let rules = ZoneRules(for: zone)
-            guard case .systemDatabase = rules.origin else {
+            guard let rules = ZoneRules(named: identifier), case .systemDatabase = rules.origin else {
                 Issue.record("\(identifier) was not read from the system database")
                 continue
             }
-            let reference = ZoneRules(identifier: identifier, runtime: zone)
+            let reference = FoundationRules(zone: zone)
             // The same changes, one after another, and the same offsets on both sides of each.
             var cursor = start
             while true {
@@ -126,25 +148,34 @@ struct ZoneRulesTests {
                 1:00 - CET
             """
         let rules = try #require(ZoneRules(identifier: "Europe/Berlin", tzifBytes: try ZoneCompiler.tzif(source, zone: "Europe/Berlin")))
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
-        let calendar = AlertCalendar(timeZone: berlin, rules: rules)
+        let calendar = AlertCalendar(timeZone: rules)
         let schedule = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
         let july2026 = try seconds("2026-07-01T12:00:00Z")
         let july2027 = try seconds("2027-07-01T12:00:00Z")
         #expect(calendar.nextAlert(of: schedule, after: Date(seconds: july2026)) == Date(seconds: try seconds("2026-07-02T05:30:00Z")))
         #expect(calendar.nextAlert(of: schedule, after: Date(seconds: july2027)) == Date(seconds: try seconds("2027-07-02T06:30:00Z")))
-        // Foundation's copy still has summer time in 2027.
-        #expect(AlertCalendar(timeZone: berlin, rules: ZoneRules(identifier: "Europe/Berlin", runtime: berlin))
+        // Foundation's copy (the runtime's), and the system's database, still have summer time in 2027.
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        #expect(FoundationRules(zone: berlin).secondsFromGMT(at: july2027) == 7_200)
+        #expect(AlertCalendar(timeZone: Fixtures.zone("Europe/Berlin"))
             .nextAlert(of: schedule, after: Date(seconds: july2027)) == Date(seconds: try seconds("2027-07-02T05:30:00Z")))
         #expect(rules.nextChange(after: try seconds("2026-12-01T00:00:00Z")) == nil)
-        #expect(rules.fixedZone(at: Date(seconds: july2027)).secondsFromGMT() == 3_600)
+        #expect(rules.secondsFromGMT(at: july2027) == 3_600)
     }
 
-    @Test("A zone the database lacks, or a file that is not TZif, uses the runtime's rules")
+    @Test("A zone the database lacks is a POSIX rule (as TZ=<+0130>-1:30 is for the C library) or none; a file that is not TZif is refused")
     func fallbacks() throws {
-        let fixed = try #require(TimeZone(secondsFromGMT: 5_400))
-        #expect(ZoneRules(for: fixed).origin == .runtime)
-        #expect(ZoneRules(for: fixed).secondsFromGMT(at: 0) == 5_400)
+        // POSIX counts offsets west of UTC: `-1:30` is 90 minutes east, as `TZ=<+0130>-1:30 date +%z` prints `+0130`.
+        let fixed = try #require(ZoneRules(posixRule: "<+0130>-1:30"))
+        #expect(fixed.origin == .posixRule)
+        #expect(fixed.secondsFromGMT(at: 0) == 5_400)
+        #expect(fixed.nextChange(after: 0) == nil)
+        let berlin = try #require(ZoneRules(posixRule: "CET-1CEST,M3.5.0,M10.5.0/3"))
+        #expect(berlin.secondsFromGMT(at: try seconds("2026-07-01T00:00:00Z")) == 7_200)
+        #expect(ZoneRules(posixRule: "Nowhere/Nothing") == nil)
+        #expect(ZoneRules(named: "Nowhere/Nothing") == nil)
+        #expect(ZoneRules(named: "../etc/passwd") == nil)
+        #expect(ZoneRules.utc.secondsFromGMT(at: 0) == 0)
         #expect(ZoneRules(identifier: "x", tzifBytes: Array("not a zone".utf8)) == nil)
         #expect(ZoneRules(identifier: "x", tzifBytes: Array("TZif2".utf8)) == nil)
         #expect(ZoneRules.databasePath(for: "../etc/passwd") == nil)

@@ -63,7 +63,7 @@ struct AlarmWireTests {
         let record = AlarmRecord(
             id: UUID(), owner: "app", definition: definition,
             phase: .scheduled(alertAt: Date(timeIntervalSince1970: 2_000_000_000)), anchor: Date(timeIntervalSince1970: 1_900_000_000))
-        let reading = ClockReading(now: Date(timeIntervalSince1970: 1_900_000_000), uptime: .seconds(100), bootID: "boot", timeZone: TimeZone(identifier: "UTC")!)
+        let reading = ClockReading(now: Date(timeIntervalSince1970: 1_900_000_000), uptime: .seconds(100), bootID: "boot", timeZone: .utc)
         let original = try AlarmWire.decodeAlarm(AlarmWire.encode(record, at: reading))
         let same = try AlarmWire.decodeAlarm(AlarmWire.encode(record, at: reading))
         #expect(original == same && original.hashValue == same.hashValue, "equal alarms read apart are equal, and hash alike")

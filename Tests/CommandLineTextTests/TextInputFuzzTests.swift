@@ -23,7 +23,7 @@ struct TextInputFuzzTests {
     static let ids = [
         UUID(uuidString: "1A2B3C4D-0000-4000-8000-000000000001")!, UUID(uuidString: "1A9F0000-0000-4000-8000-000000000003")!,
     ]
-    static let zones = [TimeZone(identifier: "UTC")!, TimeZone(identifier: "America/New_York")!, TimeZone(identifier: "Pacific/Kiritimati")!]
+    static let zones = [Fixtures.zone("UTC"), Fixtures.zone("America/New_York"), Fixtures.zone("Pacific/Kiritimati")]
 
     /// One random change to the bytes.
     static func mutate(_ bytes: inout [UInt8], using rng: inout SeededGenerator) {

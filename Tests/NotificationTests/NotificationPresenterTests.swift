@@ -323,14 +323,14 @@ struct NotificationContentTests {
     @Test("A label with markup and a link reaches the body as text")
     func escaping() {
         let alarm = record(AlarmPresentation(alert: .init(title: LocalizedStringResource(stringLiteral: #"<b>Tea</b> & <a href="http://x">'go'</a>"#))))
-        let body = NotificationContent.alert(alarm, hasActions: true, timeZone: TimeZone(identifier: "UTC")!).body
+        let body = NotificationContent.alert(alarm, hasActions: true, timeZone: .utc).body
         #expect(body == "08:00 · &lt;b&gt;Tea&lt;/b&gt; &amp; &lt;a href=&quot;http://x&quot;&gt;&#39;go&#39;&lt;/a&gt;")
     }
 
     @Test("Without actions the body says how to stop the alarm from a terminal")
     func noActions() {
         let alarm = record(AlarmPresentation(alert: .init(title: "Wake up")))
-        let content = NotificationContent.alert(alarm, hasActions: false, timeZone: TimeZone(identifier: "UTC")!)
+        let content = NotificationContent.alert(alarm, hasActions: false, timeZone: .utc)
         #expect(content.body.contains("reveille stop 0a1b2c3d"))
         #expect(content.body.hasPrefix("08:00 · Wake up"))
         #expect(!NotificationContent.alert(alarm, hasActions: true).body.contains("reveille stop"))

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Reads TIME as a person types it: a clock time (`7:30`, `7:30pm`) or a date and time
 /// (`2026-12-01 07:30`, `2026-12-01T07:30:00+01:00`); given the present, also a moment from it
@@ -30,8 +30,8 @@ package enum ClockTimeInput {
     /// Reads TIME, in `timeZone` when it is a local date and time.
     ///
     /// A clock time becomes `.relative` with `repeats: .never`; a date and time becomes `.fixed`.
-    package static func parse(_ text: String, timeZone: TimeZone) throws(InputError) -> Alarm.Schedule {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    package static func parse(_ text: String, timeZone: ZoneRules) throws(InputError) -> Alarm.Schedule {
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty(.time) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.time, trimmed) }
         var scanner = ASCIIScanner(Substring(trimmed))
@@ -47,8 +47,8 @@ package enum ClockTimeInput {
     /// Reads TIME as `parse(_:timeZone:)` does, and also the forms that name a moment from `now`:
     /// `in 20m`, `+20m`, `tomorrow 7:30`, `7:30 tomorrow`, `mon 7:30` (see ``RelativeTimeInput``),
     /// each an instant (`.fixed`).
-    package static func parse(_ text: String, timeZone: TimeZone, now: Date) throws(InputError) -> Alarm.Schedule {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    package static func parse(_ text: String, timeZone: ZoneRules, now: Date) throws(InputError) -> Alarm.Schedule {
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty(.time) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.time, trimmed) }
         if let schedule = try RelativeTimeInput.parse(trimmed, timeZone: timeZone, now: now) { return schedule }
@@ -59,7 +59,7 @@ package enum ClockTimeInput {
     ///
     /// Only a clock time can repeat: a date and time with days throws, as does an empty list.
     package static func parse(
-        _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: TimeZone
+        _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: ZoneRules
     ) throws(InputError) -> Alarm.Schedule {
         try repeating(try parse(text, timeZone: timeZone), text: text, on: days)
     }
@@ -67,7 +67,7 @@ package enum ClockTimeInput {
     /// Reads TIME as `parse(_:timeZone:now:)` does and makes it repeat on `days` when they are
     /// given; a moment from now (`tomorrow 7:30`) is an instant and cannot repeat.
     package static func parse(
-        _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: TimeZone, now: Date
+        _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: ZoneRules, now: Date
     ) throws(InputError) -> Alarm.Schedule {
         try repeating(try parse(text, timeZone: timeZone, now: now), text: text, on: days)
     }
@@ -84,7 +84,7 @@ package enum ClockTimeInput {
             return .relative(relative)
         case .fixed:
             throw .invalid(
-                .time, text.trimmingCharacters(in: .whitespacesAndNewlines),
+                .time, text.trimmingWhitespace(),
                 reason: "a date and time alerts once and cannot repeat; give a clock time such as 7:30 to repeat on days")
         }
     }
@@ -96,7 +96,7 @@ package enum ClockTimeInput {
 
     /// Reads `YYYY-MM-DD`, a time and an optional UTC offset, and finds the instant they name.
     private static func dateTime(
-        _ scanner: inout ASCIIScanner, text: String, timeZone: TimeZone
+        _ scanner: inout ASCIIScanner, text: String, timeZone: ZoneRules
     ) throws(InputError) -> Date {
         guard let yearDigits = scanner.digits(limit: 4), scanner.consume(UInt8(ascii: "-")),
             let monthDigits = scanner.digits(limit: 3), scanner.consume(UInt8(ascii: "-")),

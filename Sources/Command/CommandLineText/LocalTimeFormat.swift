@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Writes an alert instant as a local wall time for the CLI: `Sat 07:30` or `2026-12-01 07:30`
 /// (in the standard style; a person's `TimeStyle` gives `Sa. 07:30` or `Sat 7:30 AM`).
@@ -17,7 +17,7 @@ package enum LocalTimeFormat {
     /// The instant as local time in `reading.timeZone`, relative to the day of `reading.now`,
     /// written in `style` (the person's clock and day names; `standard` is the text above).
     package static func string(for date: Date, at reading: ClockReading, style: TimeStyle = .standard) -> String {
-        let rules = ZoneRules(for: reading.timeZone)
+        let rules = reading.timeZone
         guard let (day, secondOfDay) = localDay(of: date, rules: rules),
             let (today, _) = localDay(of: reading.now, rules: rules)
         else { return "-" }

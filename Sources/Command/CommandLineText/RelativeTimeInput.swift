@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Reads the forms of TIME that name a moment from the present (`in 20m`, `tomorrow 7:30`), which
 /// ``ClockTimeInput/parse(_:timeZone:now:)`` tries before its own forms.
@@ -18,7 +18,7 @@ import Foundation
 enum RelativeTimeInput {
     /// The schedule `text` names from `now`, `nil` when it is not a relative form; throws when it
     /// is one with a bad part, naming it.
-    static func parse(_ text: String, timeZone: TimeZone, now: Date) throws(InputError) -> Alarm.Schedule? {
+    static func parse(_ text: String, timeZone: ZoneRules, now: Date) throws(InputError) -> Alarm.Schedule? {
         let lowered = text.lowercased()
         if lowered.hasPrefix("+") || lowered.hasPrefix("in ") {
             let length = lowered.hasPrefix("+") ? String(lowered.dropFirst()) : String(lowered.dropFirst(3))

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 
 extension ClockReading {
@@ -9,6 +9,6 @@ extension ClockReading {
     package static func local() -> ClockReading {
         let boot = ClockID.boottime.reading
         return ClockReading(
-            now: Date(), uptime: .seconds(boot.seconds) + .nanoseconds(boot.nanoseconds), bootID: "local", timeZone: .current)
+            now: Date(), uptime: .seconds(boot.seconds) + .nanoseconds(boot.nanoseconds), bootID: "local", timeZone: ZoneRules.current)
     }
 }

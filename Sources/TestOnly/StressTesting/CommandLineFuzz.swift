@@ -249,7 +249,7 @@ package struct CommandLineFuzz: Sendable {
             }
             let schedule: Alarm.Schedule
             do {
-                schedule = try ClockTimeInput.parse(text(positionals[0]), repeatingOn: days, timeZone: .current)
+                schedule = try ClockTimeInput.parse(text(positionals[0]), repeatingOn: days, timeZone: ZoneRules.current)
             } catch {
                 return "\(error)"
             }

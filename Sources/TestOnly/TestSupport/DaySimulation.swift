@@ -160,7 +160,7 @@ package struct DaySimulation: Sendable {
                     // Independently of the engine: Foundation's next time the local clock shows
                     // hh:mm on this local day (a DST gap gives the first time after it).
                     var calendar = Calendar(identifier: .gregorian)
-                    calendar.timeZone = reading.timeZone
+                    calendar.timeZone = reading.timeZone.foundationTimeZone
                     let dayStart = calendar.startOfDay(for: reading.now)
                     let due = calendar.nextDate(
                         after: dayStart.addingTimeInterval(-1), matching: DateComponents(hour: time.hour, minute: time.minute),

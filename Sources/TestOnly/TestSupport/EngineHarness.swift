@@ -17,7 +17,7 @@ package struct EngineHarness: Sendable {
 
     /// Starts an engine at `now` in `timeZone`, over a new store (or the one in `directory`).
     package static func start(
-        now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, policy: AlarmPolicy = AlarmPolicy(),
+        now: Date, timeZone: ZoneRules = .utc, policy: AlarmPolicy = AlarmPolicy(),
         directory: URL? = nil, clock: VirtualClock? = nil
     ) async throws -> EngineHarness {
         let clock = clock ?? VirtualClock(now: now, timeZone: timeZone)

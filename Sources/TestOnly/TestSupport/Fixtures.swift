@@ -8,9 +8,9 @@ package enum Fixtures {
         try! Date(text, strategy: .iso8601)
     }
 
-    /// A time zone by identifier; traps on a typo.
-    package static func zone(_ identifier: String) -> TimeZone {
-        TimeZone(identifier: identifier)!
+    /// A time zone of the system's database by identifier; traps on a typo.
+    package static func zone(_ identifier: String) -> ZoneRules {
+        ZoneRules(named: identifier)!
     }
 
     /// A definition with a title and the usual Stop and Snooze buttons when `snooze` is given.
@@ -47,5 +47,13 @@ package enum Fixtures {
             .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+extension ZoneRules {
+    /// Foundation's zone of the same name (ICU's rules), for tests that check the schedule math
+    /// against `Calendar`; traps when Foundation does not know the name.
+    package var foundationTimeZone: TimeZone {
+        TimeZone(identifier: identifier)!
     }
 }

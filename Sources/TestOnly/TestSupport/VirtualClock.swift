@@ -13,7 +13,7 @@ package final class VirtualClock: AlarmClock {
         var now: Date
         var uptime: Duration
         var bootID: String
-        var timeZone: TimeZone
+        var timeZone: ZoneRules
         var waiters: [Int: Waiter] = [:]
         var nextWaiterID = 0
         var settledWatchers: [CheckedContinuation<Void, Never>] = []
@@ -29,7 +29,7 @@ package final class VirtualClock: AlarmClock {
     private let state: Mutex<State>
 
     /// Creates a clock at an instant, in a time zone.
-    package init(now: Date, timeZone: TimeZone = TimeZone(identifier: "UTC")!, uptime: Duration = .seconds(1_000), bootID: String = "boot-1") {
+    package init(now: Date, timeZone: ZoneRules = .utc, uptime: Duration = .seconds(1_000), bootID: String = "boot-1") {
         state = Mutex(State(now: now, uptime: uptime, bootID: bootID, timeZone: timeZone))
     }
 
@@ -160,7 +160,7 @@ package final class VirtualClock: AlarmClock {
     }
 
     /// Changes the time zone; the caller reports it to the engine.
-    package func setTimeZone(_ timeZone: TimeZone) {
+    package func setTimeZone(_ timeZone: ZoneRules) {
         state.withLock { $0.timeZone = timeZone }
     }
 

@@ -1,7 +1,7 @@
 import AlarmModel
 import Dispatch
-import Foundation
 import LinuxSystem
+import FoundationEssentials
 import Synchronization
 
 /// The real clocks: the wall clock (`CLOCK_REALTIME`), the boot clock (`CLOCK_BOOTTIME`) and the
@@ -15,7 +15,7 @@ import Synchronization
 /// `CLOCK_REALTIME_ALARM` and `CLOCK_BOOTTIME_ALARM`: the same clocks, and a suspended machine is
 /// woken for them through the real-time clock.
 package final class SystemClock: AlarmClock {
-    private let zone: Mutex<TimeZone>
+    private let zone: Mutex<ZoneRules>
     /// The file naming the system time zone, normally `/etc/localtime`.
     package let localTimePath: String
     /// Whether the timers are wake timers (`CLOCK_REALTIME_ALARM`, `CLOCK_BOOTTIME_ALARM`), which
@@ -28,18 +28,18 @@ package final class SystemClock: AlarmClock {
     /// timers when `wakeTimers` and the kernel allows them (a test `timerfd_create` succeeds).
     package init(localTimePath: String = SystemClock.defaultLocalTimePath, wakeTimers: Bool = true) {
         self.localTimePath = localTimePath
-        zone = Mutex(Self.systemTimeZone(localTimePath: localTimePath) ?? TimeZone.current)
+        zone = Mutex(Self.systemTimeZone(localTimePath: localTimePath) ?? .utc)
         self.wakeTimers = wakeTimers && (try? TimerFD(clock: .realtimeAlarm)) != nil
         (wallClock, bootClock) = self.wakeTimers ? (.realtimeAlarm, .boottimeAlarm) : (.realtime, .boottime)
     }
 
     /// Where the system time zone is named: `/etc/localtime`.
-    package static let defaultLocalTimePath = "/etc/localtime"
+    package static let defaultLocalTimePath = ZoneRules.defaultLocalTimePath
 
     /// Reads the system time zone again (after `/etc/localtime` or timedate1 changed) and returns
     /// it. When it cannot be read (the link is being replaced), the zone stays as it was.
     @discardableResult
-    package func refreshTimeZone() -> TimeZone {
+    package func refreshTimeZone() -> ZoneRules {
         let current = Self.systemTimeZone(localTimePath: localTimePath)
         return zone.withLock { zone in
             if let current { zone = current }
@@ -47,37 +47,11 @@ package final class SystemClock: AlarmClock {
         }
     }
 
-    /// The system's time zone: `TZ`; or the zone `localTimePath` links to (following a chain of
-    /// links until one names a file under a `zoneinfo/` folder); or, when it is a copy of a zone
-    /// file, the name in the `timezone` file beside it (Debian's `/etc/timezone`). `nil` when none
-    /// of them names a known zone, or `localTimePath` is missing (a link being replaced).
-    static func systemTimeZone(
-        localTimePath: String, tz: String? = ProcessInfo.processInfo.environment["TZ"]
-    ) -> TimeZone? {
-        if let name = tz, let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
-            return zone
-        }
-        var path = localTimePath
-        for _ in 0..<8 {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { break }
-            if let range = target.range(of: "zoneinfo/", options: .backwards) {
-                var name = String(target[range.upperBound...])
-                // zoneinfo/posix/Europe/Berlin and zoneinfo/right/… name the same zones.
-                for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
-                if let zone = TimeZone(identifier: name) { return zone }
-                break
-            }
-            path = target.hasPrefix("/") ? target : (URL(fileURLWithPath: path).deletingLastPathComponent().path + "/" + target)
-        }
-        // A copy of a zone file rather than a link: the name is in the `timezone` file beside it.
-        guard FileManager.default.fileExists(atPath: localTimePath) else { return nil }
-        let timezoneFile = URL(fileURLWithPath: localTimePath).deletingLastPathComponent().appendingPathComponent("timezone").path
-        if let name = try? String(contentsOfFile: timezoneFile, encoding: .utf8),
-            let zone = TimeZone(identifier: name.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
-            return zone
-        }
-        return nil
+    /// The system's time zone (`ZoneRules.current(localTimePath:tz:)`): `TZ`, else the zone
+    /// `localTimePath` names. `nil` when neither gives one, or `localTimePath` is missing (a link
+    /// being replaced).
+    static func systemTimeZone(localTimePath: String, tz: String? = ZoneRules.environmentTZ) -> ZoneRules? {
+        ZoneRules.current(localTimePath: localTimePath, tz: tz)
     }
 
     /// Reads both clocks and the time zone.

@@ -1,7 +1,8 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
+import AlarmModel
 
 /// Route 2 of waking the machine: the person's systemd user manager keeps a transient timer with
 /// `WakeSystem=true` (`reveille-wake.timer`) at the earliest deadline, made and replaced through
@@ -85,14 +86,14 @@ final class UserManagerWakeTimer: WakeRoute {
     /// `OnCalendar=` for an instant: the UTC date and time, with microseconds when it has any.
     static func calendarSpecification(_ instant: Date) -> String {
         let microseconds = Int64((instant.timeIntervalSince1970 * 1e6).rounded(.down))
-        let seconds = Int(microseconds / 1_000_000)
-        let fraction = Int(microseconds - Int64(seconds) * 1_000_000)
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let c = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-        var text = String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d", c.year ?? 1970, c.month ?? 1, c.day ?? 1, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
-        if fraction != 0 { text += String(format: ".%06d", fraction) }
+        let seconds = microseconds.floorDivided(by: 1_000_000)
+        let fraction = microseconds - seconds * 1_000_000
+        let day = GregorianDate(daysSinceEpoch: seconds.floorDivided(by: 86_400))
+        let second = seconds.floorModulo(86_400)
+        func padded(_ value: Int64, _ width: Int = 2) -> String { GregorianDate.padded(value, width) }
+        var text = "\(padded(day.year, 4))-\(padded(day.month))-\(padded(day.day)) "
+            + "\(padded(second / 3_600)):\(padded(second % 3_600 / 60)):\(padded(second % 60))"
+        if fraction != 0 { text += "." + padded(fraction, 6) }
         return text + " UTC"
     }
 

@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmModel
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 
@@ -125,11 +125,11 @@ final class WakeSources: Sendable {
 
     /// Watches the file the zone's rules are read from (`ZoneRules`), in place of the zone watched
     /// before: a tzdata update replaces it, and clock-time alarms are computed again by the new rules.
-    private func watchZoneRules(of zone: TimeZone) {
+    private func watchZoneRules(of zone: ZoneRules) {
         let path: String? =
-            switch ZoneRules(for: zone).origin {
+            switch zone.origin {
             case .systemDatabase(let path): path
-            case .runtime: nil
+            case .posixRule: nil
             }
         guard state.withLock({ $0.zoneRules?.watcher.path }) != path else { return }
         var watch: (watcher: FileEntryWatcher, task: Task<Void, Never>)?
@@ -335,13 +335,13 @@ final class WakeSources: Sendable {
         if bus == .watching { zoneSources.append("timedate1") }
         var parts = ["clock set (timerfd)"]
         if !zoneSources.isEmpty { parts.append("time zone (\(zoneSources.joined(separator: ", ")))") }
-        let rules = ZoneRules(for: clock.read().timeZone)
+        let rules = clock.read().timeZone
         if let watched = state.withLock({ $0.zoneRules?.watcher.path }) { parts.append("time-zone rules (\(watched))") }
         if bus == .watching { parts.append("resume (logind)") }
         var sentence = parts.joined(separator: ", ")
         if !file { sentence += "; not \(path): it \(problem ?? "is not watched")" }
-        if case .runtime = rules.origin {
-            sentence += "; \(rules.identifier) is not in \(ZoneRules.databaseDirectory), so its rules are the Swift runtime's"
+        if case .posixRule = rules.origin {
+            sentence += "; \(rules.identifier) is not in \(ZoneRules.databaseDirectory), so its rules are that POSIX rule's"
         }
         if let tz = ProcessInfo.processInfo.environment["TZ"], !tz.isEmpty,
             let zone = SystemClock.systemTimeZone(localTimePath: path, tz: tz)

@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 import Localization
 
 /// What a notification carries, built from an alarm record: pure data, no libnotify.
@@ -227,7 +227,7 @@ extension NotificationContent {
     ///   - desktop: the notification server (from its `GetServerInformation` name), `nil` when not
     ///     known; the snooze choices are offered only where it shows them (`showsSnoozeChoices`).
     package static func alert(
-        _ record: AlarmRecord, hasActions: Bool, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard,
+        _ record: AlarmRecord, hasActions: Bool, timeZone: ZoneRules = .current, timeStyle: TimeStyle = .standard,
         images: ImageSupport = .none, snoozeChoices: SnoozeChoices = .none, desktop: NotificationDesktop? = nil
     ) -> NotificationContent {
         let alert = record.definition.presentation.alert
@@ -360,7 +360,7 @@ extension NotificationContent {
 
     /// The notification that an alert rang until the ring time-out and nobody answered.
     package static func timedOut(
-        _ record: AlarmRecord, timeZone: TimeZone = .current, timeStyle: TimeStyle = .standard
+        _ record: AlarmRecord, timeZone: ZoneRules = .current, timeStyle: TimeStyle = .standard
     ) -> NotificationContent {
         note(record, body: Translation.format("It rang at %s and nobody answered.", alertTimeText(record, timeZone: timeZone, style: timeStyle)))
     }
@@ -401,10 +401,8 @@ extension NotificationContent {
 
     /// The time of day in the zone, in the person's style (`07:30`, `7:30 AM`), by the zone's
     /// `ZoneRules`, as the alarm's instant was computed.
-    static func timeText(_ date: Date, timeZone: TimeZone, style: TimeStyle) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = ZoneRules(for: timeZone).fixedZone(at: date)
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return style.clockText(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
+    static func timeText(_ date: Date, timeZone: ZoneRules, style: TimeStyle) -> String {
+        let (hour, minute) = timeZone.clockTime(of: date)
+        return style.clockText(hour: hour, minute: minute)
     }
 }

@@ -2,7 +2,7 @@ import AlarmCore
 import AlarmModel
 import AlarmRecords
 import CLibNotify
-import Foundation
+import FoundationEssentials
 import Localization
 import Logging
 import Synchronization
@@ -66,7 +66,7 @@ package final class NotificationPresenter: AlarmNotifying {
     /// - Parameters:
     ///   - clock: reads the clocks, to turn a countdown's deadline into time left.
     ///   - suppressionWindow: a close this soon after posting means a server hid the alert.
-    ///   - timeZone: the zone alert times are shown in.
+    ///   - timeZone: the zone alert times are shown in; by default the clock's, when each is shown.
     ///   - snoozeChoices: the snooze lengths offered on a ringing alarm's notification, where the
     ///     server shows them; none by default (Stop and Snooze only).
     ///   - logger: where dropped answers are noted.
@@ -74,7 +74,7 @@ package final class NotificationPresenter: AlarmNotifying {
     package init(
         clock: @escaping @Sendable () -> ClockReading,
         suppressionWindow: Duration = .seconds(1),
-        timeZone: TimeZone = .current,
+        timeZone: ZoneRules? = nil,
         snoozeChoices: SnoozeChoices = .none,
         logger: Logger = Logger(label: "reveille.notifications"),
         onAction: @escaping ActionHandler

@@ -15,7 +15,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
 
     let clock: @Sendable () -> ClockReading
     let suppressionWindow: Duration
-    let timeZone: TimeZone
+    let timeZone: ZoneRules?
     /// The snooze lengths offered on alerts, where the server shows them.
     let snoozeChoices: SnoozeChoices
     let logger: Logger
@@ -52,7 +52,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     var others: [Posted] = []
 
     init(
-        clock: @escaping @Sendable () -> ClockReading, suppressionWindow: Duration, timeZone: TimeZone,
+        clock: @escaping @Sendable () -> ClockReading, suppressionWindow: Duration, timeZone: ZoneRules?,
         snoozeChoices: SnoozeChoices, logger: Logger, onAction: @escaping NotificationPresenter.ActionHandler
     ) {
         self.clock = clock
@@ -62,6 +62,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
         self.logger = logger
         self.onAction = onAction
     }
+
+    /// The zone alert times are shown in now: the one given, else the clock's.
+    var shownZone: ZoneRules { timeZone ?? clock().timeZone }
 
     // MARK: Life
 
@@ -154,7 +157,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
             if outcome == .timedOut {
                 let note = Posted(alarmID: id, record: posted.record, role: .missed)
                 others.append(note)
-                show(note, NotificationContent.timedOut(posted.record, timeZone: timeZone, timeStyle: DesktopTimeStyle.current()))
+                show(note, NotificationContent.timedOut(posted.record, timeZone: shownZone, timeStyle: DesktopTimeStyle.current()))
             }
         case .countdown(let record):
             if let alert = alerts.removeValue(forKey: record.id) { close(alert) }
@@ -192,7 +195,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     /// Posts (or posts again) an alert's notification and tells `onAlertPosted`.
     func postAlert(_ posted: Posted) {
         let content = NotificationContent.alert(
-            posted.record, hasActions: owner != nil && hasActions, timeZone: timeZone, timeStyle: DesktopTimeStyle.current(),
+            posted.record, hasActions: owner != nil && hasActions, timeZone: shownZone, timeStyle: DesktopTimeStyle.current(),
             images: images, snoozeChoices: snoozeChoices, desktop: desktop)
         posted.postedAt = .now
         show(posted, content)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The clocks the engine reads and waits on; injected, so tests run days of schedule in milliseconds.
 ///
@@ -41,11 +41,11 @@ public struct ClockReading: Hashable, Sendable {
     public var uptime: Duration
     /// The kernel's identifier of this boot; boot-clock readings compare only within one boot.
     public var bootID: String
-    /// The time zone clock-time alarms are computed in.
-    public var timeZone: TimeZone
+    /// The time zone clock-time alarms are computed in, with its rules.
+    public var timeZone: ZoneRules
 
     /// Creates a reading.
-    public init(now: Date, uptime: Duration, bootID: String, timeZone: TimeZone) {
+    public init(now: Date, uptime: Duration, bootID: String, timeZone: ZoneRules) {
         self.now = now
         self.uptime = uptime
         self.bootID = bootID

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The schedule math: when an alarm next alerts, in a given time zone.
 ///
@@ -7,19 +7,13 @@ import Foundation
 /// occurrence in an overlap, the first instant after the gap in a gap. So a daily alarm rings
 /// once on the day the clocks go back, and never silently skips the day they go forward.
 public struct AlertCalendar: Sendable {
-    /// The time zone clock times are read in.
-    public let timeZone: TimeZone
+    /// The time zone clock times are read in, with its rules.
+    public var timeZone: ZoneRules { resolver.rules }
     private let resolver: LocalTimeResolver
 
-    /// Creates the schedule math for a time zone, with its rules (`ZoneRules(for:)`).
-    public init(timeZone: TimeZone) {
-        self.init(timeZone: timeZone, rules: ZoneRules(for: timeZone))
-    }
-
-    /// Creates the schedule math for a time zone with the given rules.
-    public init(timeZone: TimeZone, rules: ZoneRules) {
-        self.timeZone = timeZone
-        self.resolver = LocalTimeResolver(timeZone: timeZone, rules: rules)
+    /// Creates the schedule math for a time zone.
+    public init(timeZone: ZoneRules) {
+        self.resolver = LocalTimeResolver(timeZone: timeZone)
     }
 
     /// The first alert instant of a schedule strictly after `instant`, or `nil` when there is none

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A day on the proleptic Gregorian calendar, counted in days since 1970-01-01.
 ///
@@ -11,11 +11,6 @@ public struct CivilDate: Hashable, Comparable, Sendable {
     /// Creates a day from its count of days since 1970-01-01.
     public init(daysSinceEpoch: Int64) {
         self.daysSinceEpoch = daysSinceEpoch
-    }
-
-    /// The local day of an instant in a time zone (by its `ZoneRules`).
-    public init(containing instant: Date, in timeZone: TimeZone) {
-        self.init(containing: instant, rules: ZoneRules(for: timeZone))
     }
 
     /// The local day of an instant under a zone's rules.
@@ -49,13 +44,13 @@ public struct CivilDate: Hashable, Comparable, Sendable {
 
 extension Int64 {
     /// Division rounding toward negative infinity.
-    func floorDivided(by divisor: Int64) -> Int64 {
+    package func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 
     /// The remainder that matches `floorDivided(by:)`, always in `0..<divisor` for positive divisors.
-    func floorModulo(_ divisor: Int64) -> Int64 {
+    package func floorModulo(_ divisor: Int64) -> Int64 {
         self - floorDivided(by: divisor) * divisor
     }
 }

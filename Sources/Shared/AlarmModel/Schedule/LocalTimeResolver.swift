@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns a local date and clock time into the instant it names in a time zone.
 ///
@@ -9,20 +9,12 @@ import Foundation
 /// `ZoneRules` (the system's time-zone database where it has the zone), which give every offset
 /// change (Pacific/Apia's skipped day and Asia/Kathmandu's 15-minute change among them).
 public struct LocalTimeResolver: Sendable {
-    /// The zone the local times are in.
-    public let timeZone: TimeZone
-    /// The zone's rules.
+    /// The zone the local times are in, with its rules.
     public let rules: ZoneRules
 
-    /// Creates a resolver for a time zone, with its rules (`ZoneRules(for:)`).
-    public init(timeZone: TimeZone) {
-        self.init(timeZone: timeZone, rules: ZoneRules(for: timeZone))
-    }
-
-    /// Creates a resolver for a time zone with the given rules.
-    public init(timeZone: TimeZone, rules: ZoneRules) {
-        self.timeZone = timeZone
-        self.rules = rules
+    /// Creates a resolver for a time zone.
+    public init(timeZone: ZoneRules) {
+        self.rules = timeZone
     }
 
     /// How a local time was resolved.
