@@ -17,12 +17,6 @@ struct LanguageTests {
             agentEnvironment: environment)
     }
 
-    /// The time of day of `instant` here, in `style`.
-    static func clock(_ instant: Date, _ style: TimeStyle) -> String {
-        let parts = Calendar.current.dateComponents(in: .current, from: instant)
-        return style.clockText(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
-    }
-
     @Test("Under LANG=de_DE.UTF-8 the countdown and the alert speak German: buttons, words and a 24-hour time")
     func germanAlert() async throws {
         let environment = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")
@@ -39,9 +33,8 @@ struct LanguageTests {
 
         let alert = try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, "Tee") })
         let due = try await DoNotDisturbDunstTests.scheduledAt(of: id, fixture)
-        let german = TimeStyle.resolve(environment: environment, gnomeClockFormat: nil)
-        #expect(!german.twelveHour)
-        #expect(alert.body == Self.clock(due, german) + " · Tee")
+        // What `date` prints in German for that minute (German's time pattern is %T: the 24-hour clock).
+        #expect(alert.body == (try TranslationCatalogs.date("%R", at: due, locale: "de_DE.UTF-8", zone: nil)) + " · Tee")
         #expect(alert.actionLabels["stop"] == "Stopp")
         #expect(alert.actionLabels["repeat"] == "Wiederholen")
         #expect(alert.actionLabels["default"] == "Anzeigen")
@@ -59,8 +52,9 @@ struct LanguageTests {
         let id = try #require(UUID(uuidString: added.line), "\(added)")
         let alert = try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, "Tea") })
         let due = try await DoNotDisturbDunstTests.scheduledAt(of: id, fixture)
-        let american = TimeStyle.resolve(environment: environment, gnomeClockFormat: nil)
-        let expected = Self.clock(due, american)
+        // What `date` prints in US English for that minute, as the desktop's 12-hour clock shows it
+        // (the hour unpadded).
+        let expected = try TranslationCatalogs.date("%-l:%M %p", at: due, locale: "en_US.UTF-8", zone: nil)
         #expect(expected.hasSuffix(" AM") || expected.hasSuffix(" PM"))
         #expect(alert.body == expected + " · Tea")
         #expect(alert.actionLabels["stop"] == "Stop")
@@ -88,7 +82,11 @@ struct LanguageTests {
         #expect(lines.first?.split(separator: " ") == ["ID", "ART", "ZUSTAND", "NÄCHSTER", "IN", "TITEL"], "\(inGerman.output)")
         let row = try #require(lines.dropFirst().first, "\(inGerman.output)")
         let day = try #require(row.split(separator: " ").dropFirst(3).first.map(String.init), "\(row)")
-        let germanDays = ["So.", "Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa."]
+        // The C library's German day names, as `date +%a` prints them (Sunday 2026-11-29 on).
+        let germanDays = try (0..<7).map { day in
+            try TranslationCatalogs.date("%a", at: Date(timeIntervalSince1970: 1_795_953_600 + Double(day) * 86_400), locale: "de_DE.UTF-8")
+        }
+        #expect(germanDays == ["So", "Mo", "Di", "Mi", "Do", "Fr", "Sa"])
         #expect(germanDays.contains(day), "\(row)")
         #expect(row.contains("\(day) 07:30"), "\(row)")
         // Without a locale (the C locale), the table is as it always was.

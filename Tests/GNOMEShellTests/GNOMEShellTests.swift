@@ -64,8 +64,8 @@ struct GNOMEShellTests {
         let banner = try await desktop.shell.waitForBanner(titled: "Aufstehen")
         #expect(banner.buttons == ["Stopp", "Schlummern"], "\(banner)")
         let due = try #require(ringing.schedule?.fixed.flatMap { try? Date($0, strategy: .iso8601) }, "\(ringing)")
-        let parts = Calendar.current.dateComponents(in: .current, from: due)
-        let time = TimeStyle.resolve(environment: environment, gnomeClockFormat: "24h").clockText(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
+        // The 24-hour time as `date` writes it in German.
+        let time = try TranslationCatalogs.date("%R", at: due, locale: "de_DE.UTF-8", zone: nil)
         #expect(banner.body == "\(time) · Aufstehen", "\(banner)")
         try await desktop.screenshot("german-alert", test: "german-banner")
         try await offPool { try desktop.shell.pressBannerButton("Stopp") }

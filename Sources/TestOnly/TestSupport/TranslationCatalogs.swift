@@ -15,12 +15,12 @@ package enum TranslationCatalogs {
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
-    /// The catalogs compiled (`REVEILLE_LOCALEDIR`) and the locales `de_DE.UTF-8` and `en_US.UTF-8`
-    /// made (`LOCPATH`), once per test process, in a temporary folder.
+    /// The catalogs compiled (`REVEILLE_LOCALEDIR`) and the locales `de_DE.UTF-8`, `en_US.UTF-8`
+    /// and `fr_FR.UTF-8` made (`LOCPATH`), once per test process, in a temporary folder.
     package static let installed: Result<(catalogs: String, locales: String), any Error> = Result {
         let root = Fixtures.temporaryDirectory("reveille-language")
         let catalogs = try compile(into: root.appendingPathComponent("locale"))
-        let locales = try makeLocales(["de_DE.UTF-8", "en_US.UTF-8"], in: root.appendingPathComponent("locales"))
+        let locales = try makeLocales(["de_DE.UTF-8", "en_US.UTF-8", "fr_FR.UTF-8"], in: root.appendingPathComponent("locales"))
         return (catalogs.path, locales.path)
     }
 
@@ -32,6 +32,32 @@ package enum TranslationCatalogs {
             "LANG": lang, "LC_TIME": time, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "",
             "LOCPATH": locales, "REVEILLE_LOCALEDIR": catalogs,
         ]
+    }
+
+    /// The folder of the made locales, for `LOCPATH`.
+    package static func localeFolder() throws -> String {
+        try installed.get().locales
+    }
+
+    /// What `date +FORMAT` prints for `instant` under `LC_ALL=name`, with the made locales
+    /// (`LOCPATH`: `locales`, or those made here), in the zone `TZ=zone` (this process's when `nil`):
+    /// the C library's own text, an independent reference for Reveille's.
+    package static func date(
+        _ format: String, at instant: Date, locale name: String, zone: String? = "UTC", locales: String? = nil
+    ) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Executables.find("date") ?? "/bin/date")
+        process.arguments = ["-d", "@\(Int64(instant.timeIntervalSince1970.rounded(.down)))", "+" + format]
+        var environment = ["LC_ALL": name, "LOCPATH": try locales ?? installed.get().locales, "PATH": "/usr/bin:/bin"]
+        if let zone = zone ?? ProcessInfo.processInfo.environment["TZ"] { environment["TZ"] = zone }
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw SandboxError.failed("date +\(format) exited \(process.terminationStatus)") }
+        return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 
     /// Compiles every catalog with `msgfmt --check` into `folder/LANG/LC_MESSAGES/reveille.mo`
