@@ -135,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "reveilled",
             dependencies: [
-                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop", "AlarmProtocol",
+                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop", "AlarmProtocol", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -3,7 +3,7 @@ import AlarmModel
 import AlarmDesktop
 import AlarmProtocol
 import DBus
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 import Logging
 import Synchronization

@@ -1,6 +1,6 @@
 import DBus
 import Dispatch
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 
 #if canImport(Glibc)

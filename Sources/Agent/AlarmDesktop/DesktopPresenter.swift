@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The desktop side of alerting: notifications (when there is a presenter for them), sound, and

@@ -4,11 +4,12 @@ import AlarmModel
 import AlarmDesktop
 import AlarmProtocol
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
 import Logging
+import LinuxSystem
 
 /// `reveilled`: the Reveille agent. Runs until SIGTERM or SIGINT.
 struct Reveilled: AsyncParsableCommand {
@@ -202,7 +203,7 @@ struct Reveilled: AsyncParsableCommand {
         do {
             agent = try await AlarmAgent(configuration: configuration, logger: logger)
         } catch let error as AgentStartError {
-            FileHandle.standardError.write(Data("reveilled: \(error)\n".utf8))
+            FileDescriptor.standardError.write("reveilled: \(error)\n")
             throw ExitCode(1)
         }
         let serving = Task { try await agent.run() }
@@ -213,7 +214,7 @@ struct Reveilled: AsyncParsableCommand {
         } catch is CancellationError {
         } catch let error as AgentStartError {
             await agent.shutdown()
-            FileHandle.standardError.write(Data("reveilled: \(error)\n".utf8))
+            FileDescriptor.standardError.write("reveilled: \(error)\n")
             throw ExitCode(1)
         } catch {
             logger.critical("Stopping", metadata: ["error": "\(error)"])

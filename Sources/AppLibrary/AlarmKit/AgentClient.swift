@@ -1,7 +1,7 @@
 public import AlarmModel
 package import AlarmProtocol
 package import DBus
-public import Foundation
+public import FoundationEssentials
 
 /// A client of the Reveille agent's D-Bus API (`io.github.reveille.Alarms1`): every method the
 /// agent offers, as Swift calls. `AlarmManager` is built on it; the `reveille` command uses it

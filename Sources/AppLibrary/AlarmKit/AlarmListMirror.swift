@@ -1,7 +1,7 @@
 import AlarmModel
 import AlarmProtocol
 import DBus
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The caller's alarms as a client keeps them up to date: one `Watch` (the list), then the

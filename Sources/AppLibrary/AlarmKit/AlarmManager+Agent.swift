@@ -1,7 +1,7 @@
 @_exported import AlarmModel
 import AlarmProtocol
 import DBus
-public import Foundation
+public import FoundationEssentials
 import Synchronization
 
 extension AlarmManager {

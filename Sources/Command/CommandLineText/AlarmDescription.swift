@@ -1,6 +1,6 @@
 import AlarmRecords
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// The stable JSON form of an alarm that the CLI prints and scripts read (DESIGN.md's contract).
 ///
@@ -132,7 +132,7 @@ package struct AlarmDescription: Codable, Hashable, Sendable {
     /// An instant as ISO-8601 in UTC, with fractional seconds only when it has them.
     package static func iso8601(_ date: Date) -> String {
         let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
-        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: !whole, timeZone: TimeZone(identifier: "UTC")!)
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: !whole, timeZone: .gmt)
         return date.formatted(style)
     }
 

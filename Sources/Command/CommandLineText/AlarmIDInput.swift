@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Finds the alarm an ID argument names: its full UUID or any prefix of it that only one alarm has.
 ///
@@ -35,7 +35,7 @@ package enum AlarmIDInput {
     /// form or the 32 digits without dashes, in either case, around white space; `nil` for
     /// anything shorter (a prefix) or not an id.
     package static func whole(_ text: String) -> UUID? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         switch trimmed.utf8.count {
         case 36:
             return UUID(text: trimmed)
@@ -55,7 +55,7 @@ package enum AlarmIDInput {
     /// this before it asks the agent for the alarms, so that bad input is a usage error.
     @discardableResult
     package static func checkSyntax(_ text: String) throws(InputError) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty(.alarmID) }
         let isIDCharacter: (UInt8) -> Bool = { byte in
             ASCIIScanner.isDigit(byte) || (0x61...0x66).contains(ASCIIScanner.lowercased(byte))

@@ -1,6 +1,6 @@
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 
 /// Writes the plain-text table `reveille list` prints.
 ///

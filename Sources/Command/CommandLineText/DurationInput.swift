@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Reads DUR as a person types it (`90s`, `5m`, `1h30m`, `00:05:00`).
 ///
@@ -32,7 +32,7 @@ package enum DurationInput {
 
     /// Reads a duration, in seconds.
     package static func parse(_ text: String) throws(InputError) -> TimeInterval {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty(.duration) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.duration, trimmed) }
         var scanner = ASCIIScanner(Substring(trimmed))

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Why a piece of text a person typed (a time, days, a duration, an alarm id) was not accepted.
 ///

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Writes how far away an instant is: `in 2h 5m`, `in 45s`, `in 3d 4h`, `now`, `5m ago`.
 ///

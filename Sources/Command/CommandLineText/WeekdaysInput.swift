@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Reads DAYS as a person types it (`--repeat mon,wed,fri`, `--repeat weekdays`).
 ///
@@ -17,11 +17,11 @@ package enum WeekdaysInput {
 
     /// Reads a list of days; never empty when it returns.
     package static func parse(_ text: String) throws(InputError) -> [Locale.Weekday] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty(.days) }
         var found = Set<Locale.Weekday>()
         for entry in trimmed.split(separator: ",", omittingEmptySubsequences: false) {
-            let name = entry.trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = entry.trimmingWhitespace()
             guard !name.isEmpty else { throw .missingDay(trimmed) }
             guard let days = Self.days(named: name.lowercased()) else { throw .unknownDay(name) }
             found.formUnion(days)

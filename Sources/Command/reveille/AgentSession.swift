@@ -2,7 +2,7 @@ import AlarmKit
 import AlarmProtocol
 import ArgumentParser
 import CommandLineText
-import Foundation
+import FoundationEssentials
 
 /// The command's link to the agent: connects, starts the agent when it is not running, and turns
 /// failures into the CLI's messages and exit codes.
@@ -69,7 +69,7 @@ struct AgentSession {
                 return try await body(client, id)
             } catch let error as AgentClientError where error.kind == .notFound {
                 // The same words as for a prefix no alarm has.
-                throw CLIFailure.refused(InputError.noMatchingAlarm(text.trimmingCharacters(in: .whitespacesAndNewlines)).description)
+                throw CLIFailure.refused(InputError.noMatchingAlarm(text.trimmingWhitespace()).description)
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import LinuxSystem
 
 /// A failure the command reports with a message and its documented exit status.
 enum CLIFailure: Error, CustomStringConvertible {
@@ -33,7 +34,7 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let failure as CLIFailure {
-        FileHandle.standardError.write(Data("reveille: \(failure.description)\n".utf8))
+        FileDescriptor.standardError.write("reveille: \(failure.description)\n")
         throw failure.exitCode
     }
 }

@@ -1,7 +1,7 @@
 import AlarmKit
 import CommandLineText
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Localization
 
 /// `reveille status`: whether the agent runs, its version, store and alarm count, whether alarms
@@ -31,7 +31,7 @@ struct StatusCommand: AsyncParsableCommand {
         try await reportingFailures {
             let session = try await AgentSession.open(startingAgent: false)
             let running = await session.client.isAgentRunning()
-            var object: [String: Any] = ["running": running]
+            var object: [String: JSONValue] = ["running": .bool(running)]
             var lines = ["agent    " + (running ? "running" : "not running")]
             if running {
                 let version = try await session.run { try await $0.property("Version").stringValue ?? "" }
@@ -39,72 +39,71 @@ struct StatusCommand: AsyncParsableCommand {
                 let alarms = try await session.run { Int(try await $0.property("AlarmCount").integerValue ?? 0) }
                 // An older agent lacks StoreReadOnly: its store is taken as writable.
                 let readOnly = (try? await session.client.property("StoreReadOnly").stringValue) ?? ""
-                object["version"] = version
-                object["store"] = store
-                object["storeWritable"] = readOnly.isEmpty
-                if !readOnly.isEmpty { object["storeReadOnlyReason"] = readOnly }
-                object["alarms"] = alarms
+                object["version"] = .string(version)
+                object["store"] = .string(store)
+                object["storeWritable"] = .bool(readOnly.isEmpty)
+                if !readOnly.isEmpty { object["storeReadOnlyReason"] = .string(readOnly) }
+                object["alarms"] = .integer(alarms)
                 let storeLine = readOnly.isEmpty ? store : "\(store) (read-only: \(readOnly); no change can be stored)"
                 lines += ["version  " + version, "store    " + storeLine, "alarms   \(alarms)"]
                 if let server = try? await session.client.property("NotificationServer").stringValue,
                     let sound = try? await session.client.property("SoundOutput").stringValue
                 {
-                    object["notifications"] = server
-                    object["sound"] = sound
+                    object["notifications"] = .string(server)
+                    object["sound"] = .string(sound)
                     lines += ["notices  " + server, "sound    " + sound]
                 }
                 // An older agent lacks these: leave them out.
                 let client = session.client
                 if let volume = try? await client.property("OutputVolume").stringValue {
-                    object["outputVolume"] = volume
+                    object["outputVolume"] = .string(volume)
                     lines.append("volume   " + volume)
                 }
                 if let dnd = try? await client.property("DoNotDisturb").dictionaryValue {
-                    var entries: [String: Any] = [:]
+                    var entries: [String: JSONValue] = [:]
                     for (key, value) in dnd {
                         if let text = value.stringValue {
-                            entries[key] = text
+                            entries[key] = .string(text)
                         } else if let flag = value.boolValue {
-                            entries[key] = flag
+                            entries[key] = .bool(flag)
                         } else if let number = value.integerValue {
-                            entries[key] = number
+                            entries[key] = .integer(Int(number))
                         }
                     }
-                    object["doNotDisturb"] = entries
+                    object["doNotDisturb"] = .object(entries)
                     lines.append("dnd      " + (dnd["description"]?.stringValue ?? "unknown"))
                 }
                 if let canWake = try? await client.property("CanWakeFromSuspend").boolValue,
                     let wake = try? await client.property("WakeFromSuspend").stringValue
                 {
-                    object["canWakeFromSuspend"] = canWake
-                    object["wakeFromSuspend"] = wake
+                    object["canWakeFromSuspend"] = .bool(canWake)
+                    object["wakeFromSuspend"] = .string(wake)
                     lines.append("wake     " + wake)
                 }
                 if let timer = try? await client.property("WakeTimer").stringValue {
-                    object["wakeTimer"] = timer
+                    object["wakeTimer"] = .string(timer)
                     lines.append("timer    " + timer)
                 }
                 if let phone = try? await client.property("PhoneBackup").stringValue {
-                    object["phoneBackup"] = phone
+                    object["phoneBackup"] = .string(phone)
                     lines.append("phone    " + phone)
                 }
                 if let events = try? await client.property("WatchedEvents").arrayValue?.compactMap(\.stringValue),
                     let sources = try? await client.property("EventSources").stringValue
                 {
-                    object["watchedEvents"] = events
-                    object["eventSources"] = sources
+                    object["watchedEvents"] = .strings(events)
+                    object["eventSources"] = .string(sources)
                     lines.append("events   " + sources)
                 }
             }
             // Whether the agent starts at the next login: read from files, running or not.
             let login = LoginStart.find()
-            object["startsAtLogin"] = login.startsAtLogin
-            object["loginStart"] = login.route.rawValue
-            object["loginStartDetail"] = login.sentence
+            object["startsAtLogin"] = .bool(login.startsAtLogin)
+            object["loginStart"] = .string(login.route.rawValue)
+            object["loginStartDetail"] = .string(login.sentence)
             lines.append("login    " + login.sentence)
             if json {
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
+                print(JSONValue.object(object).text)
             } else {
                 print(lines.joined(separator: "\n"))
             }
@@ -161,9 +160,8 @@ struct AuthCommand: AsyncParsableCommand {
                 let session = try await AgentSession.open()
                 let answers = try await session.run { try await $0.authorizations() }
                 if json {
-                    let objects = answers.map { ["app": $0.app, "state": $0.state.rawValue] }
-                    let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])
-                    print(String(decoding: data, as: UTF8.self))
+                    let objects = answers.map { JSONValue.object(["app": .string($0.app), "state": .string($0.state.rawValue)]) }
+                    print(JSONValue.array(objects).text)
                 } else if answers.isEmpty {
                     print("No apps have asked to set alarms.")
                 } else {

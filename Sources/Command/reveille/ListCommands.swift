@@ -3,7 +3,7 @@ import AlarmKit
 import AlarmProtocol
 import CommandLineText
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Localization
 
 /// `reveille list`: every alarm, as a table or JSON.
@@ -124,7 +124,7 @@ enum AlarmDetails {
         }
         lines.append(("owner", AlarmListFormat.cleaned(alarm.owner)))
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+        return lines.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }.joined(separator: "\n")
     }
 }
 

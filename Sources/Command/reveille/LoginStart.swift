@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whether, and how, the agent starts at the person's next login: read from the files that decide
 /// it, the way systemd and the session find them, so `reveille status` can say it without the
@@ -57,7 +57,7 @@ struct LoginStart: Equatable {
 
     /// Reads the files; `environment` gives `HOME` and the `XDG_*` folders.
     static func find(environment: [String: String] = ProcessInfo.processInfo.environment) -> LoginStart {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         func folder(_ variable: String, default fallback: String) -> String {
             environment[variable].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? fallback
         }
@@ -87,7 +87,7 @@ struct LoginStart: Equatable {
         let entryStarts = autostart.map { path in
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
             return !text.split(whereSeparator: \.isNewline).contains { line in
-                let trimmed = line.replacingOccurrences(of: " ", with: "")
+                let trimmed = line.filter { $0 != " " }
                 return trimmed == "Hidden=true" || trimmed == "X-GNOME-Autostart-enabled=false"
             }
         } ?? false

@@ -2,7 +2,7 @@ import AlarmKit
 import AlarmProtocol
 import CommandLineText
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `reveille`: schedule and manage alarms and timers with the Reveille agent.
 @main

@@ -2,7 +2,8 @@ import AlarmKit
 import AlarmProtocol
 import CommandLineText
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Localization
 
 /// Options `add` and `timer` share.
 struct AlarmOptions: ParsableArguments {
@@ -53,7 +54,7 @@ struct AlarmOptions: ParsableArguments {
     func applySoundSettings(to definition: inout AlarmDefinition) throws {
         if let volume {
             let digits = volume.hasSuffix("%") ? String(volume.dropLast()) : volume
-            guard let percent = Int(digits.trimmingCharacters(in: .whitespaces)) else {
+            guard let percent = Int(digits.trimmingWhitespace(newlines: false)) else {
                 throw ValidationError("invalid --volume \(QuotedText.quote(volume)): not a whole number from 0 to 100")
             }
             definition.volume = percent
@@ -64,7 +65,7 @@ struct AlarmOptions: ParsableArguments {
 
     /// A length of time that may be `0` (a crescendo, a ring time-out); otherwise a duration.
     private static func spanOrZero(_ text: String) throws -> TimeInterval {
-        if text.trimmingCharacters(in: .whitespaces) == "0" { return 0 }
+        if text.trimmingWhitespace(newlines: false) == "0" { return 0 }
         return try parsed { () throws(InputError) in try DurationInput.parse(text) }
     }
 
@@ -74,14 +75,14 @@ struct AlarmOptions: ParsableArguments {
         guard !sound.isEmpty else { throw ValidationError("invalid --sound: empty") }
         if sound == "default" { return .default }
         guard AlertConfiguration.AlertSound.isFilePath(sound) || sound.hasPrefix(".") else { return .named(sound) }
-        let expanded = (sound as NSString).expandingTildeInPath
+        let expanded = AlertConfiguration.AlertSound.expandingTilde(sound)
         let url = URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         let path = url.standardizedFileURL.path
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ValidationError("invalid --sound: no such file: \(path)")
         }
-        guard !isDirectory.boolValue else { throw ValidationError("invalid --sound: a folder, not a sound file: \(path)") }
+        guard !isDirectory else { throw ValidationError("invalid --sound: a folder, not a sound file: \(path)") }
         return .named(path)
     }
 
@@ -176,7 +177,7 @@ struct AddCommand: AsyncParsableCommand {
     func definition() throws -> AlarmDefinition {
         let weekdays = try days.map { text in try parsed { () throws(InputError) in try WeekdaysInput.parse(text) } }
         let schedule = try parsed { () throws(InputError) in
-            try ClockTimeInput.parse(time, repeatingOn: weekdays, timeZone: .current, now: Date())
+            try ClockTimeInput.parse(time, repeatingOn: weekdays, timeZone: ZoneRules.current, now: Date())
         }
         let preAlert = try countdown.map { text in try parsed { () throws(InputError) in try DurationInput.parse(text) } }
         let snooze = try options.snoozeDuration()
@@ -186,7 +187,8 @@ struct AddCommand: AsyncParsableCommand {
             presentation: AlarmWire.defaultPresentation(title: options.title ?? "Alarm", isTimer: false, snoozes: snooze != nil),
             sound: try options.alertSound())
         if case .fixed(let date) = schedule, date <= Date() {
-            throw ValidationError("invalid time \(QuotedText.quote(time)): \(date.formatted(date: .abbreviated, time: .shortened)) has already passed")
+            let when = LocalTimeFormat.string(for: date, at: .local(), style: DesktopTimeStyle.current())
+            throw ValidationError("invalid time \(QuotedText.quote(time)): \(when) has already passed")
         }
         definition.tintColor = .orange
         try options.applySoundSettings(to: &definition)

@@ -1,6 +1,6 @@
 import AlarmKit
 import CommandLineText
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 import Localization
 
@@ -72,24 +72,24 @@ enum HistoryFormat {
     }
 
     static func latenessText(_ seconds: TimeInterval) -> String {
-        if abs(seconds) < 1 { return String(format: "%.0f ms", seconds * 1000) }
+        // Whole milliseconds, rounded as printf's `%.0f` rounds (half to even).
+        if abs(seconds) < 1 { return "\(Int((seconds * 1000).rounded(.toNearestOrEven))) ms" }
         return DurationFormat.units(seconds.rounded(), maximumUnits: 2)
     }
 
     static func json(_ entries: [AlertHistoryEntry]) -> String {
-        let objects: [[String: Any]] = entries.map { entry in
-            var object: [String: Any] = [
-                "alarmID": entry.alarmID.lowercasedText(), "title": entry.title,
-                "scheduledAt": AlarmDescription.iso8601(entry.scheduledAt), "count": entry.count,
-                "outcome": entry.outcome?.rawValue ?? "ringing",
+        let objects: [JSONValue] = entries.map { entry in
+            var object: [String: JSONValue] = [
+                "alarmID": .string(entry.alarmID.lowercasedText()), "title": .string(entry.title),
+                "scheduledAt": .string(AlarmDescription.iso8601(entry.scheduledAt)), "count": .integer(entry.count),
+                "outcome": .string(entry.outcome?.rawValue ?? "ringing"),
             ]
-            if let alertedAt = entry.alertedAt { object["alertedAt"] = AlarmDescription.iso8601(alertedAt) }
-            if let endedAt = entry.endedAt { object["endedAt"] = AlarmDescription.iso8601(endedAt) }
-            if let lateness = entry.lateness { object["lateness"] = (lateness * 1000).rounded() / 1000 }
-            if let phones = entry.phonesRung { object["phonesRung"] = phones }
-            return object
+            if let alertedAt = entry.alertedAt { object["alertedAt"] = .string(AlarmDescription.iso8601(alertedAt)) }
+            if let endedAt = entry.endedAt { object["endedAt"] = .string(AlarmDescription.iso8601(endedAt)) }
+            if let lateness = entry.lateness, lateness.isFinite { object["lateness"] = .number((lateness * 1000).rounded() / 1000) }
+            if let phones = entry.phonesRung { object["phonesRung"] = .strings(phones) }
+            return .object(object)
         }
-        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
+        return JSONValue.array(objects).text
     }
 }

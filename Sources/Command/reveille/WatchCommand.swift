@@ -4,9 +4,13 @@ import AlarmProtocol
 import CommandLineText
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 import Localization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `reveille watch`: a live view of every alarm, with keys to control them; or, with `--json`, one
 /// line of JSON per change.
@@ -45,7 +49,7 @@ struct WatchCommand: AsyncParsableCommand {
                     let reading = ClockReading.local()
                     let descriptions = alarms.map { AlarmDescription($0.record(at: reading), at: reading) }
                         .sorted { $0.id < $1.id }
-                    FileHandle.standardOutput.write(Data((AlarmDescription.json(descriptions) + "\n").utf8))
+                    FileDescriptor.standardOutput.write(AlarmDescription.json(descriptions) + "\n")
                 }
                 return
             }
@@ -393,7 +397,7 @@ final class LiveView {
         if lines.count < height { frame += "\u{1B}[\(lines.count + 1);1H\u{1B}[J" }
         guard frame != lastFrame else { return }
         lastFrame = frame
-        Output.write(frame)
+        FileDescriptor.standardOutput.write(frame)
     }
 
     /// How long until the text shown changes by itself: a countdown's clock (whole seconds, rounded
@@ -488,20 +492,6 @@ enum Key: Equatable, Sendable {
     }
 }
 
-/// Writing to standard output with `write(2)`: a terminal that went away fails the write quietly
-/// instead of raising as `FileHandle` does.
-enum Output {
-    /// Writes all of `text`, or as much as the terminal takes before failing.
-    static func write(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { buffer in try? FileDescriptor.standardOutput.write(buffer) }
-            guard let written, written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
-    }
-}
-
 /// The terminal in raw mode on the alternate screen with the cursor hidden, until `restore()`.
 final class RawTerminal {
     /// The modes before, to restore; nil when they could not be read (not a terminal).
@@ -521,14 +511,14 @@ final class RawTerminal {
             return
         }
         active = true
-        Output.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
+        FileDescriptor.standardOutput.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
     }
 
     /// Leaves the alternate screen, shows the cursor, and puts the terminal's modes back.
     func restore() {
         guard active else { return }
         active = false
-        Output.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        FileDescriptor.standardOutput.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         if let saved { try? FileDescriptor.standardInput.setTerminalModes(saved, .afterFlushingInput) }
     }
 

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 
 /// Finding the agent on the bus, and starting it when nothing runs it: by D-Bus activation when it
@@ -70,7 +70,7 @@ package enum AgentLauncher {
     package static func logURL() -> URL {
         let environment = ProcessInfo.processInfo.environment
         let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/state")
+            ?? URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path).appendingPathComponent(".local/state")
         return state.appendingPathComponent("reveille/reveilled.log")
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the agent's D-Bus API lives: its well-known name, object paths and interfaces, written
 /// once for the client and the agent.

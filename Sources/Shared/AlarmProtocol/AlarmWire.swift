@@ -1,7 +1,7 @@
 import AlarmModel
 import AlarmRecords
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// How alarms and their configurations travel over D-Bus: `a{sv}` dictionaries with the keys the
 /// interface XML documents.

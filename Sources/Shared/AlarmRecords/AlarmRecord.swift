@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Everything the agent keeps about one alarm: who owns it, what it is, and where it is in time.
 package struct AlarmRecord: Hashable, Sendable, Identifiable {

@@ -1,6 +1,6 @@
 package import AlarmModel
 internal import CGio
-import Foundation
+import FoundationEssentials
 
 /// The person's `TimeStyle`: day and month names from the `LC_TIME` locale, the 12- or 24-hour
 /// clock from GNOME's `clock-format` where it speaks for the person, otherwise from that locale.
@@ -33,7 +33,7 @@ package enum DesktopTimeStyle {
         guard g_settings_schema_has_key(found, key) != 0, let settings = g_settings_new_full(found, nil, nil) else { return nil }
         defer { g_object_unref(settings) }
         let desktops = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":")
-        let inGNOME = desktops.contains { $0.caseInsensitiveCompare("GNOME") == .orderedSame }
+        let inGNOME = desktops.contains { $0.lowercased() == "gnome" }
         if !inGNOME {
             guard let userValue = g_settings_get_user_value(settings, key) else { return nil }
             g_variant_unref(userValue)
@@ -46,7 +46,7 @@ package enum DesktopTimeStyle {
     /// The person's dconf database: `$XDG_CONFIG_HOME/dconf/user` (`~/.config/dconf/user`).
     static func dconfDatabase(environment: [String: String]) -> String {
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+            ?? (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config"
         return configHome + "/dconf/user"
     }
 }

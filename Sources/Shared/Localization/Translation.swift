@@ -1,5 +1,5 @@
 internal import CLinux
-import Foundation
+import FoundationEssentials
 
 /// Reveille's messages in the person's language, from its gettext catalogs (`reveille.mo`).
 ///

@@ -48,6 +48,17 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomStrin
         try systemCall(.write) { Glibc.write(rawValue, buffer.baseAddress, buffer.count) }
     }
 
+    /// Writes all of `text` (`write(2)`, as often as it takes), or as much as the descriptor takes
+    /// before failing: a terminal that went away fails the write quietly.
+    package func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { buffer in try? write(buffer) }
+            guard let written, written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
     /// Reads one 8-byte count (`read(2)`): an eventfd's counter, a timerfd's expirations.
     package func readCount() throws(Errno) -> UInt64 {
         var count: UInt64 = 0

@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Something that acts while alarms ring, beside the desktop presenter: the sleep and idle

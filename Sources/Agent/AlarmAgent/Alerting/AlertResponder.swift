@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmModel
 import AlarmDesktop
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

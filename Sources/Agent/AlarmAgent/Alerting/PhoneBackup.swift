@@ -1,6 +1,6 @@
 import AlarmDesktop
 import AlarmModel
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

@@ -1,7 +1,7 @@
 import AlarmCore
 import AlarmModel
 import DBus
-import Foundation
+import FoundationEssentials
 import Localization
 import Logging
 import Synchronization

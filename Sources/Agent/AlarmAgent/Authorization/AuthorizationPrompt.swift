@@ -1,7 +1,7 @@
 import AlarmModel
 import AlarmDesktop
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// Asks the person a yes-or-no question with a notification and waits for the answer.
 ///

@@ -1,5 +1,5 @@
 @_spi(ExperimentalCustomExecutors) import _Concurrency
-import Foundation
+import FoundationEssentials
 
 /// The executors the agent's process runs its tasks on: the main thread's as Swift sets it up, and
 /// a ``WorkerPool`` in place of libdispatch's workers for everything else.

@@ -1,7 +1,7 @@
 @_spi(ExperimentalScheduling) import _Concurrency
 import AlarmCore
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// A task executor of a few threads that cost nothing while there is nothing to run.
 ///

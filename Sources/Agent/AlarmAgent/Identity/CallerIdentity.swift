@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import AlarmModel
 
 /// Who is calling the agent, worked out from what the bus and the kernel say, never from what the
 /// caller says about itself.
@@ -99,7 +100,7 @@ package struct ProcessIdentifier: Sendable {
     /// The `name=` of the `[Application]` group of a `.flatpak-info` file.
     static func flatpakAppID(_ info: String) -> String? {
         var inApplication = false
-        for line in info.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for line in info.split(whereSeparator: \.isNewline).map({ $0.trimmingWhitespace(newlines: false) }) {
             if line.hasPrefix("[") { inApplication = line == "[Application]"; continue }
             if inApplication, line.hasPrefix("name=") {
                 let name = String(line.dropFirst("name=".count))

@@ -1,8 +1,12 @@
 import AlarmCore
 import AlarmModel
 import DBus
-import Foundation
+import FoundationEssentials
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Works out who a bus caller is, once per connection: the person's own `reveille` command (which
 /// sees and manages every alarm), or an app.

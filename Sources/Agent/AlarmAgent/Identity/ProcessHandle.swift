@@ -1,6 +1,11 @@
 import DBus
-import Foundation
+import FoundationEssentials
 import LinuxSystem
+import AlarmModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A process file descriptor (pidfd): a reference to one process that, unlike its id, can never
 /// come to name another. One wrapper per call: `pidfd_open`, the `Pid:` line of its
@@ -37,7 +42,7 @@ struct ProcessHandle {
     /// The value of the `Pid:` line of a pidfd's `fdinfo` text, when it names a process.
     static func processID(fdinfo: String) -> UInt32? {
         for line in fdinfo.split(whereSeparator: \.isNewline) where line.hasPrefix("Pid:") {
-            let value = line.dropFirst("Pid:".count).trimmingCharacters(in: .whitespaces)
+            let value = line.dropFirst("Pid:".count).trimmingWhitespace(newlines: false)
             guard let id = Int64(value), id > 0, id <= Int64(UInt32.max) else { return nil }
             return UInt32(id)
         }

@@ -1,7 +1,7 @@
 import AlarmModel
 import AlarmRecords
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Runs an app's intents: AlarmKit's `stopIntent` and `secondaryIntent`, which on Linux are the
@@ -33,7 +33,7 @@ package struct IntentRunner: Sendable {
                 metadata: ["alarm": "\(record.id)", "owner": "\(record.owner)", "action": "\(action)"])
             return
         }
-        let path = "/" + application.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
+        let path = "/" + application.replacing(".", with: "/").replacing("-", with: "_")
         let platformData = DBusValue.dictionary([:])
         do {
             if action == ApplicationActionName.activate {

@@ -1,7 +1,7 @@
 import AlarmModel
 import AlarmProtocol
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// The named errors of the agent's D-Bus API (`AlarmErrorName`), and the error each failure becomes.
 package enum AgentError {

@@ -4,7 +4,7 @@ import AlarmRecords
 import AlarmDesktop
 import AlarmProtocol
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

@@ -3,7 +3,7 @@ import AlarmModel
 import AlarmDesktop
 import AlarmProtocol
 import DBus
-import Foundation
+import FoundationEssentials
 
 extension AlarmService {
     /// The manager interface: its methods, properties and signals, with their handlers.

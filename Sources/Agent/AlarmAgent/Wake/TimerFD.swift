@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import LinuxSystem
+import AlarmModel
 
 /// A kernel timer the agent holds: LinuxSystem's timerfd (`FileDescriptor.timer`), closed when the
 /// last reference to it goes, its reads sorted into an expiry, a clock set or nothing yet.
@@ -58,6 +59,6 @@ enum KernelClock {
     /// The kernel's identifier of this boot (`/proc/sys/kernel/random/boot_id`).
     static let bootID: String = {
         let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
-        return text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown-boot"
+        return text?.trimmingWhitespace() ?? "unknown-boot"
     }()
 }

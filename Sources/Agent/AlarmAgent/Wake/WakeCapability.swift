@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Whether alarms can wake this machine from suspend, how, and why not: what `reveille status` tells.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One way of having a suspended machine woken at an instant, for agents that may not set the
 /// kernel's wake timers themselves: the systemd user manager's `WakeSystem` timer, or KDE

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The system clock, telling a `WakeRouter` the instant of each wake-up the engine waits for, so

@@ -1,6 +1,6 @@
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Who is asking: an app, which sees and changes only its own alarms, or the person at the

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// The engine's settings: how late an alert may still ring, how long it rings, how many alarms.
 package struct AlarmPolicy: Hashable, Sendable {

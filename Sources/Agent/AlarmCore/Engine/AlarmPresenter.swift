@@ -1,6 +1,6 @@
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 
 /// What a person sees and hears of alarms; the engine tells it what to show, it decides nothing.
 ///

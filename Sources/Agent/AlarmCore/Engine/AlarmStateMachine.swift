@@ -1,6 +1,6 @@
 import AlarmModel
 import AlarmRecords
-import Foundation
+import FoundationEssentials
 
 /// AlarmKit's alarm life cycle as a value type: an event and a clock reading give the alarm's next
 /// record and the actions to carry out. It stores nothing and presents nothing itself.

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Why the engine's wake-up could not be armed (its timers could not be made), while it cannot:
 /// the engine tries again, less and less often, and `reveille status` says so.

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// The compact binary form of an `AlarmDefinition` that the store keeps in the `definition` column.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decides, per ringing alert, how it gets through do-not-disturb: shown as it is, shown after
 /// do-not-disturb is lifted, or held back until it ends. A value type: events in, actions out;

@@ -2,7 +2,7 @@ import AlarmCore
 import AlarmModel
 import AlarmRecords
 import DBus
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

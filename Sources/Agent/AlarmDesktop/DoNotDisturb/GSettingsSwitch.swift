@@ -1,5 +1,5 @@
 import CLibNotify
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One boolean GSettings key, read, written and watched on a GLib thread of its own.

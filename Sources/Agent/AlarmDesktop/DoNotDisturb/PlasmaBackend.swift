@@ -1,5 +1,6 @@
 import DBus
-import Foundation
+import FoundationEssentials
+import AlarmModel
 
 /// KDE Plasma's do-not-disturb: the read-only `Inhibited` property of the notification server
 /// (`org.freedesktop.Notifications` at `/org/freedesktop/Notifications`), watched through
@@ -36,7 +37,7 @@ package final class PlasmaBackend: DoNotDisturbBackend {
     /// `CriticalInDndMode` from the text of `plasmanotifyrc`: true unless a line sets it false.
     static func criticalInDndMode(in text: String) -> Bool {
         for line in text.split(whereSeparator: \.isNewline) {
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace(newlines: false) }
             if parts.count == 2, parts[0] == "CriticalInDndMode" { return parts[1].lowercased() != "false" }
         }
         return true

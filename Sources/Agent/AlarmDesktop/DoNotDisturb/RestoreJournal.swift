@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 
 /// What a person's setting was before Reveille changed it, and what Reveille set it to: written to

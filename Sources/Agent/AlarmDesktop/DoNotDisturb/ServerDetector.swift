@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// Finds which notification server runs and makes the backend for its do-not-disturb.
 ///

@@ -1,5 +1,5 @@
 import CLibNotify
-import Foundation
+import FoundationEssentials
 
 /// A countdown's notification, updated in place each time its displayed second changes.
 extension PresenterState {

@@ -1,5 +1,5 @@
 import CLibNotify
-import Foundation
+import FoundationEssentials
 
 /// The libnotify calls that post, update, close and let go of a notification.
 extension PresenterState {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Escaping for notification bodies, which servers may render as a small subset of HTML.
 package enum Markup {

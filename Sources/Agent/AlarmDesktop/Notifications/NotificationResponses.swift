@@ -1,5 +1,5 @@
 import CLibNotify
-import Foundation
+import FoundationEssentials
 
 /// A person's answers (actions and closes) on the presenter's notifications, as `NotificationResponse`s.
 extension PresenterState {

@@ -1,5 +1,5 @@
 import CLibNotify
-import Foundation
+import FoundationEssentials
 
 /// The notification server as the presenter follows it (`g_bus_watch_name` on
 /// `org.freedesktop.Notifications`): what the server can do, read when it appears, and every alert

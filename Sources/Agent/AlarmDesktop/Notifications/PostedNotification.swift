@@ -1,6 +1,6 @@
 import AlarmRecords
 import CLibNotify
-import Foundation
+import FoundationEssentials
 
 /// One notification the presenter shows (an alert, a countdown, a missed-alarm note).
 final class Posted {

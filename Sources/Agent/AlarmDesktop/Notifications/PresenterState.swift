@@ -2,7 +2,7 @@ import AlarmCore
 import AlarmModel
 import AlarmRecords
 import CLibNotify
-import Foundation
+import FoundationEssentials
 import Localization
 import Logging
 import Synchronization

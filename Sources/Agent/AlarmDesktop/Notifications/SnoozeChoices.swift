@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Localization
+import AlarmModel
 
 /// The snooze lengths a person chose for a ringing alarm's notification
 /// (`reveilled --snooze-choices 5m,10m,15m`): each becomes one more action, `snooze-<seconds>`
@@ -65,7 +66,7 @@ package struct SnoozeChoices: Hashable, Sendable {
 
     /// One item of the list, in seconds.
     static func length(_ part: String) throws(SnoozeChoiceError) -> Int {
-        let item = part.trimmingCharacters(in: .whitespaces)
+        let item = part.trimmingWhitespace(newlines: false)
         guard !item.isEmpty else {
             throw SnoozeChoiceError(item: item, reason: "an item is empty (two commas in a row, or one at an end)")
         }

@@ -1,5 +1,5 @@
 import CALSA
-import Foundation
+import FoundationEssentials
 
 /// The mixer of the output alert sounds go to: ALSA's simple mixer element `Master` (or `PCM`) of
 /// the control device `default`, read and, for silent mode, written. On a desktop that control is

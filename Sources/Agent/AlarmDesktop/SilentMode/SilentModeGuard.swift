@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
+import Dispatch
 
 /// Silent mode: the output the alert sounds go to is muted, or at zero volume. `status` says so;
 /// with `unmuteTo` set (opt-in), the mixer is turned up to that level while an alarm that breaks

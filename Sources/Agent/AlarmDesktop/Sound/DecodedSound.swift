@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A sound decoded to interleaved signed 16-bit samples, ready to loop on a PCM.
 package struct DecodedSound: Sendable, Equatable {

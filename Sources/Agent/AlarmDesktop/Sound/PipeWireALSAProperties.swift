@@ -1,5 +1,10 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+import AlarmModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The stream properties pipewire-alsa gives the next PCM this process opens: its `PIPEWIRE_ALSA`
 /// environment variable, which the plugin reads (`getenv`) in `snd_pcm_open` and applies to the
@@ -40,7 +45,7 @@ package enum PipeWireALSAProperties {
 
     /// Reveille's properties followed by the ones in `own` (an SPA-JSON object), so the person's win.
     static func combined(_ properties: String, with own: String?) -> String {
-        guard let own = own?.trimmingCharacters(in: .whitespacesAndNewlines), own.hasPrefix("{"), own.hasSuffix("}"),
+        guard let own = own?.trimmingWhitespace(), own.hasPrefix("{"), own.hasSuffix("}"),
             own.count > 2
         else { return properties }
         return String(properties.dropLast()) + own.dropFirst().dropLast() + " }"

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Why a sound was refused or could not be played.
 package enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import CSndFile
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 
 /// Decoding sound files with libsndfile (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3 with libsndfile 1.1+).

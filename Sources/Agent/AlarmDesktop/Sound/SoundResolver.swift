@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Finds the sound an alert plays, so that an alarm never rings silently.
 ///
@@ -111,7 +111,7 @@ package struct SoundResolver: Sendable {
         var result: [Source] = []
         if case .named(let name) = sound {
             if Self.isFilePath(name) {
-                result.append(.file(URL(fileURLWithPath: (name as NSString).expandingTildeInPath)))
+                result.append(.file(URL(fileURLWithPath: AlertConfiguration.AlertSound.expandingTilde(name))))
             } else if let found = themeSound(named: name) {
                 result.append(.theme(name: found.name, url: found.url))
             }
@@ -149,7 +149,7 @@ package struct SoundResolver: Sendable {
     package func validate(_ sound: AlertConfiguration.AlertSound) throws(SoundError) {
         guard case .named(let name) = sound else { return }
         if Self.isFilePath(name) {
-            let path = (name as NSString).expandingTildeInPath
+            let path = AlertConfiguration.AlertSound.expandingTilde(name)
             guard path.hasPrefix("/") else { throw .relativePath(path: name) }
             try SoundFile.check(path: path)
         } else {
@@ -181,14 +181,14 @@ package struct SoundResolver: Sendable {
             guard let text = try? String(contentsOf: index, encoding: .utf8) else { continue }
             var inSection = false
             for rawLine in text.split(whereSeparator: \.isNewline) {
-                let line = rawLine.trimmingCharacters(in: .whitespaces)
+                let line = rawLine.trimmingWhitespace(newlines: false)
                 if line.hasPrefix("[") {
                     inSection = line == "[Sound Theme]"
                 } else if inSection, let equals = line.firstIndex(of: "="),
-                    line[..<equals].trimmingCharacters(in: .whitespaces) == "Inherits"
+                    line[..<equals].trimmingWhitespace(newlines: false) == "Inherits"
                 {
                     return line[line.index(after: equals)...].split(separator: ",")
-                        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                        .map { $0.trimmingWhitespace(newlines: false) }.filter { !$0.isEmpty }
                 }
             }
             return []

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An alarm or timer known to the agent, as AlarmKit's `Alarm` describes it.
 ///

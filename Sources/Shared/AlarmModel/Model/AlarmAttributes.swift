@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// App-defined data carried with an alarm, as AlarmKit's `AlarmMetadata`.
 public protocol AlarmMetadata: Codable, Hashable, Sendable {}

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An alarm's configuration without its metadata type: what the agent stores and sends.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AlarmManager {
     /// Errors AlarmKit's `AlarmManager` defines.

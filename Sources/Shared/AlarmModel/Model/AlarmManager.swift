@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The entry point apps use to schedule and control alarms, as AlarmKit's `AlarmManager`.
 ///
@@ -85,7 +85,27 @@ public enum AlertConfiguration {
         /// Whether `name` names a file (it has a `/`, starts with `~`, or ends in an audio
         /// extension) rather than a sound-theme name such as `alarm-clock-elapsed`.
         public static func isFilePath(_ name: String) -> Bool {
-            name.contains("/") || name.hasPrefix("~") || fileExtensions.contains((name as NSString).pathExtension.lowercased())
+            name.contains("/") || name.hasPrefix("~") || fileExtensions.contains(fileExtension(of: name).lowercased())
+        }
+
+        /// The text after the last `.` of a file name that has no `/` (`ogg` for `bell.ogg`);
+        /// empty when the dot is the name's first character (`.ogg` is a hidden file's whole name)
+        /// or its last.
+        static func fileExtension(of name: String) -> Substring {
+            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+            return name[name.index(after: dot)...]
+        }
+
+        /// A file path with a leading `~` or `~user` replaced by that home folder (`~/bell.ogg`),
+        /// as a shell does; unchanged when it names no known user.
+        package static func expandingTilde(_ path: String) -> String {
+            guard path.hasPrefix("~") else { return path }
+            let user = path.dropFirst().prefix { $0 != "/" }
+            let rest = path.dropFirst(1 + user.count)
+            let home = user.isEmpty
+                ? FileManager.default.homeDirectoryForCurrentUser.path : FileManager.default.homeDirectory(forUser: String(user))?.path
+            guard let home else { return path }
+            return home + rest
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a person sees of an alarm while it alerts, counts down and is paused, as in AlarmKit.
 public struct AlarmPresentation: Codable, Hashable, Sendable {

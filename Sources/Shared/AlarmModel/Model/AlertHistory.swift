@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How an alert ended.
 public enum AlertOutcome: String, Codable, Hashable, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AlarmManager {
     /// Whether an app may schedule alarms, as AlarmKit's `AlarmManager.AuthorizationState`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An action of the app's own that an alarm runs when it is stopped, or from its secondary
 /// button: AlarmKit's `stopIntent` and `secondaryIntent`.
@@ -36,16 +36,19 @@ public enum ApplicationActionName {
         let elements = name.split(separator: ".", omittingEmptySubsequences: false)
         return name.utf8.count <= 255 && elements.count >= 2
             && elements.allSatisfy { element in
-                guard let first = element.unicodeScalars.first, !CharacterSet.decimalDigits.contains(first) else { return false }
-                return element.unicodeScalars.allSatisfy {
-                    $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-")
-                }
+                guard let first = element.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+                return element.unicodeScalars.allSatisfy { isASCIILetterOrDigit($0) || $0 == "_" || $0 == "-" }
             }
     }
 
     /// Whether a name is a usable action name: 1 to 255 letters, digits, `-`, `_` or `.`.
     public static func isValid(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 255
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy { isASCIILetterOrDigit($0) || "-_.".unicodeScalars.contains($0) }
+    }
+
+    /// Whether a character is an ASCII letter or digit.
+    static func isASCIILetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
     }
 }

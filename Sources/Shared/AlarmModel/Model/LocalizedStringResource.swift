@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Text shown to a person, standing in for Foundation's `LocalizedStringResource` on Linux.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An alarm id's text, read and written in Swift.
 ///

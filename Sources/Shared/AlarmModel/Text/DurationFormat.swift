@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Writes a length of time the way the CLI shows it: `1h 30m 5s` or `01:30:05`.
 ///
