@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "AlarmKit", targets: ["AlarmKit"]),
         .executable(name: "reveilled", targets: ["reveilled"]),
         .executable(name: "reveille", targets: ["reveille"]),
+        .executable(name: "reveille-multicall", targets: ["reveille-multicall"]),
         .executable(name: "reveille-bench", targets: ["reveille-bench"]),
     ],
     dependencies: [
@@ -20,7 +21,8 @@ let package = Package(
     targets: [
         // The layers, by audience (DESIGN.md; `scripts/check-architecture` keeps these rules). Each
         // target's `path:` puts it in its audience's folder of Sources/: Shared, AppLibrary, Agent,
-        // Command, System, CModules, TestOnly (README, "Layout").
+        // Command, Installed (the one program the package installs), System, CModules, TestOnly
+        // (README, "Layout").
         // - AlarmModel: what apps see: AlarmKit's types, schedule math, the clock. Foundation only.
         // - AlarmCore: the agent's engine: state machine, deadline queue, threads, the store (SQLite).
         // - AlarmProtocol: the wire between client and agent: names, encoding, finding and starting the agent.
@@ -132,22 +134,36 @@ let package = Package(
             ],
             path: "Sources/Agent/AlarmAgent"
         ),
-        .executableTarget(
-            name: "reveilled",
+        // - ReveilledCLI: the agent's command line, `reveilled`'s options and its run; ReveilleCLI: the
+        //   command's, `reveille`'s subcommands. Each is a library so that one installed program
+        //   can be both.
+        .target(
+            name: "ReveilledCLI",
             dependencies: [
                 "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop", "AlarmProtocol", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/Agent/reveilled"
+            path: "Sources/Agent/ReveilledCLI"
         ),
-        .executableTarget(
-            name: "reveille",
+        .target(
+            name: "ReveilleCLI",
             dependencies: [
                 "AlarmKit", "AlarmRecords", "AlarmProtocol", "CommandLineText", "Localization", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/Command/reveille"
+            path: "Sources/Command/ReveilleCLI"
+        ),
+        // The agent and the command as programs of their own, for development and the tests.
+        .executableTarget(name: "reveilled", dependencies: ["AlarmAgent", "ReveilledCLI"], path: "Sources/Agent/reveilled"),
+        .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"], path: "Sources/Command/reveille"),
+        // What the package installs: one program that is the agent when started as `reveilled` and
+        // the command otherwise (scripts/package installs it as /usr/bin/reveille, with reveilled
+        // a link to it), so that the Swift runtime and Foundation are installed once.
+        .executableTarget(
+            name: "reveille-multicall",
+            dependencies: ["AlarmAgent", "LinuxSystem", "ReveilleCLI", "ReveilledCLI"],
+            path: "Sources/Installed/reveille-multicall"
         ),
         .target(
             name: "TestSupport",

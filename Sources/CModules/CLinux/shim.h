@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libintl.h>
+#include <linux/capability.h>
 #include <locale.h>
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -45,6 +46,30 @@ static inline int reveille_pipe_cloexec(int fds[2]) {
 /// keeps the first 15 bytes). `pthread_setname_np` needs _GNU_SOURCE, which this module avoids.
 static inline void reveille_name_thread(const char *name) {
     prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
+/// The calling thread's permitted capabilities (`capget(2)`, through `syscall`: glibc has no
+/// wrapper), the first 64 of them as bits; -1 with errno set when the call fails.
+static inline int reveille_capabilities_permitted(unsigned long long *permitted) {
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {{0}};
+    int result = (int)syscall(SYS_capget, &header, data);
+    if (result == 0) *permitted = ((unsigned long long)data[1].permitted << 32) | data[0].permitted;
+    return result;
+}
+
+/// Clears the calling thread's effective, permitted and inheritable capabilities (`capset(2)`,
+/// which clears the ambient ones with them); -1 with errno set when the call fails.
+static inline int reveille_capabilities_clear(void) {
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {{0}};
+    return (int)syscall(SYS_capset, &header, data);
+}
+
+/// Sets whether the process may be dumped and read through `/proc` by its own user
+/// (`PR_SET_DUMPABLE`, variadic `prctl`); -1 with errno set when the call fails.
+static inline int reveille_set_dumpable(int dumpable) {
+    return prctl(PR_SET_DUMPABLE, (unsigned long)dumpable, 0, 0, 0);
 }
 
 #endif

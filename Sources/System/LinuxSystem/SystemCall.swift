@@ -54,4 +54,10 @@ package enum SystemCall: String, Hashable, Sendable, CaseIterable {
     case terminalSetAttributes
     /// `ioctl(TIOCGWINSZ)`.
     case terminalSize
+    /// `capget(2)`.
+    case capabilitiesGet
+    /// `capset(2)`.
+    case capabilitiesSet
+    /// `prctl(PR_SET_DUMPABLE)`.
+    case setDumpable
 }

@@ -11,6 +11,16 @@ import Glibc
 import Logging
 import LinuxSystem
 
+/// The `reveilled` command, for the programs that are it: `reveilled`, and the installed program
+/// when it is started by that name.
+package enum ReveilledCommand {
+    /// Parses the command line and runs the agent until SIGTERM or SIGINT; a failure ends the
+    /// process with its status. Install the agent's executors (`AgentExecutors.install()`) first.
+    package static func main() async {
+        await Reveilled.main()
+    }
+}
+
 /// `reveilled`: the Reveille agent. Runs until SIGTERM or SIGINT.
 struct Reveilled: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

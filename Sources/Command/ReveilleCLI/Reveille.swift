@@ -4,8 +4,16 @@ import CommandLineText
 import ArgumentParser
 import FoundationEssentials
 
+/// The `reveille` command, for the programs that are it: `reveille`, and the installed program
+/// when it is started by that name.
+package enum ReveilleCommand {
+    /// Parses the command line and runs the command; a failure ends the process with its status.
+    package static func main() async {
+        await Reveille.main()
+    }
+}
+
 /// `reveille`: schedule and manage alarms and timers with the Reveille agent.
-@main
 struct Reveille: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reveille",

@@ -1,0 +1,4 @@
+import ReveilleCLI
+
+// `reveille`: schedule and manage alarms and timers with the Reveille agent (ReveilleCLI).
+await ReveilleCommand.main()
