@@ -158,8 +158,8 @@ let package = Package(
         .executableTarget(name: "reveilled", dependencies: ["AlarmAgent", "ReveilledCLI"], path: "Sources/Agent/reveilled"),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"], path: "Sources/Command/reveille"),
         // What the package installs: one program that is the agent when started as `reveilled` and
-        // the command otherwise (scripts/package installs it as /usr/bin/reveille, with reveilled
-        // a link to it), so that the Swift runtime and Foundation are installed once.
+        // the command otherwise (scripts/install installs it as /usr/bin/reveille and, a hard link,
+        // /usr/bin/reveilled), so that the Swift runtime and Foundation are installed once.
         .executableTarget(
             name: "reveille-multicall",
             dependencies: ["AlarmAgent", "LinuxSystem", "ReveilleCLI", "ReveilledCLI"],

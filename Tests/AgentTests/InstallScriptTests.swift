@@ -118,6 +118,11 @@ struct InstallScriptTests {
         onBus["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let list = try await Self.run(sandbox, prefix + "/bin/reveille", ["list", "--json"], environment: onBus)
         #expect(list.status == .exited(0) && list.line == "[]", "\(list)")
+        // One program, installed once: reveille and reveilled are two names of one file.
+        var command = stat()
+        var agent = stat()
+        #expect(lstat(prefix + "/bin/reveille", &command) == 0 && lstat(prefix + "/bin/reveilled", &agent) == 0)
+        #expect(command.st_ino == agent.st_ino && agent.st_nlink == 2 && (agent.st_mode & S_IFMT) == S_IFREG, "two names of one regular file")
         let agents = Self.processes(running: prefix + "/bin/reveilled")
         #expect(agents.count == 1, "\(agents)")
         // dbus-daemon gives the services it starts its address as DBUS_STARTER_ADDRESS.
@@ -204,7 +209,7 @@ struct InstallScriptTests {
         #expect(FileManager.default.fileExists(atPath: stage + unit))
     }
 
-    @Test("--bin-dir with reveilled missing fails, naming it, and installs nothing")
+    @Test("--bin-dir without the installed program (reveille-multicall) fails, naming it, and installs nothing")
     func binDirMissingProgram() async throws {
         let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: false) }
         defer { sandbox.stop() }
@@ -221,7 +226,7 @@ struct InstallScriptTests {
         #expect(install.status == .exited(1), "\(install)")
         #expect(
             install.error.contains(
-                "install: \(partial.path)/reveilled is missing (swift build -c release $(scripts/release-flags) --product reveilled); nothing was installed"),
+                "install: \(partial.path)/reveille-multicall is missing (scripts/build-release, or swift build -c release $(scripts/release-flags) --product reveille-multicall); nothing was installed"),
             "\(install)")
         #expect(install.output.isEmpty, "\(install)")
         #expect(try Self.files(under: sandbox.home) == before, "something was installed")
@@ -236,7 +241,7 @@ struct InstallScriptTests {
         // Programs that say another version, as a build from another commit would.
         let other = sandbox.root.appendingPathComponent("other-bin")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
-        for program in ["reveille", "reveilled"] {
+        for program in ["reveille-multicall"] {
             let path = other.appendingPathComponent(program).path
             try "#!/bin/sh\necho 99.0.0\n".write(toFile: path, atomically: true, encoding: .utf8)
             #expect(chmod(path, 0o755) == 0)
@@ -250,7 +255,7 @@ struct InstallScriptTests {
         let sourceVersion = try Self.sourceVersion
         #expect(
             install.error.contains(
-                "install: \(other.path)/reveille is version 99.0.0, debian/changelog says \(sourceVersion): rebuild, or add a changelog entry; nothing was installed"),
+                "install: \(other.path)/reveille-multicall (as reveille) is version 99.0.0, debian/changelog says \(sourceVersion): rebuild, or add a changelog entry; nothing was installed"),
             "\(install)")
         #expect(try Self.files(under: sandbox.home) == before, "something was installed")
     }

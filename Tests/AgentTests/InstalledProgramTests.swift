@@ -9,8 +9,9 @@ import Glibc
 #endif
 
 /// The program the package installs (`reveille-multicall`): one file, `/usr/bin/reveille`, with
-/// `/usr/bin/reveilled` a link to it; the agent when started as `reveilled`, the command otherwise.
-@Suite("The installed program: one file, the agent by its link's name, the command otherwise", .requires(InstalledProgram.unavailable))
+/// `/usr/bin/reveilled` a second name (hard link) of it; the agent when started as `reveilled`, the
+/// command otherwise.
+@Suite("The installed program: one file, the agent by its second name, the command otherwise", .requires(InstalledProgram.unavailable))
 struct InstalledProgramTests {
     @Test("Started as reveilled it is the agent, as reveille the command; the agent knows the command beside it for the person's own")
     func bothRoles() async throws {
@@ -31,8 +32,8 @@ struct InstalledProgramTests {
 
         let agent = try fixture.sandbox.spawn(installed.agent, ["--silent"])
         try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
-        // The agent is the one file, by its link's name.
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent.pid)/exe") == installed.command)
+        // The agent is the one file, by its second name.
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(agent.pid)/exe") == installed.agent)
         #expect(try String(contentsOfFile: "/proc/\(agent.pid)/comm", encoding: .utf8) == "reveilled\n")
         // What the command sets is the person's (owner `user`): the agent read the command's
         // executable and found the reveille beside its own.
@@ -44,6 +45,19 @@ struct InstalledProgramTests {
         // it sees none of the person's alarms.
         let other = try await fixture.reveille("list")
         #expect(other.status == .exited(0) && !other.output.contains(" Work"), "\(other)")
+    }
+
+    @Test("It links no ICU: none of Foundation's ICU-backed libraries (FoundationInternationalization, _FoundationICU) nor swift-corelibs-foundation, which reaches them")
+    func linksNoICU() throws {
+        // This build links the Swift libraries as shared ones: the ones it needs are named in its
+        // dynamic section. (The release build links them in; scripts/check-lean looks there for
+        // ICU's data table, and the package's build runs it.)
+        let needed = try InstalledProgram.neededLibraries(Built.path("reveille-multicall"))
+        #expect(needed.contains { $0.hasPrefix("libFoundationEssentials.so") }, "\(needed)")
+        let icu = needed.filter { name in
+            ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so", "libicu"].contains { name.hasPrefix($0) }
+        }
+        #expect(icu.isEmpty, "reveille-multicall links \(icu): something it is built from imports Foundation (not FoundationEssentials) or one of its ICU-backed parts")
     }
 
     @Test(
@@ -88,7 +102,8 @@ struct InstalledProgramTests {
 }
 
 /// The installed program laid out as the package lays it out, in a folder: `reveille`, a copy of
-/// the built `reveille-multicall`, and `reveilled`, a link to it.
+/// the built `reveille-multicall`, and `reveilled`, a second name (hard link) of it, as
+/// scripts/install makes them.
 struct InstalledProgram {
     /// `folder/reveille`.
     let command: String
@@ -100,7 +115,7 @@ struct InstalledProgram {
         agent = folder.appendingPathComponent("reveilled").path
         try FileManager.default.copyItem(atPath: Built.path("reveille-multicall"), toPath: command)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: command)
-        try FileManager.default.createSymbolicLink(atPath: agent, withDestinationPath: "reveille")
+        try FileManager.default.linkItem(atPath: command, toPath: agent)
     }
 
     /// Why the suite cannot run here, or `nil`.
@@ -118,6 +133,16 @@ struct InstalledProgram {
             return "\(name) is not installed (scripts/install-deps installs it)"
         }
         return nil
+    }
+
+    /// The shared libraries a program names in its dynamic section (`DT_NEEDED`, as `readelf -d`
+    /// prints them).
+    static func neededLibraries(_ path: String) throws -> [String] {
+        let dynamic = try Executables.run(try tool("readelf"), ["-d", "-W", path])
+        return dynamic.split(separator: "\n").compactMap { line in
+            guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+            return String(line[line.index(after: open)..<close])
+        }
     }
 
     /// A program on `PATH` or in `/usr/sbin`.

@@ -8,9 +8,9 @@ import ReveilledCLI
 import Glibc
 #endif
 
-// The program the package installs, once, under both names: started as `reveilled` (the name its
-// link, the user unit and D-Bus activation start it by) it is the agent; by any other name, the
-// command. One file carries the Swift runtime and Foundation once, for both.
+// The program the package installs, once, under both names: started as `reveilled` (the name the
+// user unit, D-Bus activation and the command start it by) it is the agent; by any other name, the
+// command. One file carries the Swift runtime and Foundation Essentials once, for both.
 let name = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
 if name == "reveilled" {
     // Every task of the agent runs on its own worker pool, installed before the first task exists
