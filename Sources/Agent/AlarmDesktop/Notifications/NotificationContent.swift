@@ -393,7 +393,7 @@ extension NotificationContent {
 
     /// The time an alert is for, as its notification shows it (`07:30`, `7:30 AM`): the instant
     /// it was scheduled for while it rings, otherwise its anchor.
-    package static func alertTimeText(_ record: AlarmRecord, timeZone: TimeZone = .current, style: TimeStyle) -> String {
+    package static func alertTimeText(_ record: AlarmRecord, timeZone: ZoneRules = .current, style: TimeStyle) -> String {
         var when = record.anchor
         if case .alerting(let ringing) = record.phase { when = ringing.scheduledAt }
         return timeText(when, timeZone: timeZone, style: style)
