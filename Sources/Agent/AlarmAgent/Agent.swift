@@ -5,6 +5,7 @@ import AlarmProtocol
 import DBus
 import Foundation
 import LinuxSystem
+import Localization
 import Logging
 import Synchronization
 
@@ -173,7 +174,8 @@ package final class AlarmAgent: Sendable {
         connection.maximumReceivedBytes = max(
             connection.maximumReceivedBytes, (AuthorizationCenter.waitingCallsInAll + 8) * Self.largestBusMessage)
         let responder = AlertResponder(logger: logger)
-        let sounds = SoundResolver(ownSoundFolders: configuration.desktop?.soundFolders ?? [])
+        // The desktop's sound theme (GNOME's or Plasma's choice), as the agent starts.
+        let sounds = SoundResolver(themeName: DesktopSoundTheme.name(), ownSoundFolders: configuration.desktop?.soundFolders ?? [])
         desktop = configuration.desktop.map { options in
             let sounds = options.sound.map { AlertSounds(configuration: $0, resolver: sounds, logger: logger) }
             sounds?.prepare()
@@ -266,8 +268,8 @@ package final class AlarmAgent: Sendable {
                 version: configuration.version, storePath: store.databaseURL.path, storeReadOnlyReason: store.readOnlyReason,
                 wakeSources: wakeSources,
                 phoneBackup: configuration.desktop?.phoneBackupAfter.map { (after: $0, ringer: phoneRinger) },
-                snoozeChoices: configuration.desktop?.snoozeChoices.seconds ?? []),
-            desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
+                snoozeChoices: configuration.desktop?.snoozeChoices.seconds ?? [], defaultSnooze: configuration.policy.defaultSnooze),
+            desktop: desktop, sounds: sounds, logger: logger)
     }
 
     /// The largest message a default dbus-daemon passes (`max_message_size`, 32 MiB).

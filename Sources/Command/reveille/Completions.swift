@@ -1,0 +1,61 @@
+import AlarmKit
+import AlarmProtocol
+import ArgumentParser
+import CommandLineText
+import Foundation
+
+/// What the shells complete, asked of the command while a person presses Tab
+/// (swift-argument-parser's `.custom` completions): alarm ids, day names and sound names.
+///
+/// Ids and sounds come from the agent, only when it runs already: completing never starts it.
+/// Where the shell shows descriptions, each id comes with its alarm's title and next alert (zsh
+/// reads `value:description`, fish `value<Tab>description`); bash shows the values alone.
+enum Completions {
+    /// The alarms' ids, 8 characters (more where two alarms share them), that start with what is typed.
+    @Sendable static func alarmIDs(_ words: [String], _ index: Int, _ prefix: String) async -> [String] {
+        guard let client = try? AgentClient.connect(), await client.isAgentRunning(),
+            let alarms = try? await client.list()
+        else { return [] }
+        defer { client.close() }
+        let reading = ClockReading.local()
+        let ids = alarms.map(\.alarm.id)
+        return alarms.compactMap { alarm -> String? in
+            var shown = String(alarm.alarm.id.lowercasedText().prefix(8))
+            if ids.contains(where: { $0 != alarm.alarm.id && $0.lowercasedText().hasPrefix(shown) }) {
+                shown = Confirmation.handle(for: alarm.alarm.id, among: ids)
+            }
+            guard shown.hasPrefix(prefix.lowercased()) else { return nil }
+            let record = alarm.record(at: reading)
+            var about = AlarmListFormat.cleaned(record.definition.displayTitle)
+            if let next = record.fireDate(from: reading) { about += " (" + LocalTimeFormat.string(for: next, at: reading) + ")" }
+            return described(shown, about)
+        }
+    }
+
+    /// Day names and groups, after the days already typed in a comma-separated list (`mon,we` →
+    /// `mon,wed`, `mon,weekdays`, `mon,weekends`).
+    @Sendable static func days(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+        let typed = prefix.lowercased()
+        let head = typed.lastIndex(of: ",").map { String(typed[...$0]) } ?? ""
+        let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "weekdays", "weekends", "daily"]
+        return names.map { head + $0 }.filter { $0.hasPrefix(typed) }
+    }
+
+    /// The names of the sounds the agent lists (Reveille's own, the theme's), with how they sound.
+    @Sendable static func sounds(_ words: [String], _ index: Int, _ prefix: String) async -> [String] {
+        guard let client = try? AgentClient.connect(), await client.isAgentRunning(),
+            let sounds = try? await client.sounds()
+        else { return [] }
+        defer { client.close() }
+        return sounds.filter { $0.name.hasPrefix(prefix) }.map { described($0.name, AlarmListFormat.cleaned($0.description)) }
+    }
+
+    /// A candidate with its description, as the requesting shell reads one.
+    static func described(_ value: String, _ description: String) -> String {
+        guard !description.isEmpty else { return value }
+        let shell = CompletionShell.requesting
+        if shell == .zsh { return value.replacingOccurrences(of: ":", with: "\\:") + ":" + description }
+        if shell == .fish { return value + "\t" + description.replacingOccurrences(of: "\t", with: " ") }
+        return value
+    }
+}
