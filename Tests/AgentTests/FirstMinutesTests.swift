@@ -64,7 +64,7 @@ struct FirstMinutesTests {
         defer { fixture.stop() }
         let environment = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")
         let added = try await fixture.onTerminal("timer", "1h30m", "--title", "Tee", environment: environment)
-        #expect(added.contains(try Regex(#"„Tee“ gestellt auf 1 Std\. 30 Min\., klingelt um \w\w\.? \d\d:\d\d \([0-9a-f]{8}\)\. Abbrechen mit: reveille cancel [0-9a-f]{4,}"#)), "\(added)")
+        #expect(added.contains(try Regex(#"„Tee“ gestellt auf 1 Std\. 30 Min\., klingelt um \w\w\.? \d\d:\d\d \([0-9a-f]{8}\)\. Zum Abbrechen: reveille cancel [0-9a-f]{4,}"#)), "\(added)")
         let refused = try await fixture.reveille("timer", "0", environment: environment)
         #expect(refused.status == .exited(64))
         #expect(refused.error.contains(#"ungültige Dauer "0": sie muss länger als null sein"#), "\(refused)")
@@ -82,7 +82,7 @@ struct FirstMinutesTests {
         let alert = try await monitor.waitForNotify(matching: { $0.summary == "Nap" && !$0.actions.isEmpty }, timeout: .seconds(30))
         #expect(alert.actions.contains("Snooze"), "the alert offers Snooze: \(alert.actions)")
         let shown = try await fixture.reveille("show", nap.id)
-        #expect(shown.output.contains("snooze     2m, the agent's (reveilled --default-snooze)"), "\(shown)")
+        #expect(shown.output.contains("snooze    2m, the agent's (reveilled --default-snooze)"), "\(shown)")
         #expect(try await fixture.reveille("snooze", nap.id).status == .exited(0))
         let snoozed = try #require(try await fixture.listedAlarms().first { $0.id == nap.id })
         #expect(snoozed.state == "countdown" && (110...120).contains(snoozed.remaining ?? 0), "the agent's 2 minutes: \(snoozed)")
