@@ -65,7 +65,7 @@ package struct DesktopOptions: Sendable {
     package var notifications: Bool
     /// How alert sounds play; `nil` alerts silently.
     package var sound: SoundPlayer.Configuration?
-    /// Folders that may hold Reveille's own alarm sound (`reveille-alarm.wav`).
+    /// Folders that may hold Reveille's own alarm sounds (`beeps.oga`, `chimes.oga`, `dawn.oga`, `bugle.oga`).
     package var soundFolders: [URL]
     /// Whether the desktop's do-not-disturb is watched and broken through (alarms with
     /// `breakthrough`), or respected (alarms without).

@@ -85,7 +85,7 @@ package struct SoundResolver: Sendable {
     ///   - themeName: the current sound theme (GNOME's `org.gnome.desktop.sound theme-name`, say).
     ///   - dataHome: `$XDG_DATA_HOME`.
     ///   - dataDirectories: `$XDG_DATA_DIRS`, in order.
-    ///   - ownSoundFolders: where `reveille-alarm.wav` may be: `<prefix>/share/reveille/sounds`, a
+    ///   - ownSoundFolders: where Reveille's own sounds (`beeps.oga`…) may be: `<prefix>/share/reveille/sounds`, a
     ///     checkout's `sounds/`.
     package init(themeName: String = "freedesktop", dataHome: URL?, dataDirectories: [URL], ownSoundFolders: [URL]) {
         self.themeName = themeName.isEmpty ? "freedesktop" : themeName
