@@ -209,6 +209,133 @@ struct FirstMinutesTests {
         #expect(again.status == .exited(0) && again.error.isEmpty, "\(again)")
         #expect(try await fixture.reveille("timer", "5m").error.isEmpty)
     }
+
+    @Test(
+        "Tab in bash, zsh and fish completes alarm ids (with title and next alert where the shell shows descriptions), days after --repeat, sound names",
+        arguments: ["bash", "zsh", "fish"])
+    func completesOnTab(shell: String) async throws {
+        let fixture = try await AgentFixture.start()
+        defer { fixture.stop() }
+        let tea = try await fixture.reveille("timer", "10m", "--title", "Green tea")
+        let work = try await fixture.reveille("add", "weekdays 7:00", "--title", "Work")
+        let (teaID, workID) = (String(tea.output.prefix(8)), String(work.output.prefix(8)))
+        // The script the command generates, read by the shell as an installed one is.
+        let folder = Fixtures.temporaryDirectory("reveille-completion")
+        let script = try await fixture.reveille("--generate-completion-script", shell)
+        let bin = URL(fileURLWithPath: Built.path("reveille")).deletingLastPathComponent().path
+        // tmux gives a new session the client's PATH whatever -e says: each shell sets its own.
+        var environment = fixture.sandbox.environment
+        let command: [String]
+        switch shell {
+        case "bash":
+            try script.output.write(to: folder.appendingPathComponent("reveille.bash"), atomically: true, encoding: .utf8)
+            try "PS1='$ '\nPATH=\(bin):$PATH\nsource \(folder.path)/reveille.bash\n".write(to: folder.appendingPathComponent("bashrc"), atomically: true, encoding: .utf8)
+            command = ["/usr/bin/bash", "--noprofile", "--rcfile", folder.appendingPathComponent("bashrc").path, "-i"]
+        case "zsh":
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("functions"), withIntermediateDirectories: true)
+            try script.output.write(to: folder.appendingPathComponent("functions/_reveille"), atomically: true, encoding: .utf8)
+            try "PS1='%% '\npath=(\(bin) $path)\nfpath=(\(folder.path)/functions $fpath)\nautoload -Uz compinit && compinit -u -d \(folder.path)/zcompdump\n"
+                .write(to: folder.appendingPathComponent(".zshrc"), atomically: true, encoding: .utf8)
+            environment["ZDOTDIR"] = folder.path
+            command = ["/usr/bin/zsh", "-i"]
+        default:
+            try script.output.write(to: folder.appendingPathComponent("reveille.fish"), atomically: true, encoding: .utf8)
+            command = ["/usr/bin/fish", "--no-config", "-C", "function fish_prompt; echo '> '; end; set -gx PATH \(bin) $PATH; source \(folder.path)/reveille.fish"]
+        }
+        #expect(FileManager.default.isExecutableFile(atPath: command[0]), "\(shell) is not installed (scripts/install-deps --tests installs it)")
+        // The pane's tmux server ends, and the folder goes, whether the steps pass or not.
+        let pane = WatchPane(fixture: fixture, folder: folder)
+        do {
+            try await typeAndComplete(in: pane, command: command, environment: environment, shell: shell, ids: (teaID, workID))
+        } catch {
+            await pane.close()
+            throw error
+        }
+        await pane.close()
+    }
+
+    /// Starts `command` (the shell) in `pane` and presses Tab after an id, a day and a sound.
+    private func typeAndComplete(
+        in pane: WatchPane, command: [String], environment: [String: String], shell: String, ids: (String, String)
+    ) async throws {
+        let (teaID, workID) = ids
+        try await pane.tmux(
+            ["start-server", ";", "new-session", "-d", "-s", WatchPane.session, "-x", "160", "-y", "30"]
+                + environment.filter { $0.key != "TERM" }.sorted { $0.key < $1.key }.flatMap { ["-e", "\($0.key)=\($0.value)"] }
+                + ["--"] + command)
+        // Two alarms: the shell lists both (bash on a second Tab), zsh and fish with their titles.
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille cancel ", "Tab"] + (shell == "bash" ? ["Tab"] : []))
+        let ids = try await pane.waitForScreen("the alarms' ids") { $0.contains(teaID) && $0.contains(workID) }
+        if shell != "bash" {
+            #expect(ids.contains(try Regex(#"\#(teaID)\s.*Green tea \(\#(Self.when)\)"#)), "\(ids)")
+            #expect(ids.contains(try Regex(#"\#(workID)\s.*Work \(Mon 07:00\)"#)), "\(ids)")
+        }
+        // A day after those typed (never one typed already), and a sound by its name: one
+        // candidate each, which the shell writes into the line.
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "C-c"])
+        // The shell's new prompt comes after the interrupted line, once the completion has ended.
+        try await Task.sleep(for: .milliseconds(500))
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille add 7:00 --repeat mon,th", "Tab"])
+        try await pane.waitForScreen("the day completed") { $0.contains("--repeat mon,thu") }
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "C-c"])
+        // The shell's new prompt comes after the interrupted line, once the completion has ended.
+        try await Task.sleep(for: .milliseconds(500))
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille sounds play bug", "Tab"])
+        try await pane.waitForScreen("the sound's name completed") { $0.contains("sounds play bugle") }
+    }
+
+    @Test("sounds lists Reveille's four and the desktop theme's (Plasma's choice), the theme's alarm-clock-elapsed the default; sounds play rings one at the sink for the time asked")
+    func soundsToChoose() async throws {
+        let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: false, pacedBytesPerSecond: AlertingTests.pace) }
+        let fixture = AgentFixture(sandbox: sandbox, agent: nil)
+        defer { fixture.stop() }
+        // A Plasma person's sound theme, "ocean", with its own alarm-clock-elapsed.
+        let config = URL(fileURLWithPath: try #require(sandbox.environment["XDG_CONFIG_HOME"]))
+        let data = URL(fileURLWithPath: try #require(sandbox.environment["XDG_DATA_HOME"]))
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "[General]\nColorScheme=BreezeLight\n\n[Sounds]\nEnable=true\nTheme=ocean\n"
+            .write(to: config.appendingPathComponent("kdeglobals"), atomically: true, encoding: .utf8)
+        let theme = data.appendingPathComponent("sounds/ocean")
+        try FileManager.default.createDirectory(at: theme.appendingPathComponent("stereo"), withIntermediateDirectories: true)
+        try "[Sound Theme]\nName=Ocean\nInherits=freedesktop\nDirectories=stereo\n\n[stereo]\nOutputProfile=stereo\n"
+            .write(to: theme.appendingPathComponent("index.theme"), atomically: true, encoding: .utf8)
+        let oceanAlarm = theme.appendingPathComponent("stereo/alarm-clock-elapsed.oga")
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        try FileManager.default.copyItem(at: repository.appendingPathComponent("sounds/dawn.oga"), to: oceanAlarm)
+        let agent = try sandbox.spawn(Built.path("reveilled"), ["--ramp", "0"], environment: ["XDG_CURRENT_DESKTOP": "KDE"])
+        defer { agent.terminate() }
+        try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+
+        let listed = try await fixture.reveille("sounds")
+        #expect(listed.status == .exited(0), "\(listed)")
+        for line in ["Reveille's sounds:", "The sound theme “ocean”:", "--sound ~/Music/birds.ogg", "reveille sounds play NAME"] {
+            #expect(listed.output.contains(line), "\(line): \(listed)")
+        }
+        #expect(listed.output.contains(try Regex(#"(?m)^  beeps +rising two-tone beeps\n  chimes +soft bell chimes, slowly falling\n  dawn +a gentle rising melody\n  bugle +the Reveille bugle call$"#)), "\(listed)")
+        #expect(listed.output.contains(try Regex(#"“ocean”:\n  alarm-clock-elapsed +\(the default\)\n"#)), "\(listed)")
+        #expect(!listed.output.contains(" -\n"), "a theme's sound has no description to show: \(listed)")
+        struct Sound: Decodable { var name, origin, theme, path: String; var `default`: Bool }
+        let sounds = try JSONDecoder().decode([Sound].self, from: Data(try await fixture.reveille("sounds", "--json").output.utf8))
+        #expect(sounds.prefix(4).map(\.name) == ["beeps", "chimes", "dawn", "bugle"] && sounds.prefix(4).allSatisfy { $0.origin == "reveille" })
+        let chosen = sounds.filter(\.default)
+        #expect(chosen.count == 1 && chosen.first?.theme == "ocean" && chosen.first?.path == oceanAlarm.path, "\(chosen)")
+
+        // Heard at the sink: about two seconds of sound, then silence (not a loop that goes on).
+        let before = sandbox.capturedByteCount
+        let started = ContinuousClock.now
+        let played = try await fixture.reveille("sounds", "play", "chimes", "--for", "2s")
+        #expect(played.status == .exited(0), "\(played)")
+        let total = try await sandbox.waitForSilence()
+        let seconds = Double(total - before) / Double(AlertingTests.pace)
+        #expect((1.5...3.0).contains(seconds), "\(seconds) s of sound reached the sink")
+        #expect(sandbox.capturedSamples().contains { abs(Int($0)) > 5_000 }, "the sink heard only silence")
+        #expect(ContinuousClock.now - started >= .seconds(2), "the command returns once the sound has played")
+
+        let unknown = try await fixture.reveille("sounds", "play", "trumpet")
+        #expect(unknown.status == .exited(64) && unknown.error.contains("reveille sounds"), "\(unknown)")
+        let tooLong = try await fixture.reveille("sounds", "play", "chimes", "--for", "1m")
+        #expect(tooLong.status == .exited(64) && tooLong.error.contains("at most 30s"), "\(tooLong)")
+    }
 }
 
 extension AgentFixture {

@@ -33,12 +33,13 @@ enum Completions {
     }
 
     /// Day names and groups, after the days already typed in a comma-separated list (`mon,we` →
-    /// `mon,wed`, `mon,weekdays`, `mon,weekends`).
+    /// `mon,wed`, `mon,weekdays`, `mon,weekends`), without the days typed already.
     @Sendable static func days(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
         let typed = prefix.lowercased()
         let head = typed.lastIndex(of: ",").map { String(typed[...$0]) } ?? ""
+        let given = Set(head.split(separator: ",").map(String.init))
         let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "weekdays", "weekends", "daily"]
-        return names.map { head + $0 }.filter { $0.hasPrefix(typed) }
+        return names.filter { !given.contains($0) }.map { head + $0 }.filter { $0.hasPrefix(typed) }
     }
 
     /// The names of the sounds the agent lists (Reveille's own, the theme's), with how they sound.
@@ -47,7 +48,9 @@ enum Completions {
             let sounds = try? await client.sounds()
         else { return [] }
         defer { client.close() }
-        return sounds.filter { $0.name.hasPrefix(prefix) }.map { described($0.name, AlarmListFormat.cleaned($0.description)) }
+        return sounds.filter { $0.name.hasPrefix(prefix) }.map {
+            described($0.name, $0.description.isEmpty ? "" : AlarmListFormat.cleaned($0.description))
+        }
     }
 
     /// A candidate with its description, as the requesting shell reads one.

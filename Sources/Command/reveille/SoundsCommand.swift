@@ -66,7 +66,8 @@ struct SoundsCommand: AsyncParsableCommand {
             let width = sounds.map { DisplayWidth.of(AlarmListFormat.cleaned($0.name)) }.max() ?? 0
             func line(_ sound: SoundChoice) -> String {
                 let name = AlarmListFormat.cleaned(sound.name)
-                var about = [AlarmListFormat.cleaned(sound.description)].filter { !$0.isEmpty }
+                // A theme's sound has no description: nothing is shown for it (cleaned would write "-").
+                var about = [sound.description].filter { !$0.isEmpty }.map(AlarmListFormat.cleaned)
                 if sound.isDefault { about.append(Translation.text("(the default)")) }
                 guard !about.isEmpty else { return "  " + name }
                 let padding = String(repeating: " ", count: width - DisplayWidth.of(name))
