@@ -284,17 +284,31 @@ struct FirstMinutesTests {
         try await pane.waitForScreen("the sound's name completed") { $0.contains("sounds play bugle") }
     }
 
-    @Test("sounds lists Reveille's four and the desktop theme's (Plasma's choice), the theme's alarm-clock-elapsed the default; sounds play rings one at the sink for the time asked")
-    func soundsToChoose() async throws {
-        let sandbox = try await offPool { try DesktopSandbox(startsNotificationServer: false, pacedBytesPerSecond: AlertingTests.pace) }
+    @Test(
+        "sounds lists Reveille's four and the desktop theme's (GNOME's or Plasma's choice), the theme's alarm-clock-elapsed the default; sounds play rings one at the sink for the time asked",
+        arguments: ["KDE", "GNOME"])
+    func soundsToChoose(desktop: String) async throws {
+        // GNOME's settings live in dconf: its service, activated on the sandbox's bus as a session's is.
+        let services = Fixtures.temporaryDirectory("reveille-dconf-service")
+        defer { try? FileManager.default.removeItem(at: services) }
+        try FileManager.default.copyItem(
+            atPath: "/usr/share/dbus-1/services/ca.desrt.dconf.service", toPath: services.appendingPathComponent("ca.desrt.dconf.service").path)
+        let sandbox = try await offPool {
+            try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [services], pacedBytesPerSecond: AlertingTests.pace)
+        }
         let fixture = AgentFixture(sandbox: sandbox, agent: nil)
         defer { fixture.stop() }
-        // A Plasma person's sound theme, "ocean", with its own alarm-clock-elapsed.
+        // The person chose the sound theme "ocean", which has its own alarm-clock-elapsed: in
+        // Plasma's settings (kdeglobals) or GNOME's (GSettings, through the real dconf).
         let config = URL(fileURLWithPath: try #require(sandbox.environment["XDG_CONFIG_HOME"]))
         let data = URL(fileURLWithPath: try #require(sandbox.environment["XDG_DATA_HOME"]))
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "[General]\nColorScheme=BreezeLight\n\n[Sounds]\nEnable=true\nTheme=ocean\n"
-            .write(to: config.appendingPathComponent("kdeglobals"), atomically: true, encoding: .utf8)
+        if desktop == "KDE" {
+            try "[General]\nColorScheme=BreezeLight\n\n[Sounds]\nEnable=true\nTheme=ocean\n"
+                .write(to: config.appendingPathComponent("kdeglobals"), atomically: true, encoding: .utf8)
+        } else {
+            _ = try await offPool { try sandbox.run("gsettings", ["set", "org.gnome.desktop.sound", "theme-name", "ocean"]) }
+        }
         let theme = data.appendingPathComponent("sounds/ocean")
         try FileManager.default.createDirectory(at: theme.appendingPathComponent("stereo"), withIntermediateDirectories: true)
         try "[Sound Theme]\nName=Ocean\nInherits=freedesktop\nDirectories=stereo\n\n[stereo]\nOutputProfile=stereo\n"
@@ -302,7 +316,7 @@ struct FirstMinutesTests {
         let oceanAlarm = theme.appendingPathComponent("stereo/alarm-clock-elapsed.oga")
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         try FileManager.default.copyItem(at: repository.appendingPathComponent("sounds/dawn.oga"), to: oceanAlarm)
-        let agent = try sandbox.spawn(Built.path("reveilled"), ["--ramp", "0"], environment: ["XDG_CURRENT_DESKTOP": "KDE"])
+        let agent = try sandbox.spawn(Built.path("reveilled"), ["--ramp", "0"], environment: ["XDG_CURRENT_DESKTOP": desktop])
         defer { agent.terminate() }
         try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
 
