@@ -43,6 +43,11 @@ struct TimeGrammarTests {
             // A length counts real time: an hour and a half, whatever the clock says then.
             ("in 1h30m", "2026-03-28T13:30:00Z"), ("+1h30m", "2026-03-28T13:30:00Z"),
             ("2026-03-29 02:30", "2026-03-29T01:00:00Z"),
+            // Days written apart, with "and", after "on", and "every weekday".
+            ("mon wed 6:45", "2026-03-30T04:45:00Z"), ("monday and wednesday 6:45", "2026-03-30T04:45:00Z"),
+            ("6:45 sat sun", "2026-03-29T04:45:00Z"), ("7:30 on mondays", "2026-03-30T05:30:00Z"),
+            ("on weekends at 9:00", "2026-03-29T07:00:00Z"), ("every weekday 7:00", "2026-03-30T05:00:00Z"),
+            ("every weekend 9:00", "2026-03-29T07:00:00Z"),
         ])
     func berlin(text: String, expected: String) throws {
         let reading = try TimeGrammar.read(text, now: Self.berlinEve, zone: Self.zone("Europe/Berlin"))
@@ -90,6 +95,16 @@ struct TimeGrammarTests {
                 continue
             }
         }
+        // Days written apart, joined by "and" or after "on", repeat on each of them.
+        for (text, days) in [
+            ("mon wed 6:45", [Locale.Weekday.monday, .wednesday]), ("monday and wednesday 6:45", [.monday, .wednesday]),
+            ("7:30 on mondays", [.monday]), ("every weekday 7:00", [.monday, .tuesday, .wednesday, .thursday, .friday]),
+            ("on sat sun at 9:00", [.saturday, .sunday]),
+        ] {
+            #expect(try TimeGrammar.read(text, now: now, zone: zone).repeatingDays == days, "\(text)")
+        }
+        #expect(try TimeGrammar.read("mo mi 6:45", now: now, zone: zone, dayNames: ["mo": .monday, "mi": .wednesday]).repeatingDays
+            == [.monday, .wednesday])
         // The person's own short day names, besides the English ones.
         #expect(try TimeGrammar.read("mo 7:30", now: now, zone: zone, dayNames: ["mo": .monday])
             == TimeGrammar.read("mon 7:30", now: now, zone: zone))

@@ -17,7 +17,9 @@ import Localization
 ///   (12:00) and `midnight` (0:00). See ``ClockTimeInput``.
 /// - A clock time on days, which repeats (`.clockTime`, weekly): a list, range or group of days
 ///   before or after it: `mon,wed 6:45`, `mon-fri 7:00`, `weekdays 7:00`, `weekends 9:00`,
-///   `daily 6:30`, `every day 6:30`, `every mon 7:00`, `mondays 7:00`, `6:45 sat,sun`.
+///   `daily 6:30`, `every day 6:30`, `every mon 7:00`, `every weekday 7:00`, `mondays 7:00`,
+///   `6:45 sat,sun`, `7:30 on mondays`; days may also be written apart: `mon wed 6:45`,
+///   `monday and wednesday 6:45`.
 /// - A clock time on one day, once (`.instant`): `today 18:00`, `tomorrow 7:30`, `7:30 tomorrow`;
 ///   `fri 9:00` (the next Friday whose 9:00 is still ahead: today if it is Friday before nine);
 ///   `next friday 9am` (the first Friday after today, never today). `at` may come between:
@@ -60,7 +62,7 @@ package enum TimeGrammar {
                         : Translation.format("after “in” give how long from now, such as 20m or 1h30m (%s)", error.description))
             }
         }
-        var words = Self.words(of: lowered)
+        var words = Self.joiningDays(Self.words(of: lowered).filter { $0 != "on" }, dayNames: dayNames)
         let phrase = try dayPhrase(taking: &words, text: trimmed, dayNames: dayNames)
         let saidAt = words.first == "at"
         if saidAt { words.removeFirst() }
@@ -113,6 +115,33 @@ package enum TimeGrammar {
             }
         }
         return joined.split(separator: " ").map(String.init)
+    }
+
+    /// The words with each run of two or more day words (`mon wed`, `monday and wednesday`) made
+    /// one list (`mon,wed`), as days to repeat on are written.
+    private static func joiningDays(_ words: [String], dayNames: [String: Locale.Weekday]) -> [String] {
+        func isDays(_ word: String) -> Bool {
+            guard word.contains(where: \.isLetter), !["today", "tomorrow", "tmrw", "next", "every", "at"].contains(word) else { return false }
+            return dayNames[word] != nil || (try? WeekdaysInput.parse(word)) != nil
+        }
+        var result: [String] = []
+        var run: [String] = []
+        func endRun() {
+            result.append(contentsOf: run.count > 1 ? [run.map { dayNames[$0]?.englishName ?? $0 }.joined(separator: ",")] : run)
+            run = []
+        }
+        for (index, word) in words.enumerated() {
+            if isDays(word) {
+                run.append(word)
+            } else if word == "and", !run.isEmpty, index + 1 < words.count, isDays(words[index + 1]) {
+                continue
+            } else {
+                endRun()
+                result.append(word)
+            }
+        }
+        endRun()
+        return result
     }
 
     /// The days a TIME names, if any, taken from the start or the end of its words.
@@ -192,7 +221,9 @@ package enum TimeGrammar {
                 }
                 phrase = .next(weekday)
             case "every":
-                let days = second == "day" ? WeekdaysInput.mondayFirst : (try? WeekdaysInput.parse(second)) ?? dayNames[second].map { [$0] }
+                // `every weekday` and `every weekend` as people say them, besides the plurals.
+                let group = ["weekday": "weekdays", "weekend": "weekends"][second] ?? second
+                let days = group == "day" ? WeekdaysInput.mondayFirst : (try? WeekdaysInput.parse(group)) ?? dayNames[group].map { [$0] }
                 guard let days else {
                     throw .invalid(.time, text, reason: Translation.text("after “every” give days, as in every mon 7:00 or every day 6:30"))
                 }

@@ -50,7 +50,8 @@ package struct CommandLineFuzz: Sendable {
         "7:30", "07:30", "7:30pm", "7am", "23:59", "12:00am", "2027-03-01 07:30", "2028-02-29T07:30:00+01:00", "2030-01-01 6:00 pm",
         // The forms people write (TimeGrammar): days, words, European clocks, moments from now.
         "mon,wed 6:45", "weekdays 7:00", "weekends 9:00", "daily 6:30", "noon", "midnight", "7.30", "19h30", "next friday 9am",
-        "in 1h30m", "tomorrow at 7:30", "every mon 7:00", "mon-fri 7:00", "sundays 8am", "+20m",
+        "in 1h30m", "tomorrow at 7:30", "every mon 7:00", "mon-fri 7:00", "sundays 8am", "+20m", "mon wed 6:45",
+        "7:30 on mondays", "every weekday 7:00",
     ]
     static let durations = ["90s", "5m", "1h30m", "1h 30m", "00:05:00", "1d", "0.5s", "366d", "45 min"]
     static let dayLists = ["mon,tue", "weekdays", "weekends", "daily", "sat", "Mon, Fri", "mon-fri", "fridays", "every day"]
