@@ -282,6 +282,11 @@ struct FirstMinutesTests {
         try await Task.sleep(for: .milliseconds(500))
         try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille sounds play bug", "Tab"])
         try await pane.waitForScreen("the sound's name completed") { $0.contains("sounds play bugle") }
+        // A sound file: its path is completed as a file's.
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "C-c"])
+        try await Task.sleep(for: .milliseconds(500))
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille add 7:30 --sound /usr/share/sounds/freedesktop/stereo/alarm-clock-el", "Tab"])
+        try await pane.waitForScreen("the sound file's path completed") { $0.contains("stereo/alarm-clock-elapsed.oga") }
     }
 
     @Test(

@@ -42,14 +42,31 @@ enum Completions {
         return names.filter { !given.contains($0) }.map { head + $0 }.filter { $0.hasPrefix(typed) }
     }
 
-    /// The names of the sounds the agent lists (Reveille's own, the theme's), with how they sound.
+    /// The names of the sounds the agent lists (Reveille's own, the theme's), with how they sound;
+    /// or, once what is typed reads as a path (`/`, `~`, `.`), the files and folders it starts.
     @Sendable static func sounds(_ words: [String], _ index: Int, _ prefix: String) async -> [String] {
+        if AlertConfiguration.AlertSound.isFilePath(prefix) || prefix.hasPrefix("~") || prefix.hasPrefix(".") { return paths(prefix) }
         guard let client = try? AgentClient.connect(), await client.isAgentRunning(),
             let sounds = try? await client.sounds()
         else { return [] }
         defer { client.close() }
         return sounds.filter { $0.name.hasPrefix(prefix) }.map {
             described($0.name, $0.description.isEmpty ? "" : AlarmListFormat.cleaned($0.description))
+        }
+    }
+
+    /// The files and folders (these with a final `/`) whose paths start with `typed`, written as
+    /// typed (`~/Mu` gives `~/Music/`).
+    static func paths(_ typed: String) -> [String] {
+        let slash = typed.lastIndex(of: "/")
+        let folderText = slash.map { String(typed[...$0]) } ?? ""
+        let start = slash.map { String(typed[typed.index(after: $0)...]) } ?? typed
+        let folder = folderText.isEmpty ? "." : (folderText as NSString).expandingTildeInPath
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        return names.filter { $0.hasPrefix(start) && (start.hasPrefix(".") || !$0.hasPrefix(".")) }.sorted().map { name in
+            var isFolder: ObjCBool = false
+            FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(name), isDirectory: &isFolder)
+            return folderText + name + (isFolder.boolValue ? "/" : "")
         }
     }
 
