@@ -116,8 +116,12 @@ struct DoNotDisturbDoubleTests {
         let id = try await AlertingTests.timer(fixture, "1s", "--title", "Hide me")
         try await DesktopDoubles.waitForAlert("Hide me", from: server)
         _ = try await server.waitForStandardOutput(containing: "hid ", timeout: .seconds(10))
-        // Past the presenter's suppression window (a close right after posting), it still rings.
-        try await Task.sleep(for: .seconds(2))
+        // Past the presenter's suppression window (a close right after posting), it still rings:
+        // no ending of it (its notification closed by the agent) over two seconds waited out in full.
+        let ended = try await occurrences(of: "the alert ended (its notification closed by the agent)", over: .seconds(2)) {
+            server.standardOutput.components(separatedBy: "close ").count - 1
+        }
+        #expect(ended.count == 0, "\(ended)\n\(server.outputs())")
         try await AlertingTests.waitForState("alerting", of: id, in: fixture)
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
         try await AlertingTests.waitForState(nil, of: id, in: fixture)

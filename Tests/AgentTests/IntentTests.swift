@@ -47,13 +47,11 @@ struct IntentTests {
         app.terminate()
     }
 
-    /// The agent's log (its standard error), once it contains `text` or after a few seconds.
+    /// The agent's log (its standard error), once it contains `text`; throws after 30 s.
     func waitForLog(_ fixture: AgentFixture, containing text: String) async throws -> String {
-        for _ in 0..<100 {
+        try await waitUntil("the agent to log \(text.debugDescription)", detail: { fixture.agent?.outputs() ?? "no agent" }) {
             let log = fixture.agent?.standardError ?? ""
-            if log.contains(text) { return log }
-            try await Task.sleep(for: .milliseconds(50))
+            return log.contains(text) ? log : nil
         }
-        return fixture.agent?.standardError ?? ""
     }
 }

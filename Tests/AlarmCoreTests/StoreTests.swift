@@ -941,14 +941,14 @@ struct StoreEngineRestartTests {
                 id: id, definition: Sample.definition(.fixed(start.addingTimeInterval(3_600)), postAlert: 300), caller: .user)
         case .countdown:
             try await engine.schedule(id: id, definition: timer(600), caller: .user)
-            await clock.advance(by: 100)
+            try await clock.advance(by: 100)
         case .paused:
             try await engine.schedule(id: id, definition: timer(600), caller: .user)
-            await clock.advance(by: 100)
+            try await clock.advance(by: 100)
             try await engine.pause(id: id, caller: .user)
         case .alerting:
             try await engine.schedule(id: id, definition: timer(60), caller: .user)
-            await clock.advance(by: 61)
+            try await clock.advance(by: 61)
             try #require(try await engine.alarm(id: id, caller: .user).state == .alerting)
         }
         let record = try await engine.alarm(id: id, caller: .user)
@@ -1000,17 +1000,17 @@ struct StoreEngineRestartTests {
             // The restored engine goes on from there: its deadlines were armed again.
             switch state {
             case .scheduled:
-                await clock.advance(by: 3_600)
+                try await clock.advance(by: 3_600)
                 #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
             case .countdown:
-                await clock.advance(by: 500)
+                try await clock.advance(by: 500)
                 #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
             case .paused:
                 try await engine.resume(id: id, caller: .user)
                 let resumed = try await engine.alarm(id: id, caller: .user)
                 #expect(resumed.remaining(from: clock.read()) == 500)
             case .alerting:
-                await clock.advance(by: 600)
+                try await clock.advance(by: 600)
                 #expect(await engine.count == 0, "the unanswered alert timed out")
                 #expect(presenter.effects.contains(.endAlert(id, .timedOut)))
                 let history = try await engine.history()
@@ -1049,9 +1049,9 @@ struct StoreEngineRestartTests {
             #expect(presenter.effects == [.countdown(after)])
             #expect(try AlarmStore(directory: folder).loadAlarms() == [after], "the rebased deadline is stored")
 
-            await clock.advance(by: 449)
+            try await clock.advance(by: 449)
             #expect(try await engine.alarm(id: id, caller: .user).state == .countdown)
-            await clock.advance(by: 2)
+            try await clock.advance(by: 2)
             #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
             let ringing = try await engine.alarm(id: id, caller: .user)
             if case .alerting(let alert) = ringing.phase {
