@@ -7,7 +7,7 @@ import TestSupport
 /// KDE Plasma, mako and SwayNotificationCenter cannot run here (they need a Wayland compositor or a
 /// Plasma session): doubles speak their real D-Bus interfaces on the real bus
 /// (`Scripts/notification_desktops.py`), and the real agent watches and changes them.
-@Suite("Agent: do-not-disturb on Plasma, mako and swaync (doubles)", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: do-not-disturb on Plasma, mako and swaync (doubles)", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct DoNotDisturbDoubleTests {
     /// A sandbox without dunst, the double of `desktop`, and the agent.
     static func start(_ desktop: String) async throws -> (AgentFixture, SandboxProcess) {

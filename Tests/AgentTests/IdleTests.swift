@@ -6,7 +6,7 @@ import TestSupport
 
 /// The agent costs nothing while it waits: no thread of it wakes up until something is due.
 /// (A running timer is not waiting: its notification shows the time left, second by second.)
-@Suite("Agent: idle", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: idle", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct IdleTests {
     @Test("With alarms days ahead and a notification server up, no thread of the agent wakes up in 3 s")
     func noWakeUps() async throws {

@@ -5,7 +5,7 @@ import TestRequirements
 import TestSupport
 
 /// AlarmKit's intents on Linux: the app's own `org.freedesktop.Application` actions.
-@Suite("Agent: intents", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: intents", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct IntentTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/intent_app.py").path
 

@@ -8,7 +8,7 @@ import TestSupport
 /// The agent ringing through the real PipeWire and WirePlumber (headless, a null sink as the
 /// speakers, their monitor recorded), where ALSA `default` is PipeWire's ALSA plugin, as on most
 /// desktops. The sandbox's other suites keep their own ALSA configurations (the file capture).
-@Suite("Agent: ringing through PipeWire", .onItsOwnThread, .serialized)
+@Suite("Agent: ringing through PipeWire", .onItsOwnThread, .serialized, .timeLimit(.minutes(5)))
 struct PipeWireTests {
     /// The loudest sample's magnitude in `samples`.
     static func peak(_ samples: ArraySlice<Int16>) -> Int {

@@ -12,7 +12,7 @@ import Glibc
 
 /// The world around the agent failing: it recovers, or exits cleanly for systemd to restart it, and
 /// never spins.
-@Suite("Agent: a failing desktop", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: a failing desktop", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct ResilienceTests {
     @Test("The notification server crashes five times mid-alert: every new server gets the alert, the sound goes on, the agent does not spin")
     func serverCrashLoop() async throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// While an alarm rings the machine stays awake: the agent holds logind's inhibitor (on the
 /// system bus double, which hands out a pipe's end as logind hands out its descriptor) and
 /// releases it, by closing the descriptor, the moment the last alert ends.
-@Suite("Agent: the machine stays awake while an alarm rings", .onItsOwnThread, .serialized)
+@Suite("Agent: the machine stays awake while an alarm rings", .onItsOwnThread, .serialized, .timeLimit(.minutes(5)))
 struct SleepInhibitorTests {
     /// Runs `body` with a sandbox, the system bus double (its doubles given `systemEnvironment`)
     /// and the agent serving on the one and watching the other.

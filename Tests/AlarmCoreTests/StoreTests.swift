@@ -222,7 +222,7 @@ extension AlarmStore {
 
 // MARK: - Round trips
 
-@Suite("Store: round trips", .onItsOwnThread)
+@Suite("Store: round trips", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreRoundTripTests {
     @Test("A record of every phase and schedule kind is loaded back equal", arguments: Sample.roundTripCases)
     fileprivate func roundTrip(_ sample: RoundTripCase) async throws {
@@ -343,7 +343,7 @@ struct StoreRoundTripTests {
 
 // MARK: - Deletions and history
 
-@Suite("Store: deletions and history", .onItsOwnThread)
+@Suite("Store: deletions and history", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreHistoryTests {
     @Test("A deletion removes only its alarm, and survives reopening")
     func deletion() async throws {
@@ -454,7 +454,7 @@ struct StoreHistoryTests {
 
 // MARK: - Files
 
-@Suite("Store: files and recovery", .onItsOwnThread)
+@Suite("Store: files and recovery", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreFileTests {
     @Test("The folder is 0700 and the database, its -wal and -shm are 0600")
     func modes() async throws {
@@ -737,7 +737,7 @@ struct StoreFileTests {
 
 // MARK: - Crashes
 
-@Suite("Store: interrupted transactions", .onItsOwnThread)
+@Suite("Store: interrupted transactions", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreCrashTests {
     @Test("Without a fault, the whole change lands (the control for the tests below)")
     func control() async throws {
@@ -821,7 +821,7 @@ struct StoreCrashTests {
 
 // MARK: - Deferred checkpoints
 
-@Suite("Store: deferred checkpoints", .onItsOwnThread)
+@Suite("Store: deferred checkpoints", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreCheckpointTests {
     /// A scheduled alarm numbered `number`, a minute apart from the next.
     static func record(_ number: Int) -> AlarmRecord {
@@ -921,7 +921,7 @@ struct StoreCheckpointTests {
 
 // MARK: - Engine restarts
 
-@Suite("Store: engine restarts", .onItsOwnThread)
+@Suite("Store: engine restarts", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreEngineRestartTests {
     static let start = Date(timeIntervalSince1970: 1_780_000_000)
 

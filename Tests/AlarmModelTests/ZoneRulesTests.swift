@@ -30,7 +30,7 @@ private struct ZdumpOutputError: Error, CustomStringConvertible {
     var description: String { "zdump printed what this test cannot read: \(text.debugDescription)" }
 }
 
-@Suite("Time-zone rules from the system's database", .onItsOwnThread)
+@Suite("Time-zone rules from the system's database", .onItsOwnThread, .timeLimit(.minutes(10)))
 struct ZoneRulesTests {
     /// The offset changes glibc's `zdump -i` reads from the same files, by zone: each change's
     /// instant (seconds since 1970) and the offset after it, and the offset in force before the

@@ -12,7 +12,7 @@ import Glibc
 // one the other can use, each side's copies are its own, and nothing stays open once the messages
 // and values holding them are gone.
 
-@Suite("D-Bus: Unix file descriptors", .onItsOwnThread)
+@Suite("D-Bus: Unix file descriptors", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct FileDescriptorTests {
     static let path = "/test/fd"
     static let interfaceName = "test.Descriptors"

@@ -50,7 +50,7 @@ private func timedHangingCall(
     }
 }
 
-@Suite("the connection loop", .onItsOwnThread)
+@Suite("the connection loop", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct MainLoopTests {
     @Test("an idle connection does not wake up")
     func idleHasNoWakeUps() async throws {

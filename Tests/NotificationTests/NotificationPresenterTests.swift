@@ -12,7 +12,7 @@ import TestSupport
 /// The presenter against the real dunst on a private bus, through `reveille-notify-probe`.
 @Suite(
     "NotificationPresenter with dunst", .onItsOwnThread, .serialized,
-    .requires(sandboxMissing))
+    .requires(sandboxMissing), .timeLimit(.minutes(5)))
 struct NotificationPresenterTests {
     func closeCalls(_ monitor: NotifyMonitor, id: UInt32) -> [BusMessage] {
         monitor.messages().filter {
@@ -313,7 +313,7 @@ struct NotificationPresenterTests {
 }
 
 /// The notification's content, without a server.
-@Suite("Notification content", .onItsOwnThread)
+@Suite("Notification content", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct NotificationContentTests {
     func record(_ presentation: AlarmPresentation, timer: Bool = false) -> AlarmRecord {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -11,7 +11,7 @@ import TestSupport
 /// Playback to ALSA captured to files. The test process's alsa-lib has already read (or will read)
 /// the system configuration, so players open the sandbox's configuration file themselves
 /// (`SoundDevice.configuration`, `snd_pcm_open_lconf`).
-@Suite("Sound playback", .onItsOwnThread, .serialized)
+@Suite("Sound playback", .onItsOwnThread, .serialized, .timeLimit(.minutes(5)))
 struct SoundPlayerTests {
     init() {
         // The capture writes into pv's pipe; when a sandbox stops first, a write must fail with
