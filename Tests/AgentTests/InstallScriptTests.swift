@@ -12,7 +12,7 @@ import Glibc
 /// removed again, a `DESTDIR` stage for `/usr`, and a folder with a program missing. Each run is in
 /// a desktop sandbox (its own `HOME`, `XDG_*` folders and session bus), with `XDG_DATA_DIRS` and
 /// `XDG_CONFIG_DIRS` pointing at empty folders, so the machine's own installation is never seen.
-@Suite("Install script: --bin-dir, DESTDIR and uninstall", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Install script: --bin-dir, DESTDIR and uninstall", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct InstallScriptTests {
     /// The repository's root, from this file's path.
     static let repository = URL(fileURLWithPath: #filePath)

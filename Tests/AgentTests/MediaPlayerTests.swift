@@ -9,7 +9,7 @@ import TestSupport
 /// A ringing alarm is an MPRIS media player, seen and pressed by the real `playerctl` and by a
 /// client that speaks to it as KDE Connect's desktop side does, on the sandbox's real bus, while
 /// the sound is captured at the sandbox's ALSA `default` and the notifications go to dunst.
-@Suite("Agent: a ringing alarm as a media player (MPRIS)", .onItsOwnThread, .serialized, .requires(Built.mediaPlayerUnavailable))
+@Suite("Agent: a ringing alarm as a media player (MPRIS)", .onItsOwnThread, .serialized, .requires(Built.mediaPlayerUnavailable), .timeLimit(.minutes(5)))
 struct MediaPlayerTests {
 
     static let busName = "org.mpris.MediaPlayer2.reveille"

@@ -142,12 +142,17 @@ package final class AlarmAgent: Sendable {
     let mediaPlayer: MediaPlayer?
     /// The idle inhibitor that keeps the screen lit while alarms ring, on a desktop.
     let idleInhibitor: IdleInhibitor?
+    /// Descriptors held so that an alarm rings when the agent has run out of them.
+    let descriptorReserve: DescriptorReserve
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
     /// service, and then takes the bus name, so a client that sees the name finds everything ready.
     package init(configuration: AgentConfiguration, logger: Logger) async throws {
         self.logger = logger
+        // First, so that its descriptors are among the lowest numbers, under any limit lowered later.
+        let descriptorReserve = DescriptorReserve(logger: logger)
+        self.descriptorReserve = descriptorReserve
         let databaseURL = configuration.storeDirectory.appendingPathComponent(AlarmStore.fileName)
         lock = try AgentLock(
             directory: configuration.storeDirectory, readableStore: FileManager.default.fileExists(atPath: databaseURL.path))
@@ -167,7 +172,9 @@ package final class AlarmAgent: Sendable {
         if let aside = store.recoveredFrom {
             logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
-        let clock = SystemClock(localTimePath: configuration.localTimePath, wakeTimers: configuration.wakeFromSuspend)
+        let clock = SystemClock(
+            localTimePath: configuration.localTimePath, wakeTimers: configuration.wakeFromSuspend,
+            makeRoom: { [descriptorReserve] in descriptorReserve.ensureRoom(for: $0, needed: 2) })
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
         // Calls waiting for a person's authorization answer keep their messages alive: libdbus must
         // never stop reading the bus because of them, or the answer that releases them is not read.
@@ -182,6 +189,7 @@ package final class AlarmAgent: Sendable {
             let notifications = options.notifications
                 ? NotificationPresenter(
                     clock: { clock.read() }, snoozeChoices: options.snoozeChoices, logger: logger,
+                    room: { [descriptorReserve] in descriptorReserve.ensureRoom(for: "a notification", needed: 2) },
                     onAction: { responder.respond($0, $1) })
                 : nil
             let doNotDisturb = options.doNotDisturb && options.notifications
@@ -239,7 +247,8 @@ package final class AlarmAgent: Sendable {
         ].compactMap { $0 }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
-            observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
+            // The reserve first: the others may need descriptors as the alarm starts.
+            observers: [descriptorReserve, sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
         // Without wake timers of its own, the agent has the machine woken another way.
         let router = configuration.wakeFromSuspend && !clock.wakeTimers
             ? WakeRouter(

@@ -54,4 +54,6 @@ package enum SystemCall: String, Hashable, Sendable, CaseIterable {
     case terminalSetAttributes
     /// `ioctl(TIOCGWINSZ)`.
     case terminalSize
+    /// `getrlimit(2)`.
+    case getResourceLimit
 }

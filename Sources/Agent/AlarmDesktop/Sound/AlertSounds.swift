@@ -56,30 +56,20 @@ package final class AlertSounds: Sendable {
 
     /// Whether sound can be played now: while an alert rings, what its player found; otherwise
     /// the device is opened and closed again (`SoundPlayer.probe()`), on a thread of its own so
-    /// that a sound server that does not answer holds no worker, and `nil` when it has not
-    /// answered within `timeout`. What a status shows, not what the last alert found long ago.
+    /// that a sound server that does not answer holds no worker (`BlockingFileWork`), and `nil`
+    /// when it has not answered within `timeout` (or too many earlier pieces are still blocked).
+    /// What a status shows, not what the last alert found long ago.
     package func currentOutputStatus(timeout: Duration = .seconds(2)) async -> SoundOutputStatus? {
         if !ringing.isEmpty { return outputStatus }
         let player = SoundPlayer(sound: sound(for: .default).sound, configuration: configuration)
-        let answer = Mutex<CheckedContinuation<SoundOutputStatus?, Never>?>(nil)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<SoundOutputStatus?, Never>) in
-            answer.withLock { $0 = continuation }
-            let finish = { @Sendable (status: SoundOutputStatus?) in
-                answer.withLock { waiting in
-                    waiting?.resume(returning: status)
-                    waiting = nil
-                }
+        return await BlockingFileWork.run(timeout: timeout) { () -> SoundOutputStatus in
+            do throws(SoundPlayerError) {
+                try player.probe()
+                return .available
+            } catch {
+                if case .unavailable(_, let reason, _) = error { return .unavailable(reason) }
+                return SoundPlayer.outputStatus
             }
-            let thread = Thread {
-                do throws(SoundPlayerError) {
-                    try player.probe()
-                    finish(.available)
-                } catch {
-                    if case .unavailable(_, let reason, _) = error { finish(.unavailable(reason)) } else { finish(SoundPlayer.outputStatus) }
-                }
-            }
-            thread.start()
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { finish(nil) }
         }
     }
 
