@@ -15,7 +15,8 @@ import Glibc
 /// copy of the command saying it waits for the person's answer.
 @Suite(
     "Agent: the first minutes at the keyboard", .onItsOwnThread, .serialized,
-    .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps installs it)")))
+    .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps installs it)")),
+    .timeLimit(.minutes(5)))
 struct FirstMinutesTests {
     /// A weekday's English abbreviation or a date, then the time, as `list` writes it.
     static let when = #"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|\d{4}-\d\d-\d\d) \d\d:\d\d"#
