@@ -112,6 +112,7 @@ package struct AlarmEdit: Hashable, Sendable {
             relative.time = time
             return .relative(relative)
         case .fixed(let instant):
+            try checkReadable(instant, field: "time")
             let day = CivilDate(containing: instant, rules: zone)
             return .fixed(LocalTimeResolver(timeZone: zone).resolve(localSeconds: day.localSeconds(hour: time.hour, minute: time.minute)).instant)
         case nil:
@@ -130,10 +131,21 @@ package struct AlarmEdit: Hashable, Sendable {
             return .relative(relative)
         case .fixed(let instant):
             guard !days.isEmpty else { return .fixed(instant) }
+            try checkReadable(instant, field: "weekdays")
             let (hour, minute) = Self.clockTime(of: instant, zone: zone)
             return .relative(.init(time: .init(hour: hour, minute: minute), repeats: repeats))
         case nil:
             throw .invalidConfiguration(field: "weekdays", reason: "a timer does not repeat on days")
+        }
+    }
+
+    /// Refuses an instant whose local day and clock time cannot be read (not finite, or beyond
+    /// the year 9999, past what whole seconds since 1970 hold), before they are read: the
+    /// change that gave it (`schedule` with `time` or `weekdays`) is refused, naming `field`.
+    private static func checkReadable(_ instant: Date, field: String) throws(AlarmRequestError) {
+        let seconds = instant.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) <= 253_402_300_799 else {
+            throw .invalidConfiguration(field: field, reason: "the alarm's instant (\(seconds) s since 1970) has no clock time")
         }
     }
 
