@@ -69,11 +69,13 @@ struct AgentFixture: Sendable {
     /// let alerts ring must pace it, or a player fills the disk as fast as it can write; without
     /// pacing the agent runs `--silent`. `agentEnvironment` is added to the agent's environment,
     /// and the variables in `unsettingForAgent` (such as `TZ`) are taken out of it.
-    /// `dunstNotificationLimit`: how many bubbles dunst draws at once (0: all).
+    /// `dunstNotificationLimit`: how many bubbles dunst draws at once (0: all). `agentProgram`
+    /// runs another build of the agent (an older one: `OlderBuilds`) with `agentArguments` as
+    /// they are, `--silent` not added (the first agent has no such option).
     static func start(
         notificationServer: Bool = false, pacedBytesPerSecond: Int? = nil, agentArguments: [String] = [],
         agentEnvironment: [String: String] = [:], startingAgent: Bool = true, unsettingForAgent: Set<String> = [],
-        dunstNotificationLimit: Int = 0
+        dunstNotificationLimit: Int = 0, agentProgram: String? = nil
     ) async throws -> AgentFixture {
         let sandbox = try await offPool {
             try DesktopSandbox(
@@ -83,9 +85,9 @@ struct AgentFixture: Sendable {
         var agent: SandboxProcess?
         if startingAgent {
             // Unpaced, the capture takes sound as fast as a player writes it: such tests ring silently.
-            let arguments = pacedBytesPerSecond == nil ? agentArguments + ["--silent"] : agentArguments
+            let arguments = pacedBytesPerSecond == nil && agentProgram == nil ? agentArguments + ["--silent"] : agentArguments
             agent = try sandbox.spawn(
-                Built.path("reveilled"), arguments, environment: agentEnvironment, unsetting: unsettingForAgent)
+                agentProgram ?? Built.path("reveilled"), arguments, environment: agentEnvironment, unsetting: unsettingForAgent)
             try await offPool { try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         }
         return AgentFixture(sandbox: sandbox, agent: agent)

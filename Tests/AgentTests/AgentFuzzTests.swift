@@ -10,7 +10,7 @@ import TestSupport
 ///
 /// The seed is printed; `REVEILLE_FUZZ_SEED=<seed> swift test --skip-build --filter AgentFuzzTests`
 /// sends the same calls again. `reveille-bench fuzz` runs many more.
-@Suite("Agent: hostile D-Bus input", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: hostile D-Bus input", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct AgentFuzzTests {
     /// How much the agent's resident memory may grow between the warm-up and the end of a run.
     static let memoryGrowthLimit = 32 * 1_048_576

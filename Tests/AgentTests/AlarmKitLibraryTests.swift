@@ -6,7 +6,7 @@ import TestRequirements
 import TestSupport
 
 /// The Swift `AlarmKit` library, used by an app written as for Apple's AlarmKit.
-@Suite("Agent: AlarmKit library", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: AlarmKit library", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct AlarmKitLibraryTests {
     @Test("The example app asks once, schedules a timer, follows alarmUpdates, and stops it when it rings")
     func exampleApp() async throws {

@@ -6,7 +6,7 @@ import TestRequirements
 import TestSupport
 
 /// An alarm's D-Bus object follows the alarm exactly, whatever order calls come in.
-@Suite("Agent: alarm objects", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: alarm objects", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct AlarmObjectTests {
     static func timer(_ title: String) -> DBusValue {
         .dictionary(["title": .string(title), "countdown": .dictionary(["preAlert": .double(3_600)])])

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Alarms people shape, end to end against the real agent: skip and unskip, off and on, and an
 /// alarm's own volume, crescendo and ring time-out, heard in the capture.
-@Suite("Agent: skip, off and on, and per-alarm sound", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: skip, off and on, and per-alarm sound", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct AlarmShapingAgentTests {
     static let errorPrefix = "io.github.reveille.Alarms1.Error."
 

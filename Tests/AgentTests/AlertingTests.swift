@@ -9,7 +9,7 @@ import TestSupport
 
 /// Alerts end to end: the real agent, dunst under Xvfb as the notification server, and ALSA's
 /// `default` captured to a file, paced to twice real time, as a person would see and hear them.
-@Suite("Agent: alerting on the desktop", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: alerting on the desktop", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct AlertingTests {
     /// Twice real time for 48 kHz stereo 16-bit sound.
     static let pace = 2 * 48_000 * 4
@@ -367,7 +367,7 @@ struct AlertingTests {
 }
 
 /// Many alerts at once.
-@Suite("Agent: two hundred alerts in the same second", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: two hundred alerts in the same second", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct ManyAlertsTests {
     @Test("200 alarms due in the same second: every notification is posted and every sound plays on its own")
     func twoHundredAtOnce() async throws {

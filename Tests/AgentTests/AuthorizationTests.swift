@@ -6,7 +6,7 @@ import TestRequirements
 import TestSupport
 
 /// AlarmKit's authorization: the person is asked once, through a real notification server.
-@Suite("Agent: authorization", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: authorization", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct AuthorizationTests {
     static let script = AgentFixture.otherApp
 

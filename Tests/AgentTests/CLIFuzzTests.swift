@@ -12,7 +12,7 @@ import TestSupport
 /// Without a bus, bad input must exit 64 (it is found before the agent is asked) and everything
 /// else that needs the agent 69; with the agent running, bad input 64 and refusals 65. Never a
 /// signal, never silence on failure. The seed is printed; `REVEILLE_FUZZ_SEED` replays a run.
-@Suite("Agent: hostile command lines", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: hostile command lines", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct CLIFuzzTests {
     @Test("150 random command lines with no bus to reach: 64 for bad input, 69 for the rest")
     func withoutAgent() async throws {

@@ -7,7 +7,7 @@ import TestRequirements
 import TestSupport
 
 /// The `reveille` command end to end, against a real agent on a private bus.
-@Suite("Agent: reveille command", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: reveille command", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct CLITests {
     @Test("timer, list, show, pause, resume and cancel, with --json and exit statuses")
     func timerLifeCycle() async throws {

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// How the agent tells apps apart: from /proc, never from what a caller says.
-@Suite("Agent: caller identity", .onItsOwnThread)
+@Suite("Agent: caller identity", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct CallerIdentityTests {
     /// A folder shaped like /proc with one process.
     func procRoot(pid: UInt32, flatpakInfo: String? = nil, cgroup: String? = nil, executable: String = "/usr/bin/example") throws -> URL {

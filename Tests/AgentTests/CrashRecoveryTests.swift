@@ -15,7 +15,7 @@ import Glibc
 
 /// `kill -9` of the agent at any moment: nothing it acknowledged is lost, and what was ringing
 /// rings again when it is back.
-@Suite("Agent: kill -9 at any moment", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: kill -9 at any moment", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct CrashRecoveryTests {
     @Test("Killed while scheduling: every alarm whose Schedule was answered is there after a restart, and nothing half-written")
     func whileScheduling() async throws {

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Do-not-disturb on dunst, the real program: paused dunst holds every notification back, so the
 /// agent un-pauses it for an alert and pauses it again after, never against the person.
-@Suite("Agent: breaking through dunst's do-not-disturb", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: breaking through dunst's do-not-disturb", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct DoNotDisturbDunstTests {
     /// A sandbox with dunst and the agent ringing at full volume from the first frame.
     static func start(_ arguments: [String] = []) async throws -> AgentFixture {

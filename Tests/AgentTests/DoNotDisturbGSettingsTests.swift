@@ -9,7 +9,7 @@ import TestSupport
 /// do not run here) answering `GetServerInformation` as the real ones do.
 @Suite(
     "Agent: do-not-disturb in GSettings (GNOME, Cinnamon, MATE)", .onItsOwnThread, .serialized,
-    .requires(Built.unavailable ?? DesktopDoubles.gsettingsUnavailable))
+    .requires(Built.unavailable ?? DesktopDoubles.gsettingsUnavailable), .timeLimit(.minutes(5)))
 struct DoNotDisturbGSettingsTests {
     static let gnome = ("org.gnome.desktop.notifications", "show-banners")
 

@@ -9,7 +9,7 @@ import TestSupport
 /// nothing.
 @Suite(
     "Agent: XFCE's do-not-disturb (xfconfd, xfce4-notifyd)", .onItsOwnThread, .serialized,
-    .requires(Built.unavailable ?? XfcePrograms.unavailable))
+    .requires(Built.unavailable ?? XfcePrograms.unavailable), .timeLimit(.minutes(5)))
 struct DoNotDisturbXfceTests {
     /// `xfconf-query` on the notifyd channel's do-not-disturb.
     static func xfconf(_ sandbox: DesktopSandbox, _ arguments: String...) async throws -> String {

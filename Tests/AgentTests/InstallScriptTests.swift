@@ -12,7 +12,7 @@ import Glibc
 /// removed again, a `DESTDIR` stage for `/usr`, and a folder with a program missing. Each run is in
 /// a desktop sandbox (its own `HOME`, `XDG_*` folders and session bus), with `XDG_DATA_DIRS` and
 /// `XDG_CONFIG_DIRS` pointing at empty folders, so the machine's own installation is never seen.
-@Suite("Install script: --bin-dir, DESTDIR and uninstall", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Install script: --bin-dir, DESTDIR and uninstall", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct InstallScriptTests {
     /// The repository's root, from this file's path.
     static let repository = URL(fileURLWithPath: #filePath)
@@ -68,6 +68,13 @@ struct InstallScriptTests {
             #expect(manifest.contains(path), "\(path) is not in the manifest")
         }
         #expect(manifest.contains { $0.hasPrefix(prefix + "/share/reveille/sounds/") }, "no sound installed: \(manifest)")
+        for sound in ["beeps", "chimes", "dawn", "bugle"] {
+            #expect(manifest.contains(prefix + "/share/reveille/sounds/\(sound).oga"), "\(sound).oga is not installed")
+        }
+        // ~/.local/share/zsh/site-functions is in no zsh's default $fpath: the person is told the line.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") {
+            #expect(install.output.contains("fpath+=(\(prefix)/share/zsh/site-functions)"), "\(install)")
+        }
         for path in manifest {
             #expect(Self.exists(path), "\(path) is in the manifest but not there")
         }
@@ -193,6 +200,10 @@ struct InstallScriptTests {
         #expect(staged == Set(manifest.map { stage + $0 }), "staged: \(staged.sorted())\nmanifest: \(manifest)")
         for path in finals where path != "/usr/share/reveille" {
             #expect(manifest.contains(path), "\(path) is not staged")
+        }
+        // Debian's zsh reads a package's completions from vendor-completions, not site-functions.
+        if FileManager.default.fileExists(atPath: "/etc/debian_version") {
+            #expect(manifest.contains("/usr/share/zsh/vendor-completions/_reveille"), "\(manifest)")
         }
 
         // Inside the files, the final paths, never the stage.

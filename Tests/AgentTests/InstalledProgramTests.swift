@@ -11,7 +11,8 @@ import Glibc
 /// The program the package installs (`reveille-multicall`): one file, `/usr/bin/reveille`, with
 /// `/usr/bin/reveilled` a second name (hard link) of it; the agent when started as `reveilled`, the
 /// command otherwise.
-@Suite("The installed program: one file, the agent by its second name, the command otherwise", .requires(InstalledProgram.unavailable))
+@Suite("The installed program: one file, the agent by its second name, the command otherwise", .requires(InstalledProgram.unavailable),
+    .timeLimit(.minutes(5)))
 struct InstalledProgramTests {
     @Test("Started as reveilled it is the agent, as reveille the command; the agent knows the command beside it for the person's own")
     func bothRoles() async throws {

@@ -5,7 +5,7 @@ import TestRequirements
 import TestSupport
 
 /// AlarmKit's intents on Linux: the app's own `org.freedesktop.Application` actions.
-@Suite("Agent: intents", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: intents", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct IntentTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/intent_app.py").path
 
@@ -47,13 +47,11 @@ struct IntentTests {
         app.terminate()
     }
 
-    /// The agent's log (its standard error), once it contains `text` or after a few seconds.
+    /// The agent's log (its standard error), once it contains `text`; throws after 30 s.
     func waitForLog(_ fixture: AgentFixture, containing text: String) async throws -> String {
-        for _ in 0..<100 {
+        try await waitUntil("the agent to log \(text.debugDescription)", detail: { fixture.agent?.outputs() ?? "no agent" }) {
             let log = fixture.agent?.standardError ?? ""
-            if log.contains(text) { return log }
-            try await Task.sleep(for: .milliseconds(50))
+            return log.contains(text) ? log : nil
         }
-        return fixture.agent?.standardError ?? ""
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
 /// What people read, in their language and clock: the real agent's notifications and the CLI's
 /// tables under German, US English and GNOME's clock format, with the catalogs compiled from
 /// `po/` and the glibc locales made by `localedef`, as on an installed system.
-@Suite("Agent: the person's language and clock", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: the person's language and clock", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct LanguageTests {
     /// A sandbox with dunst and the agent in `environment`.
     static func start(_ environment: [String: String]) async throws -> AgentFixture {

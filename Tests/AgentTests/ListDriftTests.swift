@@ -12,7 +12,7 @@ import TestSupport
 /// is fixed when its alarm arrives, so a list shown again later, or after another alarm changed,
 /// still ends each countdown when the agent does. (It used to be re-based on every change from the
 /// `remaining` each alarm last arrived with: a timer left alone moved later by the time since.)
-@Suite("Agent: the live list does not drift", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: the live list does not drift", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct ListDriftTests {
     @Test("Random timers scheduled, cancelled, paused and resumed: each countdown in a watcher's list ends when the agent says, within 0.5 s")
     func watcherAgreesWithTheAgent() async throws {

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Many clients scheduling at once against the real agent. `reveille-bench load` runs the full
 /// 10 × 1,000 with a release build and prints the latencies.
-@Suite("Agent: load", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: load", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct LoadTests {
     @Test("10 clients × 200 alarms at once: each stored once, kept across a restart; every subscriber's list only grows and ends as the store")
     func tenClients() async throws {

@@ -8,7 +8,7 @@ import TestRequirements
 import TestSupport
 
 /// The agent's D-Bus API from an app: every method, property, object and named error.
-@Suite("Agent: D-Bus API", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: D-Bus API", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct ManagerAPITests {
     static let prefix = "io.github.reveille.Alarms1.Error."
 
@@ -327,7 +327,7 @@ enum AgentVersionForTests {
 }
 
 /// Updates go on across a restart of the agent.
-@Suite("Agent: updates across a restart", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: updates across a restart", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct UpdatesAcrossRestartTests {
     @Test("watch --json goes on printing changes after the agent is restarted")
     func watchSurvivesRestart() async throws {

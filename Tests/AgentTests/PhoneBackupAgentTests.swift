@@ -6,7 +6,7 @@ import TestSupport
 
 /// The phone backup end to end: the real agent with `--phone-after`, and KDE Connect's real
 /// protocol spoken by a double on the sandbox's bus.
-@Suite("Agent: the phone backup", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: the phone backup", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct PhoneBackupAgentTests {
     static let pixel = PhoneServiceDouble.Device(id: "a1b2c3", name: "Pixel 7")
 

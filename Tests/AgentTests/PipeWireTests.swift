@@ -8,7 +8,7 @@ import TestSupport
 /// The agent ringing through the real PipeWire and WirePlumber (headless, a null sink as the
 /// speakers, their monitor recorded), where ALSA `default` is PipeWire's ALSA plugin, as on most
 /// desktops. The sandbox's other suites keep their own ALSA configurations (the file capture).
-@Suite("Agent: ringing through PipeWire", .onItsOwnThread, .serialized)
+@Suite("Agent: ringing through PipeWire", .onItsOwnThread, .serialized, .timeLimit(.minutes(5)))
 struct PipeWireTests {
     /// The loudest sample's magnitude in `samples`.
     static func peak(_ samples: ArraySlice<Int16>) -> Int {
@@ -39,6 +39,18 @@ struct PipeWireTests {
         let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0"])
         defer { fixture.stop() }
         let recording = try pipewire.recordSpeakers()
+
+        // Before the alarm the speakers are silent, even while the agent opens its output to
+        // tell `reveille status` whether sound can be played (a stream made and closed again):
+        // a second of recording, waited out in full, with a status asked in its middle.
+        try await waitUntil("the recording to start", timeout: .seconds(20)) { PipeWireServer.samples(of: recording).count > 0 ? () : nil }
+        let asked = try await fixture.reveille("status")
+        #expect(asked.status == .exited(0) && asked.output.contains("sound    available"), "\(asked)")
+        let quiet = try await waitUntil("a second of the speakers' recording", timeout: .seconds(20)) { () -> [Int16]? in
+            let samples = PipeWireServer.samples(of: recording)
+            return samples.count >= 2 * 48_000 ? samples : nil
+        }
+        #expect(Self.peak(quiet[...]) == 0, "the speakers played \(quiet.filter { $0 != 0 }.count) samples before the alarm, loudest \(Self.peak(quiet[...])), while status opened the output")
 
         let title = #"Tea "Earl Grey" \ strong"#
         let timer = try await fixture.reveille("timer", "1s", "--title", title)
@@ -126,9 +138,16 @@ struct PipeWireTests {
         let muted = try await Self.waitForVolumeLine(fixture, "muted") { $0.contains("muted (PipeWire's default output)") }
         #expect(muted.contains("turn it up to 50%"), "\(muted)")
 
-        // (Not judged: the muted sink's half second before the alarm. On PipeWire 1.4 the
-        // recording's first moments held a loud sample with nothing playing, unexplained yet.)
+        // What the muted speakers play before the alarm: a whole second of their recording (on
+        // PipeWire 1.4 it began with pw-record's own AU header until it was told --raw:
+        // PipeWireServer.recorderArguments).
         let recording = try pipewire.recordSpeakers()
+        let before = try await waitUntil("a second of the muted speakers' recording", timeout: .seconds(20)) { () -> [Int16]? in
+            let samples = PipeWireServer.samples(of: recording)
+            return samples.count >= 2 * 48_000 ? samples : nil
+        }
+        let loud = before.indices.filter { before[$0] != 0 }
+        #expect(loud.isEmpty, "the muted speakers played \(loud.count) samples before the alarm, the first at \(loud.first.map { Double($0) / 96_000 } ?? 0) s, loudest \(Self.peak(before[...]))")
         let timer = try await fixture.reveille("timer", "1s", "--title", "Muted")
         try #require(timer.status == .exited(0), "\(timer)")
         // While it rings the sink is unmuted at 50 %, as the slider would show, and the alarm is heard.

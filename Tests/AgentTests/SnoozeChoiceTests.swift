@@ -8,7 +8,7 @@ import TestSupport
 /// The snooze choices end to end (`reveilled --snooze-choices`): the real agent and dunst on a
 /// private bus, the alert's extra actions as dunst receives them, and a choice picked in dunst's
 /// menu as a person picks it.
-@Suite("Agent: snooze choices on a ringing alarm", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: snooze choices on a ringing alarm", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct SnoozeChoiceTests {
     @Test("With --snooze-choices 5m,10m the alert offers Snooze 5 min and 10 min; picking 10 min counts down 600 s; a forged snooze-12345 does nothing")
     func pickAChoice() async throws {

@@ -9,7 +9,7 @@ import TestRequirements
 import TestSupport
 
 /// The store failing under the agent: a clear error, nothing half-written, and the agent serving on.
-@Suite("Agent: storage faults", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: storage faults", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct StorageFaultTests {
     @Test("The disk fills up (file-size limit): Schedule fails with StorageFailed, list still answers, nothing is lost or half-written")
     func diskFull() async throws {

@@ -7,7 +7,7 @@ import TestRequirements
 import TestSupport
 
 /// The agent's store log: no call waits on a checkpoint; the log is folded in once changes pause.
-@Suite("Agent: store checkpoints", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: store checkpoints", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct StoreCheckpointAgentTests {
     @Test("A second after the last change the agent has folded its log into the database, which holds every alarm")
     func foldsWhenChangesPause() async throws {

@@ -15,7 +15,7 @@ import TestSupport
 /// 17 to 91 calls in each run, against Debian 12's libdbus and Debian 13's.
 @Suite(
     "Agent: replies sent while the loop reads", .onItsOwnThread, .serialized, .requires(Built.unavailable),
-    .requires(IOPathWindow.unavailable))
+    .requires(IOPathWindow.unavailable), .timeLimit(.minutes(5)))
 struct StrandedReplyTests {
     @Test("300 List calls under a flood of signals, the loop's I/O-path window widened: each is answered within 5 s")
     func repliesLeaveAtOnce() async throws {

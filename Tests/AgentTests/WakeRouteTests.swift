@@ -14,7 +14,7 @@ import TestSupport
 /// checked is what the agent asks for (a timer with `WakeSystem=true` at the earliest deadline,
 /// replaced when it changes, gone when no alarm is left) and what `status` says. The guest in
 /// `scripts/vm-test` shows the real user manager waking a real suspended machine.
-@Suite("Agent: waking the machine through the user manager or PowerDevil", .onItsOwnThread, .serialized)
+@Suite("Agent: waking the machine through the user manager or PowerDevil", .onItsOwnThread, .serialized, .timeLimit(.minutes(5)))
 struct WakeRouteTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Scripts/wake_services.py").path

@@ -19,7 +19,7 @@ import TestSupport
 /// `PrepareForSleep(false)` from logind's owner makes the agent check every deadline again (its log),
 /// and that alarms come through it unchanged; catching up on alerts missed while asleep is the
 /// engine's (`ClockChangeTests` in AlarmCoreTests, on a virtual clock).
-@Suite("Agent: resume and time-zone changes", .onItsOwnThread, .serialized, .requires(Built.unavailable))
+@Suite("Agent: resume and time-zone changes", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct WakeSourcesTests {
     @Test("Replacing the localtime link moves a clock-time alarm to 07:30 in the new zone; an instant and a timer stay")
     func localTimeReplaced() async throws {

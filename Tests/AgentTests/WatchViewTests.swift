@@ -13,7 +13,7 @@ import Glibc
 /// and read off the screen as a person would.
 @Suite(
     "Agent: reveille watch", .onItsOwnThread, .serialized,
-    .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps --tests installs it)")))
+    .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps --tests installs it)")), .timeLimit(.minutes(10)))
 struct WatchViewTests {
     @Test("A timer shows its title, a progress bar and its time left, ticking; ↑/↓ select; p pauses, r resumes")
     func countdownPauseResume() async throws {

@@ -30,7 +30,7 @@ struct EngineTests {
         let started = ContinuousClock.now
         var rang: [Date] = []
         for _ in 0..<(8 * 24 * 4) {
-            await harness.clock.advance(by: 900)
+            try await harness.clock.advance(by: 900)
             if await harness.state(of: id) == .alerting {
                 rang.append(harness.clock.now)
                 try await harness.engine.stop(id: id, caller: .user)
@@ -60,7 +60,7 @@ struct EngineTests {
         try await harness.engine.schedule(
             id: alarm, definition: Fixtures.definition(.fixed(harness.clock.now.addingTimeInterval(0.2))), caller: .user)
         #expect(try await harness.engine.checkpointStore() == false, "an alarm due in 0.2 s goes first")
-        await harness.clock.advance(by: 0.2)
+        try await harness.clock.advance(by: 0.2)
         #expect(await harness.state(of: alarm) == .alerting)
         try await harness.engine.stop(id: alarm, caller: .user)
         #expect(try await harness.engine.checkpointStore(), "the alarm has rung: it runs")
@@ -68,7 +68,7 @@ struct EngineTests {
         let timer = UUID()
         try await harness.engine.schedule(id: timer, definition: Fixtures.timer(0.1), caller: .user)
         #expect(try await harness.engine.checkpointStore() == false, "a countdown ending in 0.1 s goes first")
-        await harness.clock.advance(by: 5)
+        try await harness.clock.advance(by: 5)
         #expect(await harness.state(of: timer) == .alerting)
         // The alert's own ring time-out is ten minutes away.
         #expect(try await harness.engine.checkpointStore())
@@ -81,16 +81,16 @@ struct EngineTests {
         let id = UUID()
         let record = try await harness.engine.schedule(id: id, definition: Fixtures.timer(300, snooze: 60), caller: .user)
         #expect(record.state == .countdown)
-        await harness.clock.advance(by: 299)
+        try await harness.clock.advance(by: 299)
         #expect(await harness.state(of: id) == .countdown)
-        await harness.clock.advance(by: 1)
+        try await harness.clock.advance(by: 1)
         #expect(await harness.state(of: id) == .alerting)
 
         try await harness.engine.countdown(id: id, caller: .user)
         #expect(await harness.state(of: id) == .countdown)
-        await harness.clock.advance(by: 59)
+        try await harness.clock.advance(by: 59)
         #expect(await harness.state(of: id) == .countdown)
-        await harness.clock.advance(by: 1)
+        try await harness.clock.advance(by: 1)
         #expect(await harness.state(of: id) == .alerting)
         #expect(alertInstants(harness) == [Fixtures.instant("2026-06-01T12:05:00Z"), Fixtures.instant("2026-06-01T12:06:00Z")])
 
@@ -106,16 +106,16 @@ struct EngineTests {
         defer { Task { await harness.removeStore() } }
         let id = UUID()
         try await harness.engine.schedule(id: id, definition: Fixtures.timer(600), caller: .user)
-        await harness.clock.advance(by: 200)
+        try await harness.clock.advance(by: 200)
         try await harness.engine.pause(id: id, caller: .user)
-        await harness.clock.advance(by: 5_000)
+        try await harness.clock.advance(by: 5_000)
         #expect(await harness.state(of: id) == .paused)
         try await harness.engine.resume(id: id, caller: .user)
         let reading = harness.clock.read()
         #expect(try await harness.engine.alarm(id: id, caller: .user).remaining(from: reading) == 400)
-        await harness.clock.advance(by: 399)
+        try await harness.clock.advance(by: 399)
         #expect(await harness.state(of: id) == .countdown)
-        await harness.clock.advance(by: 1)
+        try await harness.clock.advance(by: 1)
         #expect(await harness.state(of: id) == .alerting)
     }
 
@@ -146,7 +146,7 @@ struct EngineTests {
         defer { Task { await harness.removeStore() } }
         let id = UUID()
         try await harness.engine.schedule(id: id, definition: Fixtures.timer(10), caller: .user)
-        await harness.clock.advance(by: 10)
+        try await harness.clock.advance(by: 10)
         #expect(await harness.state(of: id) == .alerting)
         try await harness.engine.schedule(id: id, definition: Fixtures.timer(60, title: "Tea"), caller: .user)
         let alarms = await harness.engine.alarms(visibleTo: .user)
@@ -203,7 +203,7 @@ struct EngineTests {
         for id in ids {
             try await harness.engine.schedule(id: id, definition: Fixtures.definition(.fixed(at)), caller: .user)
         }
-        await harness.clock.advance(to: at)
+        try await harness.clock.advance(to: at)
         #expect(Set(harness.presenter.alerted) == Set(ids))
         #expect(alertInstants(harness).allSatisfy { $0 == at })
         try await harness.engine.stop(id: ids[0], caller: .user)
@@ -220,9 +220,9 @@ struct EngineTests {
         defer { Task { await harness.removeStore() } }
         let id = UUID()
         try await harness.engine.schedule(id: id, definition: Fixtures.timer(60), caller: .user)
-        await harness.clock.advance(by: 60 + 599)
+        try await harness.clock.advance(by: 60 + 599)
         #expect(await harness.state(of: id) == .alerting)
-        await harness.clock.advance(by: 1)
+        try await harness.clock.advance(by: 1)
         #expect(await harness.state(of: id) == nil)
         #expect(harness.presenter.effects.contains(.endAlert(id, .timedOut)))
         #expect(try await harness.engine.history().first?.outcome == .timedOut)
@@ -237,7 +237,7 @@ struct EngineTests {
         let id = UUID()
         try await harness.engine.schedule(id: id, definition: Fixtures.timer(60), caller: .user)
         #expect(await iterator.next()?.map(\.state) == [.countdown])
-        await harness.clock.advance(by: 60)
+        try await harness.clock.advance(by: 60)
         #expect(await iterator.next()?.map(\.state) == [.alerting])
         try await harness.engine.stop(id: id, caller: .user)
         #expect(await iterator.next()?.isEmpty == true)
@@ -266,8 +266,8 @@ struct EngineTests {
         #expect(heard.withLock { $0.last } == .removed(paused), "a cancelled alarm is removed, with its last record")
 
         // A deadline's change is heard too: the timer alerts.
-        await harness.clock.advance(by: 601)
-        await harness.clock.settled()
+        try await harness.clock.advance(by: 601)
+        try await harness.clock.settled()
         #expect(heard.withLock { $0.last?.id == first && $0.last?.state == .alerting })
         #expect(heard.withLock { $0.count } == 5, "one change each, nothing repeated: \(heard.withLock { $0 })")
         #expect(transactions.withLock { $0 } == 5, "one call per stored change")
@@ -392,13 +392,13 @@ struct ClockChangeTests {
         let alarm = UUID(), timer = UUID()
         try await harness.engine.schedule(id: alarm, definition: Fixtures.definition(.fixed(Fixtures.instant("2026-06-01T13:00:00Z"))), caller: .user)
         try await harness.engine.schedule(id: timer, definition: Fixtures.timer(600), caller: .user)
-        await harness.clock.setWallClock(to: Fixtures.instant("2026-06-01T15:00:00Z"))
+        try await harness.clock.setWallClock(to: Fixtures.instant("2026-06-01T15:00:00Z"))
         #expect(await harness.state(of: alarm) == nil)
         #expect(try await harness.engine.history().first?.outcome == .missed)
         #expect(await harness.state(of: timer) == .countdown)
-        await harness.clock.advance(by: 599)
+        try await harness.clock.advance(by: 599)
         #expect(await harness.state(of: timer) == .countdown)
-        await harness.clock.advance(by: 1)
+        try await harness.clock.advance(by: 1)
         #expect(await harness.state(of: timer) == .alerting)
     }
 
@@ -414,11 +414,11 @@ struct ClockChangeTests {
         harness.clock.failWaits(with: OutOfDescriptors())
         let timer = UUID()
         try await harness.engine.schedule(id: timer, definition: Fixtures.timer(5), caller: .user)
-        // Three attempts take 50 + 100 ms of retry delays; the test's time limit bounds the wait.
+        // Three attempts take 50 + 100 ms of retry delays.
         var trouble = await harness.engine.wakeTimerTrouble
-        while (trouble?.attempts ?? 0) < 3 {
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("three attempts to arm the wake-up", every: .milliseconds(20), detail: { "trouble: \(String(describing: trouble))" }) {
             trouble = await harness.engine.wakeTimerTrouble
+            return (trouble?.attempts ?? 0) >= 3 ? () : nil
         }
         #expect(trouble?.reason == "timerfd_create: Too many open files")
         if let trouble {
@@ -430,11 +430,13 @@ struct ClockChangeTests {
 
         // Armed again, the trouble is over (the engine hears of the arming on a task of its own).
         harness.clock.stopFailingWaits()
-        await harness.clock.settled()
-        while await harness.engine.wakeTimerTrouble != nil { try await Task.sleep(for: .milliseconds(10)) }
-        await harness.clock.advance(by: 4.9)
+        try await harness.clock.settled()
+        try await waitUntil("the wake-up to be armed again", every: .milliseconds(10)) {
+            await harness.engine.wakeTimerTrouble == nil ? () : nil
+        }
+        try await harness.clock.advance(by: 4.9)
         #expect(await harness.state(of: timer) == .countdown)
-        await harness.clock.advance(by: 0.1)
+        try await harness.clock.advance(by: 0.1)
         #expect(await harness.state(of: timer) == .alerting)
     }
 
@@ -445,10 +447,10 @@ struct ClockChangeTests {
         let id = UUID()
         let at = Fixtures.instant("2026-06-01T13:00:00Z")
         try await harness.engine.schedule(id: id, definition: Fixtures.definition(.fixed(at)), caller: .user)
-        await harness.clock.setWallClock(to: Fixtures.instant("2026-06-01T10:00:00Z"))
-        await harness.clock.advance(by: 3 * 3600 - 1)
+        try await harness.clock.setWallClock(to: Fixtures.instant("2026-06-01T10:00:00Z"))
+        try await harness.clock.advance(by: 3 * 3600 - 1)
         #expect(await harness.state(of: id) == .scheduled)
-        await harness.clock.advance(by: 1)
+        try await harness.clock.advance(by: 1)
         #expect(await harness.state(of: id) == .alerting)
     }
 
@@ -534,7 +536,7 @@ struct EndingAlertTests {
         })
         let engine = AlarmEngine(store: store, clock: clock, policy: AlarmPolicy(), presenter: presenter)
         try await engine.start()
-        await clock.settled()
+        try await clock.settled()
         return (engine, clock, presenter)
     }
 
@@ -546,7 +548,7 @@ struct EndingAlertTests {
         let (engine, clock, presenter) = try await Self.start(at: now, directory: directory)
         let id = UUID()
         try await engine.schedule(id: id, definition: Fixtures.definition(.fixed(now.addingTimeInterval(60))), caller: .user)
-        await clock.advance(by: 60)
+        try await clock.advance(by: 60)
         #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
         try await engine.stop(id: id, caller: .user)
         #expect(presenter.storedWhenEnded.withLock { $0[id] } == .some(.alerting), "silenced while still stored as ringing")
@@ -564,7 +566,7 @@ struct EndingAlertTests {
         let ringing = UUID()
         let later = UUID()
         try await engine.schedule(id: ringing, definition: Fixtures.definition(.fixed(now.addingTimeInterval(60))), caller: .user)
-        await clock.advance(by: 60)
+        try await clock.advance(by: 60)
         #expect(try await engine.alarm(id: ringing, caller: .user).state == .alerting)
 
         failing.on.withLock { $0 = true }

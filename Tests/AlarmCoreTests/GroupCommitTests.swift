@@ -47,14 +47,15 @@ struct GroupCommitTests {
 
         private func transaction0(_ state: State) -> Bool { state.holding && state.statements.count == 1 && state.statements[0] == 1 }
 
-        /// Waits (off the cooperative pool) until the first transaction is being written.
-        func waitUntilHolding() async {
-            await withCheckedContinuation { continuation in
+        /// Waits (off the cooperative pool) until the first transaction is being written; throws
+        /// after `timeout`.
+        func waitUntilHolding(timeout: Duration = .seconds(30)) async throws {
+            let entered = await withCheckedContinuation { continuation in
                 DispatchQueue.global().async {
-                    self.entered.wait()
-                    continuation.resume()
+                    continuation.resume(returning: self.entered.wait(timeout: .now() + timeout.timeInterval) == .success)
                 }
             }
+            if !entered { throw SandboxError.timeout("waited \(timeout) for the first transaction to be written") }
         }
 
         /// Lets the first transaction go on.
@@ -110,7 +111,7 @@ struct GroupCommitTests {
     static func scheduleBehindHeldWrite(
         _ engine: AlarmEngine, _ transactions: Transactions, first: UUID, others: [(UUID, AlarmCaller)],
         events: EventLog? = nil
-    ) async -> (first: Result<AlarmRecord, any Error>, others: [UUID: [Result<AlarmRecord, any Error>]]) {
+    ) async throws -> (first: Result<AlarmRecord, any Error>, others: [UUID: [Result<AlarmRecord, any Error>]]) {
         @Sendable func schedule(_ id: UUID, _ caller: AlarmCaller) async -> Result<AlarmRecord, any Error> {
             await outcome {
                 let record = try await engine.schedule(id: id, definition: timer, caller: caller) { stored in
@@ -121,16 +122,23 @@ struct GroupCommitTests {
             }
         }
         async let firstResult = schedule(first, .app("a"))
-        await transactions.waitUntilHolding()
-        let results = await withTaskGroup(of: (UUID, Result<AlarmRecord, any Error>).self) { group in
+        try await transactions.waitUntilHolding()
+        let results = try await withThrowingTaskGroup(of: (UUID, Result<AlarmRecord, any Error>).self) { group in
             for (id, caller) in others {
                 group.addTask { (id, await schedule(id, caller)) }
             }
             // Every call is queued on the engine's thread, behind the held write, before it goes on.
-            while engine.queuedJobCount < others.count { try? await Task.sleep(for: .milliseconds(1)) }
+            do {
+                try await waitUntil("\(others.count) calls queued behind the held write", every: .milliseconds(1), detail: { "queued: \(engine.queuedJobCount)" }) {
+                    engine.queuedJobCount >= others.count ? () : nil
+                }
+            } catch {
+                transactions.release()
+                throw error
+            }
             transactions.release()
             var results: [UUID: [Result<AlarmRecord, any Error>]] = [:]
-            for await (id, result) in group { results[id, default: []].append(result) }
+            for try await (id, result) in group { results[id, default: []].append(result) }
             return results
         }
         return (await firstResult, results)
@@ -148,7 +156,7 @@ struct GroupCommitTests {
         let fresh = (0..<7).map { _ in UUID() }
         let contested = UUID()
         let events = EventLog()
-        let (firstResult, results) = await Self.scheduleBehindHeldWrite(
+        let (firstResult, results) = try await Self.scheduleBehindHeldWrite(
             engine, transactions, first: first,
             others: fresh.map { ($0, .app("a")) } + [(contested, .app("a")), (contested, .app("b"))], events: events)
         _ = try firstResult.get()
@@ -212,7 +220,7 @@ struct GroupCommitTests {
         let first = UUID()
         let others = (0..<6).map { _ in UUID() }
         let events = EventLog()
-        let (firstResult, results) = await Self.scheduleBehindHeldWrite(
+        let (firstResult, results) = try await Self.scheduleBehindHeldWrite(
             engine, transactions, first: first, others: others.map { ($0, .app("a")) }, events: events)
         let firstRecord = try firstResult.get()
         for id in others {

@@ -221,7 +221,7 @@ extension AlarmStore {
 
 // MARK: - Round trips
 
-@Suite("Store: round trips", .onItsOwnThread)
+@Suite("Store: round trips", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreRoundTripTests {
     @Test("A record of every phase and schedule kind is loaded back equal", arguments: Sample.roundTripCases)
     fileprivate func roundTrip(_ sample: RoundTripCase) async throws {
@@ -342,7 +342,7 @@ struct StoreRoundTripTests {
 
 // MARK: - Deletions and history
 
-@Suite("Store: deletions and history", .onItsOwnThread)
+@Suite("Store: deletions and history", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreHistoryTests {
     @Test("A deletion removes only its alarm, and survives reopening")
     func deletion() async throws {
@@ -453,7 +453,7 @@ struct StoreHistoryTests {
 
 // MARK: - Files
 
-@Suite("Store: files and recovery", .onItsOwnThread)
+@Suite("Store: files and recovery", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreFileTests {
     @Test("The folder is 0700 and the database, its -wal and -shm are 0600")
     func modes() async throws {
@@ -736,7 +736,7 @@ struct StoreFileTests {
 
 // MARK: - Crashes
 
-@Suite("Store: interrupted transactions", .onItsOwnThread)
+@Suite("Store: interrupted transactions", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreCrashTests {
     @Test("Without a fault, the whole change lands (the control for the tests below)")
     func control() async throws {
@@ -820,7 +820,7 @@ struct StoreCrashTests {
 
 // MARK: - Deferred checkpoints
 
-@Suite("Store: deferred checkpoints", .onItsOwnThread)
+@Suite("Store: deferred checkpoints", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreCheckpointTests {
     /// A scheduled alarm numbered `number`, a minute apart from the next.
     static func record(_ number: Int) -> AlarmRecord {
@@ -920,7 +920,7 @@ struct StoreCheckpointTests {
 
 // MARK: - Engine restarts
 
-@Suite("Store: engine restarts", .onItsOwnThread)
+@Suite("Store: engine restarts", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct StoreEngineRestartTests {
     static let start = Date(timeIntervalSince1970: 1_780_000_000)
 
@@ -940,14 +940,14 @@ struct StoreEngineRestartTests {
                 id: id, definition: Sample.definition(.fixed(start.addingTimeInterval(3_600)), postAlert: 300), caller: .user)
         case .countdown:
             try await engine.schedule(id: id, definition: timer(600), caller: .user)
-            await clock.advance(by: 100)
+            try await clock.advance(by: 100)
         case .paused:
             try await engine.schedule(id: id, definition: timer(600), caller: .user)
-            await clock.advance(by: 100)
+            try await clock.advance(by: 100)
             try await engine.pause(id: id, caller: .user)
         case .alerting:
             try await engine.schedule(id: id, definition: timer(60), caller: .user)
-            await clock.advance(by: 61)
+            try await clock.advance(by: 61)
             try #require(try await engine.alarm(id: id, caller: .user).state == .alerting)
         }
         let record = try await engine.alarm(id: id, caller: .user)
@@ -999,17 +999,17 @@ struct StoreEngineRestartTests {
             // The restored engine goes on from there: its deadlines were armed again.
             switch state {
             case .scheduled:
-                await clock.advance(by: 3_600)
+                try await clock.advance(by: 3_600)
                 #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
             case .countdown:
-                await clock.advance(by: 500)
+                try await clock.advance(by: 500)
                 #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
             case .paused:
                 try await engine.resume(id: id, caller: .user)
                 let resumed = try await engine.alarm(id: id, caller: .user)
                 #expect(resumed.remaining(from: clock.read()) == 500)
             case .alerting:
-                await clock.advance(by: 600)
+                try await clock.advance(by: 600)
                 #expect(await engine.count == 0, "the unanswered alert timed out")
                 #expect(presenter.effects.contains(.endAlert(id, .timedOut)))
                 let history = try await engine.history()
@@ -1048,9 +1048,9 @@ struct StoreEngineRestartTests {
             #expect(presenter.effects == [.countdown(after)])
             #expect(try AlarmStore(directory: folder).loadAlarms() == [after], "the rebased deadline is stored")
 
-            await clock.advance(by: 449)
+            try await clock.advance(by: 449)
             #expect(try await engine.alarm(id: id, caller: .user).state == .countdown)
-            await clock.advance(by: 2)
+            try await clock.advance(by: 2)
             #expect(try await engine.alarm(id: id, caller: .user).state == .alerting)
             let ringing = try await engine.alarm(id: id, caller: .user)
             if case .alerting(let alert) = ringing.phase {

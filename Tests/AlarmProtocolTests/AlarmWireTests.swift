@@ -76,4 +76,26 @@ struct AlarmWireTests {
         #expect(copy != original)
         #expect(copy.alarm == original.alarm && copy.fireDate == original.fireDate)
     }
+
+    @Test(
+        "An Edit whose schedule is an instant with no clock time (infinite, NaN, past the year 9999) and that also gives time or weekdays is refused by name, not read (the agent fuzzer's seed 14528602244310420516 crashed the engine so)",
+        arguments: [Double.infinity, -Double.infinity, Double.nan, 1e300])
+    func editInstantWithoutClockTime(seconds: Double) {
+        let alarm = AlarmDefinition(
+            schedule: .fixed(Date(timeIntervalSince1970: 1_800_000_000)), countdownDuration: nil,
+            presentation: AlarmWire.defaultPresentation(title: "Wake up", isTimer: false, snoozes: true))
+        let zone = ZoneRules.utc
+        // Refused as it is read or as it is applied, either way by name, before any clock time is read.
+        func refused(_ pairs: [(String, DBusValue)]) -> Bool {
+            do {
+                _ = try AlarmWire.decodeEdit(Self.entries(pairs)).applied(to: alarm, zone: zone)
+                return false
+            } catch {
+                return true
+            }
+        }
+        let fixed: (String, DBusValue) = ("schedule", .dictionary(["fixed": .double(seconds)]))
+        #expect(refused([fixed, ("weekdays", .strings(["monday", "friday"]))]))
+        #expect(refused([fixed, ("time", .dictionary(["hour": .int32(7), "minute": .int32(30)]))]))
+    }
 }

@@ -19,7 +19,13 @@ struct TextInputFuzzTests {
         "2026-12-01T07:30:00.250Z", "2027-02-28 11:59pm", "9999-12-31 23:59", "90s", "5m", "1h30m", "1h 30m", "00:05:00",
         "1d 2h 3m 4s", "1.5h", "0.5s", "90:00", "366d", "mon,tue", "weekdays", "weekends", "daily", "Mon, Wed ,FRI", "thurs",
         "1a2b3c4d", "1a2b3c4d-0000-4000-8000-000000000001", "1A9F", "1a2b3c4d0000",
+        // The forms people write (TimeGrammar).
+        "mon,wed 6:45", "weekdays 7:00", "weekends 9:00", "daily 6:30", "noon", "midnight", "7.30", "19h30", "next friday 9am",
+        "in 1h30m", "tomorrow at 7:30", "every day 6:30", "mon-fri", "sundays 8am", "+20m", "7:30 tomorrow",
     ]
+    /// The present the grammar reads moments from: Sunday 8 March 2026, 20:00 UTC, the evening New
+    /// York's clocks went forward.
+    static let now = Date(timeIntervalSince1970: 1_773_000_000)
     static let ids = [
         UUID(uuidString: "1A2B3C4D-0000-4000-8000-000000000001")!, UUID(uuidString: "1A9F0000-0000-4000-8000-000000000003")!,
     ]
@@ -69,6 +75,22 @@ struct TextInputFuzzTests {
                 #expect((0...23).contains(relative.time.hour) && (0...59).contains(relative.time.minute), "\(context)")
             case .success(.fixed(let date)):
                 #expect(date.timeIntervalSince1970.isFinite && abs(date.timeIntervalSince1970) < 300_000_000_000, "\(context)")
+            case .failure(let error):
+                checkError(error)
+            }
+        }
+        for zone in zones {
+            let rules = zone
+            let result = Result { () throws(InputError) in try TimeGrammar.read(text, now: now, zone: rules) }
+            #expect(result == Result { () throws(InputError) in try TimeGrammar.read(padded, now: now, zone: rules) }, "\(context)")
+            switch result {
+            case .success(.clockTime(let relative)):
+                #expect((0...23).contains(relative.time.hour) && (0...59).contains(relative.time.minute), "\(context)")
+                if case .weekly(let days) = relative.repeats { #expect(!days.isEmpty, "\(context)") }
+            case .success(.instant(let date)):
+                #expect(date.timeIntervalSince1970.isFinite && abs(date.timeIntervalSince1970) < 300_000_000_000, "\(context)")
+            case .success(.fromNow(let seconds)):
+                #expect(seconds > 0 && seconds <= AlarmDefinition.maximumDuration, "\(context)")
             case .failure(let error):
                 checkError(error)
             }

@@ -54,6 +54,8 @@ extension `Text input` {
                 ("7:30 a.m.", 7, 30), ("12:00am", 0, 0), ("12:30pm", 12, 30), ("12:30am", 0, 30), ("12:00 PM", 12, 0),
                 ("11:59pm", 23, 59), ("1:00am", 1, 0), ("7am", 7, 0), ("7 pm", 19, 0), ("12am", 0, 0),
                 ("  7:30\n", 7, 30), ("7:30\t pm", 19, 30),
+                // Written as much of Europe writes it, and in words.
+                ("7.30", 7, 30), ("19h30", 19, 30), ("07.05", 7, 5), ("7.30pm", 19, 30), ("noon", 12, 0), ("Midnight", 0, 0),
             ])
         func accepted(text: String, hour: Int, minute: Int) throws {
             #expect(try ClockTimeInput.parse(text, timeZone: newYork) == clock(hour, minute))
@@ -63,7 +65,7 @@ extension `Text input` {
             "rejected clock times",
             arguments: [
                 "24:00", "25:00", "99:00", "123:00", "7:60", "7:99", "13:00pm", "0:00am", "0am", "13pm", "7", "19",
-                "7:5", "7:305", "7:30:15", "7:30 xm", "abc", "7.30", "7:30pmx", "7:30am am", "12:00 am pm", "-7:30",
+                "7:5", "7:305", "7:30:15", "7:30 xm", "abc", "7.3", "7:30pmx", "7:30am am", "12:00 am pm", "-7:30",
                 "7:-3", ":30", "7:", "7::30", "am", "7 30", "١٢:٣٠", "０７:３０", "7:3０", "७:३०", "7:30🙂", "\u{0}7:30",
             ])
         func rejected(text: String) {
@@ -83,10 +85,10 @@ extension `Text input` {
                 ("7:30:15", #"invalid time "7:30:15": a clock time has hours and minutes only, as in 7:30"#),
                 (
                     "soon",
-                    #"invalid time "soon": use a clock time such as 7:30 or 7:30pm, or a date and time such as 2026-12-01 07:30"#
+                    #"invalid time "soon": use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"#
                 ),
-                ("", "no time given: use a clock time such as 7:30 or 7:30pm, or a date and time such as 2026-12-01 07:30"),
-                (" \n ", "no time given: use a clock time such as 7:30 or 7:30pm, or a date and time such as 2026-12-01 07:30"),
+                ("", "no time given: use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"),
+                (" \n ", "no time given: use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"),
             ]
             for (text, message) in cases {
                 #expect(failure { try ClockTimeInput.parse(text, timeZone: utc) }?.description == message, "\(text)")
@@ -94,7 +96,7 @@ extension `Text input` {
             #expect(failure { try ClockTimeInput.parse("25:00", timeZone: utc) }
                 == .invalid(.time, "25:00", reason: "the hour must be 0 to 23"))
             #expect(failure { try ClockTimeInput.parse("", timeZone: utc) } == .empty(.time))
-            #expect(failure { try ClockTimeInput.parse("noon", timeZone: utc) } == .unrecognized(.time, "noon"))
+            #expect(failure { try ClockTimeInput.parse("soon", timeZone: utc) } == .unrecognized(.time, "soon"))
         }
 
         /// Wednesday 25 November 2026, 10:00 in New York (15:00 UTC).
@@ -141,10 +143,10 @@ extension `Text input` {
                 ("+20", #"invalid time "+20": after + give how long from now, such as 20m or 1h30m ("#),
                 ("tomorrow 25:00", #"invalid time "tomorrow 25:00": the hour must be 0 to 23"#),
                 ("mon 7:60", #"invalid time "mon 7:60": the minute must be 0 to 59"#),
-                ("tomorrow noon", #"invalid time "tomorrow noon": give a clock time with the day, as in tomorrow 7:30"#),
+                ("tomorrow soon", #"invalid time "tomorrow soon": give a clock time with the day, as in tomorrow 7:30"#),
                 ("fri 2026-12-01 07:30", #"invalid time "fri 2026-12-01 07:30": give a clock time with the day, as in fri 7:30"#),
-                ("tomorrow", #"invalid time "tomorrow": use a clock time such as 7:30"#),
-                ("weekdays 7:30", #"invalid time "weekdays 7:30": use a clock time such as 7:30"#),
+                ("tomorrow", #"invalid time "tomorrow": give a clock time with the day, as in tomorrow 7:30"#),
+                ("weekdays", #"invalid time "weekdays": give a clock time with the day, as in weekdays 7:30"#),
             ]
             for (text, start) in cases {
                 let message = failure { try ClockTimeInput.parse(text, timeZone: newYork, now: now) }?.description ?? "accepted"
@@ -310,6 +312,13 @@ extension `Text input` {
                 ("mon,mon,monday", [.monday]),
                 ("tues,thur,thurs", [.tuesday, .thursday]),
                 ("fri , sat", [.friday, .saturday]),
+                // Ranges as systemd writes them (wrapping round the weekend), plurals, every day.
+                ("mon-fri", [.monday, .tuesday, .wednesday, .thursday, .friday]),
+                ("Mon..Wed", [.monday, .tuesday, .wednesday]),
+                ("fri-mon", [.monday, .friday, .saturday, .sunday]),
+                ("sat-sat", [.saturday]),
+                ("mondays", [.monday]), ("Mondays,fridays", [.monday, .friday]),
+                ("every day", WeekdaysInput.mondayFirst), ("everyday", WeekdaysInput.mondayFirst),
             ])
         func accepted(text: String, days: [Locale.Weekday]) throws {
             #expect(try WeekdaysInput.parse(text) == days)
@@ -322,7 +331,9 @@ extension `Text input` {
                 ("mon,", .missingDay("mon,")), (", mon", .missingDay(", mon")), ("mon, ,tue", .missingDay("mon, ,tue")),
                 ("mnday", .unknownDay("mnday")), ("mon tue", .unknownDay("mon tue")), ("mon;tue", .unknownDay("mon;tue")),
                 ("lundi", .unknownDay("lundi")), ("mo", .unknownDay("mo")), ("weekday", .unknownDay("weekday")),
-                ("月", .unknownDay("月")), ("mon,Tsday,wed", .unknownDay("Tsday")), ("every day", .unknownDay("every day")),
+                ("月", .unknownDay("月")), ("mon,Tsday,wed", .unknownDay("Tsday")), ("every dy", .unknownDay("every dy")),
+                ("mon-", .unknownDay("mon-")), ("mon..", .unknownDay("mon..")), ("mon-fri-sat", .unknownDay("mon-fri-sat")),
+                ("monday-s", .unknownDay("monday-s")), ("mondayss", .unknownDay("mondayss")), ("tuess", .unknownDay("tuess")),
             ])
         func rejected(text: String, error: InputError) {
             #expect(failure { try WeekdaysInput.parse(text) } == error)
@@ -332,12 +343,12 @@ extension `Text input` {
         func messages() {
             #expect(failure { try WeekdaysInput.parse("mon,mnday") }?.description
                 == #"unknown day "mnday": use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "#
-                + "or weekdays, weekends or daily")
+                + "a range such as mon-fri, or weekdays, weekends or daily")
             #expect(failure { try WeekdaysInput.parse("mon,,tue") }?.description
                 == #"invalid days "mon,,tue": a day is missing between commas"#)
             #expect(failure { try WeekdaysInput.parse("") }?.description
                 == "no days given: use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "
-                + "or weekdays, weekends or daily")
+                + "a range such as mon-fri, or weekdays, weekends or daily")
         }
     }
 }
@@ -373,12 +384,26 @@ extension `Text input` {
             #expect(failure { try DurationInput.parse(text) } != nil)
         }
 
+        @Test("where zero is allowed, 0, 0s, 0m and 00:00 are all zero; other lengths read as always")
+        func zeroAllowed() throws {
+            for text in ["0", "0s", "0m", "0h", "0h 0m", "00:00", "0:00:00", " 0 ", "0.0s"] {
+                #expect(try DurationInput.parse(text, allowingZero: true) == 0, "\(text)")
+                #expect(failure { try DurationInput.parse(text) } == .invalid(.duration, text.trimmingCharacters(in: .whitespaces), reason: "it must be longer than zero"), "\(text)")
+            }
+            #expect(try DurationInput.parse("90s", allowingZero: true) == 90)
+            #expect(failure { try DurationInput.parse("-1s", allowingZero: true) } != nil)
+            #expect(failure { try DurationInput.parse("5", allowingZero: true) } == .missingUnit("5", number: "5"))
+        }
+
         @Test("error messages name the bad part")
         func messages() {
             let cases: [(String, String)] = [
-                ("90", #""90" needs a unit: 90s, 90m or 90h"#),
-                ("1.5", #""1.5" needs a unit: 1.5s, 1.5m or 1.5h"#),
-                ("1h30", #"invalid duration "1h30": "30" needs a unit: 30s, 30m or 30h"#),
+                ("90", #"invalid duration "90": "90" needs a unit, as in 90s, 90m or 90h"#),
+                ("1.5", #"invalid duration "1.5": "1.5" needs a unit, as in 1.5s, 1.5m or 1.5h"#),
+                ("1h30", #"invalid duration "1h30": "30" needs a unit, as in 30s, 30m or 30h"#),
+                // Zero needs no unit, and is refused in the same words whatever its unit.
+                ("0", #"invalid duration "0": it must be longer than zero"#),
+                ("0m", #"invalid duration "0m": it must be longer than zero"#),
                 ("0s", #"invalid duration "0s": it must be longer than zero"#),
                 ("367d", #"invalid duration "367d": it must be at most 366 days"#),
                 ("99999999999999999999h", #"invalid duration "99999999999999999999h": it must be at most 366 days"#),
@@ -396,7 +421,7 @@ extension `Text input` {
             #expect(failure { try DurationInput.parse("90") } == .missingUnit("90", number: "90"))
             // A long number is quoted (and cut), not repeated in the examples.
             #expect(failure { try DurationInput.parse("1234567890123") }?.description
-                == #""1234567890123" needs a unit: s, m or h"#)
+                == #"invalid duration "1234567890123": "1234567890123" needs a unit, as in s, m or h"#)
         }
     }
 }
@@ -503,18 +528,18 @@ extension `Text input` {
         @Test("quoted text is cut and control characters escaped")
         func quoting() {
             #expect(failure { try ClockTimeInput.parse("7:30\u{1B}[31m", timeZone: utc) }?.description
-                == #"invalid time "7:30\u{1B}[31m": use a clock time such as 7:30 or 7:30pm, or a date and time such as 2026-12-01 07:30"#)
+                == #"invalid time "7:30\u{1B}[31m": use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"#)
             #expect(failure { try DurationInput.parse("5\"m\\") }?.description
                 == #"invalid duration "5\"m\\": use a length such as 90s, 5m, 1h30m or 00:05:00"#)
             #expect(failure { try WeekdaysInput.parse("mon\u{2028}day") }?.description
                 == #"unknown day "mon\u{2028}day": use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "#
-                + "or weekdays, weekends or daily")
+                + "a range such as mon-fri, or weekdays, weekends or daily")
             let long = String(repeating: "a", count: 10_000)
             #expect(failure { try DurationInput.parse(long) }?.description
                 == "invalid duration \"\(String(repeating: "a", count: 40))…\": use a length such as 90s, 5m, 1h30m or 00:05:00")
             #expect(failure { try WeekdaysInput.parse("日本語のとても長い曜日の名前です、本当にとても長い名前で四十文字を超えるのですよね") }?.description
                 == "unknown day \"日本語のとても長い曜日の名前です、本当にとても長い名前で四十文字を超えるのですよ…\": use mon, tue, wed, thu, fri, "
-                + "sat, sun or full day names separated by commas, or weekdays, weekends or daily")
+                + "sat, sun or full day names separated by commas, a range such as mon-fri, or weekdays, weekends or daily")
         }
 
         @Test("each error knows its field")

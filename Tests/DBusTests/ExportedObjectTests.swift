@@ -27,7 +27,7 @@ private func propertyInterface(name: Shared<String>) -> DBusInterface {
         ])
 }
 
-@Suite("exported objects", .onItsOwnThread)
+@Suite("exported objects", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct ExportedObjectTests {
     @Test("handler errors: a named DBusError, a Swift error, a reply of the wrong type")
     func handlerErrors() async throws {

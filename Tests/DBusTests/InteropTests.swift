@@ -29,7 +29,7 @@ private func exportEchoAndProperties(_ connection: DBusConnection) throws {
     try connection.export(path: "/test/obj/child", interfaces: [Echo.interface()])
 }
 
-@Suite("interoperability with other implementations", .onItsOwnThread)
+@Suite("interoperability with other implementations", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct InteropTests {
     @Test("busctl calls methods, reads and writes properties, introspects, and sees our errors",
           .requires(busctl == nil ? "busctl is not installed (systemd)" : nil))

@@ -50,7 +50,7 @@ private func timedHangingCall(
     }
 }
 
-@Suite("the connection loop", .onItsOwnThread)
+@Suite("the connection loop", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct MainLoopTests {
     @Test("an idle connection does not wake up")
     func idleHasNoWakeUps() async throws {
@@ -64,12 +64,11 @@ struct MainLoopTests {
                 arguments: [.string("settle")])
             // The call is answered: its time limit no longer sets the reply timer.
             #expect(pair.client.replyTimer == (0, nil))
-            let client = pair.client.loopIterations
-            let service = pair.service.loopIterations
-            #expect(client > 0)
-            try await Task.sleep(for: .milliseconds(1200))
-            #expect(pair.client.loopIterations == client, "client loop woke while idle")
-            #expect(pair.service.loopIterations == service, "service loop woke while idle")
+            #expect(pair.client.loopIterations > 0)
+            let woke = try await occurrences(of: "wake-ups of the idle loops", over: .milliseconds(1200)) {
+                pair.client.loopIterations + pair.service.loopIterations
+            }
+            #expect(woke.count == 0, "\(woke)")
             _ = stream
         }
     }
@@ -264,14 +263,11 @@ struct MainLoopTests {
             #expect(!client.isConnected)
 
             // The loops stop and stay still: no spinning on a dead socket.
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(!client.isLoopRunning)
-            #expect(!service.isLoopRunning)
-            let clientIterations = client.loopIterations
-            let serviceIterations = service.loopIterations
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(client.loopIterations == clientIterations)
-            #expect(service.loopIterations == serviceIterations)
+            try await waitUntil("both loops to stop") { !client.isLoopRunning && !service.isLoopRunning ? () : nil }
+            let spun = try await occurrences(of: "loop iterations on a dead socket", over: .milliseconds(500)) {
+                client.loopIterations + service.loopIterations
+            }
+            #expect(spun.count == 0, "\(spun)")
 
             let after = await dbusError { _ = try await client.nameOwner("org.freedesktop.DBus") }
             #expect(after?.name == DBusError.disconnected)

@@ -5,7 +5,7 @@ import TestSupport
 
 // Signals (broadcast, unicast, local filtering, well-known senders) and bus names.
 
-@Suite("signals and bus names", .onItsOwnThread)
+@Suite("signals and bus names", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct SignalAndNameTests {
     @Test("a unicast signal reaches only its destination")
     func unicast() async throws {

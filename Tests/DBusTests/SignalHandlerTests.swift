@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `handleSignals(_:onEnd:_:)`: signals handed to a handler on the connection's own thread.
-@Suite("signal handlers on the connection's thread", .onItsOwnThread)
+@Suite("signal handlers on the connection's thread", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct SignalHandlerTests {
     /// What a handler saw: each signal's number and the name of the thread it ran on.
     final class Seen: Sendable {

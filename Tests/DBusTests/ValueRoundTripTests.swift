@@ -6,7 +6,7 @@ import TestSupport
 // Values of every type go out through libdbus, across a real dbus-daemon, into an exported
 // object that echoes them, and back: what comes back must equal what was sent.
 
-@Suite("D-Bus values round-trip through a real bus", .onItsOwnThread)
+@Suite("D-Bus values round-trip through a real bus", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct ValueRoundTripTests {
     @Test("every basic type, at its extremes")
     func basics() async throws {
@@ -175,7 +175,7 @@ struct ValueRoundTripTests {
     }
 }
 
-@Suite("building messages", .onItsOwnThread)
+@Suite("building messages", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct MessageBuildingTests {
     @Test("invalid names, paths and values are refused with InvalidArgs, not sent")
     func invalidInput() {

@@ -67,9 +67,9 @@ extension GNOMEShellTests {
         try await watch.waitFor("Stop to remove the alarm", id: id, gone: true)
         try await shell.waitForNoBanner(titled: Self.title)
         // Do-not-disturb is put back once the alarm no longer rings.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try await desktop.banners(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(try await desktop.banners() == false, "do-not-disturb is on again")
+        try await waitUntil("do-not-disturb on again (show-banners false)", every: .milliseconds(50)) {
+            try await desktop.banners() ? nil : ()
+        }
     }
 
     @Test("An alarm ringing when the screen locks is listed on the lock screen, which lights up; unlocked, its banner is back, and Snooze snoozes it",
@@ -122,8 +122,8 @@ extension GNOMEShellTests {
         #expect(lit.sources.contains { $0.title == "Reveille" && $0.critical }, "\(lit)")
         #expect(try await desktop.banners(), "banners are lifted while the alarm rings on the locked screen")
         #expect(try await desktop.reveille("stop", id).status == .exited(0))
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try await desktop.banners(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(try await desktop.banners() == false, "do-not-disturb is on again")
+        try await waitUntil("do-not-disturb on again (show-banners false)", every: .milliseconds(50)) {
+            try await desktop.banners() ? nil : ()
+        }
     }
 }

@@ -6,6 +6,18 @@ import Testing
 /// How many SIGUSR1 this process has handled.
 private let handledSignals = Atomic<Int>(0)
 
+/// A wait in these tests that ran out of time, naming what it awaited.
+private struct TimedOut: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Waits on `semaphore` up to `timeout`; throws naming `what` when it runs out.
+private func wait(_ semaphore: DispatchSemaphore, for what: String, timeout: Duration = .seconds(10)) throws {
+    guard semaphore.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1)))) == .success else {
+        throw TimedOut(description: "waited \(timeout) for \(what)")
+    }
+}
+
 /// A read blocked on an empty pipe, hit by a signal whose handler was installed without
 /// `SA_RESTART`: the kernel ends the read with `EINTR`, and the wrapper reads again.
 @Suite("Interrupted calls", .serialized)
@@ -74,43 +86,48 @@ struct InterruptTests {
             finished.signal()
         }
         thread.start()
-        started.wait()
+        try wait(started, for: "the reader thread to start")
         let (pthread, task) = try #require(reader.withLock { $0 })
         try #require(task.contains("/task/"))
 
-        try #require(Self.waitUntilBlockedInRead(task: task))
+        try Self.waitUntilBlockedInRead(task: task)
         let before = handledSignals.load(ordering: .relaxed)
         #expect(pthread_kill(pthread, SIGUSR1) == 0)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while handledSignals.load(ordering: .relaxed) == before, ContinuousClock.now < deadline { usleep(1_000) }
-        #expect(handledSignals.load(ordering: .relaxed) > before, "the handler ran")
+        try Self.waitUntil("the SIGUSR1 handler to run") { handledSignals.load(ordering: .relaxed) > before }
 
         // The raw read has returned by now or soon; the wrapper's sleeps in read again.
         if finished.wait(timeout: .now() + .milliseconds(200)) == .success {
             return try #require(outcome.withLock { $0 })
         }
-        try #require(Self.waitUntilBlockedInRead(task: task))
+        try Self.waitUntilBlockedInRead(task: task)
         _ = try Array("wake up".utf8).withUnsafeBytes { bytes in try writeEnd.write(bytes) }
-        #expect(finished.wait(timeout: .now() + .seconds(10)) == .success)
+        try wait(finished, for: "the reader thread to read \"wake up\"")
         return try #require(outcome.withLock { $0 })
     }
 
     /// Waits (up to 10 s) until the thread `task` (`PID/task/TID`) sleeps in `read(2)`, as
-    /// `/proc/…/stat` (state S) and `/proc/…/syscall` (the call's number) tell.
-    private static func waitUntilBlockedInRead(task: String) -> Bool {
+    /// `/proc/…/stat` (state S) and `/proc/…/syscall` (the call's number) tell; throws when it
+    /// does not.
+    private static func waitUntilBlockedInRead(task: String) throws {
         #if arch(x86_64)
         let readNumber = "0"
         #elseif arch(arm64)
         let readNumber = "63"
         #endif
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        try waitUntil("thread \(task) to sleep in read(2)") {
             let stat = (try? String(contentsOfFile: "/proc/\(task)/stat", encoding: .utf8)) ?? ""
             let state = stat.split(separator: ")").last?.split(separator: " ").first
             let call = (try? String(contentsOfFile: "/proc/\(task)/syscall", encoding: .utf8))?.split(separator: " ").first
-            if state == "S", call.map({ $0 == readNumber }) ?? true { return true }
+            return state == "S" && (call.map({ $0 == readNumber }) ?? true)
+        }
+    }
+
+    /// Checks `condition` every millisecond until it holds; throws naming `what` after `timeout`.
+    private static func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut(description: "waited \(timeout) for \(what)") }
             usleep(1_000)
         }
-        return false
     }
 }

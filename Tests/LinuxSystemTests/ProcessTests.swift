@@ -3,7 +3,7 @@ import LinuxSystem
 import Testing
 
 /// Starting a program detached, waiting for it, and its pidfd.
-@Suite("Processes")
+@Suite("Processes", .timeLimit(.minutes(5)))
 struct ProcessTests {
     @Test("spawn appends the program's output and errors to a 0600 log, input from /dev/null, in a new session")
     func spawnDetached() throws {

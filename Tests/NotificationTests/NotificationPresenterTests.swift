@@ -12,7 +12,7 @@ import TestSupport
 /// The presenter against the real dunst on a private bus, through `reveille-notify-probe`.
 @Suite(
     "NotificationPresenter with dunst", .onItsOwnThread, .serialized,
-    .requires(sandboxMissing))
+    .requires(sandboxMissing), .timeLimit(.minutes(5)))
 struct NotificationPresenterTests {
     func closeCalls(_ monitor: NotifyMonitor, id: UInt32) -> [BusMessage] {
         monitor.messages().filter {
@@ -232,8 +232,10 @@ struct NotificationPresenterTests {
         let probe = try await Probe(sandbox)
         probe.send("countdown", UUID().uuidString, "Tea", "30", "60")
         try await probe.flush()
-        try await Task.sleep(for: .milliseconds(1_500))
-        #expect(monitor.notifyCalls().allSatisfy { $0.returnedID == nil }, "nothing is shown without a server")
+        let shownWithoutServer = try await occurrences(of: "notifications shown without a server", over: .milliseconds(1_500)) {
+            monitor.notifyCalls().filter { $0.returnedID != nil }.count
+        }
+        #expect(shownWithoutServer.count == 0 && monitor.notifyCalls().allSatisfy { $0.returnedID == nil }, "\(shownWithoutServer)")
         try sandbox.startNotificationServer()
         let shown = try await monitor.waitForNotify(matching: { $0.summary == "Counting down" && $0.returnedID != nil })
         let updated = try await monitor.waitForNotify(matching: {
@@ -295,8 +297,11 @@ struct NotificationPresenterTests {
         #expect(paused.replacesID == first.returnedID)
         #expect(paused.actions == ["resume", "Resume", "cancel", "Cancel"])
         #expect(paused.body.hasPrefix("Paused · 0:42 left"))
-        try await Task.sleep(for: .milliseconds(1200))
-        #expect(monitor.notifyCalls().filter { $0.summary == "Paused" }.count == 1, "a paused countdown is not refreshed")
+        // A running countdown is refreshed every second: two seconds hold two refreshes.
+        let refreshes = try await occurrences(of: "refreshes of a paused countdown", over: .seconds(2)) {
+            monitor.notifyCalls().filter { $0.summary == "Paused" }.count
+        }
+        #expect(refreshes.count == 0 && monitor.notifyCalls().filter { $0.summary == "Paused" }.count == 1, "a paused countdown is not refreshed: \(refreshes)")
 
         try sandbox.pickAction("resume")
         try await probe.waitForResponse("resume", for: id)
@@ -308,7 +313,7 @@ struct NotificationPresenterTests {
 }
 
 /// The notification's content, without a server.
-@Suite("Notification content", .onItsOwnThread)
+@Suite("Notification content", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct NotificationContentTests {
     func record(_ presentation: AlarmPresentation, timer: Bool = false) -> AlarmRecord {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

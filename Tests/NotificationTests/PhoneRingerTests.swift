@@ -9,7 +9,7 @@ import TestSupport
 /// protocol on a real private `dbus-daemon`.
 @Suite(
     "PhoneRinger with KDE Connect and GSConnect doubles", .onItsOwnThread,
-    .requires(PrivateBus.isAvailable ? nil : "dbus-daemon is not installed (scripts/install-deps --tests installs it)"))
+    .requires(PrivateBus.isAvailable ? nil : "dbus-daemon is not installed (scripts/install-deps --tests installs it)"), .timeLimit(.minutes(5)))
 struct PhoneRingerTests {
     /// A private bus, a client connection on it, and the doubles started on it; all stopped by `stop()`.
     final class Bench: Sendable {

@@ -83,10 +83,13 @@ final class Probe {
         }
     }
 
-    /// The responses for `id` once everything sent so far was handled and a late one had time to come.
+    /// The responses for `id` once everything sent so far was handled and a late one had a window
+    /// to come in, waited out in full: a second and a half, longer than the presenter's
+    /// suppression window (a close within a second of posting), the longest it waits before it
+    /// answers what the server sent.
     func settledResponses(for id: UUID) async throws -> [String] {
         try await flush()
-        try await Task.sleep(for: .milliseconds(300))
+        _ = try await occurrences(of: "responses for \(id)", over: .milliseconds(1_500)) { responses(for: id).count }
         return responses(for: id)
     }
 

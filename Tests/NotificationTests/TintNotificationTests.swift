@@ -11,7 +11,7 @@ import TestSupport
 /// `reveille-notify-probe`.
 @Suite(
     "Tint and symbols with dunst", .onItsOwnThread, .serialized,
-    .requires(sandboxMissing))
+    .requires(sandboxMissing), .timeLimit(.minutes(5)))
 struct TintNotificationTests {
     /// An image as the bus carries `image-data`.
     static func busValue(_ image: NotificationImage) -> BusValue {

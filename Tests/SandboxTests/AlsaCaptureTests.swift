@@ -4,7 +4,7 @@ import TestRequirements
 @testable import TestSupport
 
 /// ALSA's `default` device captured to a file, with aplay as the player.
-@Suite("ALSA capture", .onItsOwnThread, .requires(sandboxMissing))
+@Suite("ALSA capture", .onItsOwnThread, .requires(sandboxMissing), .timeLimit(.minutes(5)))
 struct AlsaCaptureTests {
     /// The index of the first sample where `captured` and `expected` differ (a length difference
     /// counts), or `nil` when they are equal; keeps failure messages short.

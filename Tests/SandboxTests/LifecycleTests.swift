@@ -5,7 +5,7 @@ import TestRequirements
 @testable import TestSupport
 
 /// Starting and stopping the whole sandbox, and what it gives the programs it runs.
-@Suite("Sandbox lifecycle", .onItsOwnThread, .requires(sandboxMissing))
+@Suite("Sandbox lifecycle", .onItsOwnThread, .requires(sandboxMissing), .timeLimit(.minutes(5)))
 struct LifecycleTests {
     @Test("Starts bus, X and dunst quickly, and stops leaving nothing running")
     func startsAndStops() throws {

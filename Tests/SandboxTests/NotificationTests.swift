@@ -5,7 +5,7 @@ import TestRequirements
 @testable import TestSupport
 
 /// dunst as the real notification server, used through notify-send, dunstctl and the bus monitor.
-@Suite("Notifications in the sandbox", .onItsOwnThread, .requires(sandboxMissing))
+@Suite("Notifications in the sandbox", .onItsOwnThread, .requires(sandboxMissing), .timeLimit(.minutes(5)))
 struct NotificationTests {
     @Test("notify-send with actions is shown; picking Snooze in the menu makes notify-send print snooze")
     func pickSnooze() async throws {

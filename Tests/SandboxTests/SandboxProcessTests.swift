@@ -5,7 +5,7 @@ import TestRequirements
 @testable import TestSupport
 
 /// Programs spawned in the sandbox: process groups, output capture, exit status, waiting.
-@Suite("Sandbox processes", .onItsOwnThread, .requires(sandboxMissing))
+@Suite("Sandbox processes", .onItsOwnThread, .requires(sandboxMissing), .timeLimit(.minutes(5)))
 struct SandboxProcessTests {
     @Test("A spawned program leads its own process group and its output is captured")
     func ownGroupAndOutput() async throws {

@@ -11,7 +11,7 @@ import TestSupport
 /// Playback to ALSA captured to files. The test process's alsa-lib has already read (or will read)
 /// the system configuration, so players open the sandbox's configuration file themselves
 /// (`SoundDevice.configuration`, `snd_pcm_open_lconf`).
-@Suite("Sound playback", .onItsOwnThread, .serialized)
+@Suite("Sound playback", .onItsOwnThread, .serialized, .timeLimit(.minutes(5)))
 struct SoundPlayerTests {
     init() {
         // The capture writes into pv's pipe; when a sandbox stops first, a write must fail with
@@ -29,12 +29,24 @@ struct SoundPlayerTests {
             return [value, value]
         }, channels: 2, sampleRate: 48_000)
 
-    /// Waits (test-side polling) until `condition` holds, up to `timeout`.
-    static func wait(_ timeout: Duration = .seconds(10), until condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now > deadline { return }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Waits (test-side polling) until `condition` holds; throws naming `what` after `timeout`.
+    static func wait(_ what: String, _ timeout: Duration = .seconds(10), until condition: () -> Bool) async throws {
+        try await waitUntil(what, timeout: timeout) { condition() ? () : nil }
+    }
+
+    /// Waits until a capture that trails behind a pipe has stopped growing (its size the same for
+    /// `still`); returns that size. Throws when it still grows after `timeout`.
+    static func waitUntilSettled(_ what: String, still: Duration = .milliseconds(300), timeout: Duration = .seconds(12), _ size: () -> Int) async throws -> Int {
+        var last = size()
+        var since = ContinuousClock.now
+        return try await waitUntil("\(what) to stop growing for \(still)", timeout: timeout, detail: { "last size \(last)" }) {
+            let now = size()
+            if now != last {
+                last = now
+                since = .now
+                return nil
+            }
+            return ContinuousClock.now - since >= still ? now : nil
         }
     }
 
@@ -60,7 +72,7 @@ struct SoundPlayerTests {
         let loopBytes = Self.square.frameCount * Self.square.bytesPerFrame
 
         // Beyond one loop (and past the 1 s ramp): 1.5 s of sound.
-        try await Self.wait { sandbox.capturedByteCount > Self.rate * 3 / 2 }
+        try await Self.wait("1.5 s of sound in the capture") { sandbox.capturedByteCount > Self.rate * 3 / 2 }
         #expect(sandbox.capturedByteCount > 2 * loopBytes)
         let first = try #require(player.firstFrameInstant)
         #expect(first > before && first - before < .seconds(1))
@@ -83,15 +95,9 @@ struct SoundPlayerTests {
         // was still queued in ALSA's buffer (that is what makes Stop immediate), so the capture ends
         // between one buffer short of what was handed to ALSA and all of it, never beyond.
         let finalBytes = player.framesWritten * Self.square.bytesPerFrame
-        var settled = sandbox.capturedByteCount
-        for _ in 0..<40 {
-            try await Task.sleep(for: .milliseconds(300))
-            let now = sandbox.capturedByteCount
-            if now == settled { break }
-            settled = now
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(sandbox.capturedByteCount == settled, "the capture goes on growing after Stop")
+        let settled = try await Self.waitUntilSettled("the capture after Stop") { sandbox.capturedByteCount }
+        let more = try await occurrences(of: "bytes captured once the capture had settled after Stop", over: .seconds(1)) { sandbox.capturedByteCount }
+        #expect(more.count == 0, "the capture goes on growing after Stop: \(more)")
         let bufferBytes = Int(Double(Self.square.sampleRate) * 0.1 * 1.5) * Self.square.bytesPerFrame
         #expect(settled <= finalBytes)
         #expect(settled >= finalBytes - bufferBytes, "captured \(settled) of \(finalBytes) bytes")
@@ -124,7 +130,7 @@ struct SoundPlayerTests {
         for _ in 0..<5 {
             let player = SoundPlayer(sound: Self.square, configuration: .init(device: .configuration(file: config)))
             try await player.start()
-            try await Self.wait { player.framesWritten > 48_000 }
+            try await Self.wait("a second of sound written") { player.framesWritten > 48_000 }
             player.stop()
             await player.waitUntilFinished()
             worst = max(worst, try #require(player.stopToSilence))
@@ -163,16 +169,16 @@ struct SoundPlayerTests {
         let b = SoundPlayer(sound: Self.square, configuration: .init(device: .configuration(file: config, name: "second")))
         try await a.start()
         try await b.start()
-        try await Self.wait { size(captureA) > 100_000 && size(captureB) > 100_000 }
+        try await Self.wait("both captures past 100 kB") { size(captureA) > 100_000 && size(captureB) > 100_000 }
         a.stop()
         await a.waitUntilFinished()
         #expect(b.isPlaying)
         let aFinal = a.framesWritten * 4
-        try await Self.wait { size(captureA) >= aFinal }
+        try await Self.wait("A's capture to hold all A wrote (\(aFinal) bytes)") { size(captureA) >= aFinal }
         let bBefore = size(captureB)
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(size(captureA) == aFinal)
-        #expect(size(captureB) > bBefore + Self.rate / 5, "B: \(b.failure ?? "no failure")")
+        let more = try await occurrences(of: "bytes of A captured after all it wrote", over: .seconds(1)) { size(captureA) }
+        #expect(more.count == 0 && size(captureA) == aFinal, "\(more)")
+        #expect(size(captureB) > bBefore + Self.rate / 2, "B: \(b.failure ?? "no failure")")
         #expect(b.isPlaying, "B: \(b.failure ?? "no failure")")
         b.stop()
         await b.waitUntilFinished()

@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmModel
+import AlarmRecords
 import AlarmDesktop
 import Foundation
 import Testing
@@ -86,7 +87,7 @@ struct SoundResolverTests {
         let tree = try ThemeTree()
         defer { tree.remove() }
         let resolved = tree.resolver(own: [tree.ownSounds, repositorySounds]).resolve(.default)
-        #expect(resolved.source == .own(repositorySounds.appendingPathComponent("reveille-alarm.wav")))
+        #expect(resolved.source == .own(repositorySounds.appendingPathComponent("beeps.oga")))
         #expect(resolved.sound.frameCount > 0)
 
         let tone = tree.resolver(own: [tree.ownSounds]).resolve(.default)
@@ -97,10 +98,48 @@ struct SoundResolverTests {
         let broken = tree.root.appendingPathComponent("broken.wav")
         try Data("not audio".utf8).write(to: broken)
         #expect(tree.resolver(own: [repositorySounds]).resolve(.named("/nonexistent/x.wav")).source
-            == .own(repositorySounds.appendingPathComponent("reveille-alarm.wav")))
+            == .own(repositorySounds.appendingPathComponent("beeps.oga")))
         let fromBroken = tree.resolver(own: []).resolve(.named(broken.path))
         #expect(fromBroken.source == .tone)
         #expect(fromBroken.skipped.count == 1)
+    }
+
+    @Test("A name is Reveille's own sound first, then the theme's; the default is the theme's, then beeps")
+    func ownSoundsByName() throws {
+        let tree = try ThemeTree()
+        defer { tree.remove() }
+        let themeChimes = try tree.addSound("chimes", theme: "freedesktop", under: tree.dataDir)
+        let resolver = tree.resolver(own: [tree.ownSounds, repositorySounds])
+        #expect(resolver.resolve(.named("chimes")).source == .own(repositorySounds.appendingPathComponent("chimes.oga")))
+        #expect(resolver.resolve(.named("bugle")).source == .own(repositorySounds.appendingPathComponent("bugle.oga")))
+        try resolver.validate(.named("dawn"))
+        // Without Reveille's own folders the theme's sound of that name plays.
+        #expect(tree.resolver(own: []).resolve(.named("chimes")).source == .theme(name: "chimes", url: themeChimes))
+        #expect(resolver.resolve(.default).source == .own(repositorySounds.appendingPathComponent("beeps.oga")))
+        let alarm = try tree.addSound("alarm-clock-elapsed", theme: "freedesktop", under: tree.dataDir)
+        #expect(resolver.resolve(.default).source == .theme(name: "alarm-clock-elapsed", url: alarm))
+        // A name never climbs out of the sound folders: with a slash it is a file's path, and a
+        // relative one is refused as such.
+        #expect(throws: SoundError.relativePath(path: "../chimes")) { try resolver.validate(.named("../chimes")) }
+        #expect(resolver.ownSound(named: "../chimes") == nil)
+    }
+
+    @Test("The choices: Reveille's own with how they sound, then each theme's by name, the default marked")
+    func choices() throws {
+        let tree = try ThemeTree()
+        defer { tree.remove() }
+        try tree.addIndex(theme: "ocean", inherits: "freedesktop", under: tree.dataDir)
+        let oceanAlarm = try tree.addSound("alarm-clock-elapsed", theme: "ocean", under: tree.dataDir)
+        try tree.addSound("alarm-clock-elapsed", theme: "freedesktop", under: tree.dataDir)
+        try tree.addSound("bell", theme: "freedesktop", under: tree.dataDir, ext: "oga")
+        try tree.addSound("complete", theme: "freedesktop", under: tree.dataHome)
+        let choices = tree.resolver(theme: "ocean", own: [repositorySounds]).choices()
+        #expect(choices.map(\.name) == ["beeps", "chimes", "dawn", "bugle", "alarm-clock-elapsed", "bell", "complete"])
+        #expect(choices.filter(\.isDefault).map(\.path) == [oceanAlarm.path])
+        #expect(choices.first { $0.name == "chimes" }?.description == "soft bell chimes, slowly falling")
+        #expect(choices.first { $0.name == "alarm-clock-elapsed" }?.theme == "ocean")
+        #expect(choices.first { $0.name == "bell" }?.theme == "freedesktop")
+        #expect(choices.filter { $0.origin == .reveille }.count == 4)
     }
 
     @Test("A named file is played")
@@ -136,24 +175,12 @@ struct SoundResolverTests {
         }
         #expect(throws: SoundError.unknownThemeSound(name: "no-such-sound")) { try resolver.validate(.named("no-such-sound")) }
         try resolver.validate(.default)
-        try resolver.validate(.named(repositorySounds.appendingPathComponent("reveille-alarm.wav").path))
+        try resolver.validate(.named(repositorySounds.appendingPathComponent("beeps.oga").path))
     }
 }
 
 @Suite("Sound decoding", .onItsOwnThread)
 struct SoundDecodingTests {
-    @Test("Reveille's own sound decodes: 48 kHz stereo, about 2 s, starting and ending quiet")
-    func ownSound() throws {
-        let sound = try SoundFile.decode(path: repositorySounds.appendingPathComponent("reveille-alarm.wav").path)
-        #expect(sound.sampleRate == 48_000)
-        #expect(sound.channels == 2)
-        #expect(sound.frameCount == 96_000)
-        #expect(sound.samples.contains { abs(Int($0)) > 10_000 })
-        // It fades in from zero and ends in a rest: no click where it loops.
-        #expect(sound.samples.first == 0 && sound.samples.prefix(8).allSatisfy { abs(Int($0)) < 200 })
-        #expect(sound.samples.suffix(4_800).allSatisfy { $0 == 0 })
-    }
-
     @Test("The freedesktop theme's alarm-clock-elapsed.oga (Ogg Vorbis) decodes")
     func freedesktopOga() throws {
         let path = "/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga"

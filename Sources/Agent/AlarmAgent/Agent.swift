@@ -5,6 +5,7 @@ import AlarmProtocol
 import DBus
 import FoundationEssentials
 import LinuxSystem
+import Localization
 import Logging
 import Synchronization
 
@@ -64,7 +65,7 @@ package struct DesktopOptions: Sendable {
     package var notifications: Bool
     /// How alert sounds play; `nil` alerts silently.
     package var sound: SoundPlayer.Configuration?
-    /// Folders that may hold Reveille's own alarm sound (`reveille-alarm.wav`).
+    /// Folders that may hold Reveille's own alarm sounds (`beeps.oga`, `chimes.oga`, `dawn.oga`, `bugle.oga`).
     package var soundFolders: [URL]
     /// Whether the desktop's do-not-disturb is watched and broken through (alarms with
     /// `breakthrough`), or respected (alarms without).
@@ -141,12 +142,17 @@ package final class AlarmAgent: Sendable {
     let mediaPlayer: MediaPlayer?
     /// The idle inhibitor that keeps the screen lit while alarms ring, on a desktop.
     let idleInhibitor: IdleInhibitor?
+    /// Descriptors held so that an alarm rings when the agent has run out of them.
+    let descriptorReserve: DescriptorReserve
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
     /// service, and then takes the bus name, so a client that sees the name finds everything ready.
     package init(configuration: AgentConfiguration, logger: Logger) async throws {
         self.logger = logger
+        // First, so that its descriptors are among the lowest numbers, under any limit lowered later.
+        let descriptorReserve = DescriptorReserve(logger: logger)
+        self.descriptorReserve = descriptorReserve
         let databaseURL = configuration.storeDirectory.appendingPathComponent(AlarmStore.fileName)
         lock = try AgentLock(
             directory: configuration.storeDirectory, readableStore: FileManager.default.fileExists(atPath: databaseURL.path))
@@ -166,20 +172,24 @@ package final class AlarmAgent: Sendable {
         if let aside = store.recoveredFrom {
             logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
-        let clock = SystemClock(localTimePath: configuration.localTimePath, wakeTimers: configuration.wakeFromSuspend)
+        let clock = SystemClock(
+            localTimePath: configuration.localTimePath, wakeTimers: configuration.wakeFromSuspend,
+            makeRoom: { [descriptorReserve] in descriptorReserve.ensureRoom(for: $0, needed: 2) })
         connection = try configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
         // Calls waiting for a person's authorization answer keep their messages alive: libdbus must
         // never stop reading the bus because of them, or the answer that releases them is not read.
         connection.maximumReceivedBytes = max(
             connection.maximumReceivedBytes, (AuthorizationCenter.waitingCallsInAll + 8) * Self.largestBusMessage)
         let responder = AlertResponder(logger: logger)
-        let sounds = SoundResolver(ownSoundFolders: configuration.desktop?.soundFolders ?? [])
+        // The desktop's sound theme (GNOME's or Plasma's choice), as the agent starts.
+        let sounds = SoundResolver(themeName: DesktopSoundTheme.name(), ownSoundFolders: configuration.desktop?.soundFolders ?? [])
         desktop = configuration.desktop.map { options in
             let sounds = options.sound.map { AlertSounds(configuration: $0, resolver: sounds, logger: logger) }
             sounds?.prepare()
             let notifications = options.notifications
                 ? NotificationPresenter(
                     clock: { clock.read() }, snoozeChoices: options.snoozeChoices, logger: logger,
+                    room: { [descriptorReserve] in descriptorReserve.ensureRoom(for: "a notification", needed: 2) },
                     onAction: { responder.respond($0, $1) })
                 : nil
             let doNotDisturb = options.doNotDisturb && options.notifications
@@ -237,7 +247,8 @@ package final class AlarmAgent: Sendable {
         ].compactMap { $0 }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
-            observers: [sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
+            // The reserve first: the others may need descriptors as the alarm starts.
+            observers: [descriptorReserve, sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
         // Without wake timers of its own, the agent has the machine woken another way.
         let router = configuration.wakeFromSuspend && !clock.wakeTimers
             ? WakeRouter(
@@ -266,8 +277,8 @@ package final class AlarmAgent: Sendable {
                 version: configuration.version, storePath: store.databaseURL.path, storeReadOnlyReason: store.readOnlyReason,
                 wakeSources: wakeSources,
                 phoneBackup: configuration.desktop?.phoneBackupAfter.map { (after: $0, ringer: phoneRinger) },
-                snoozeChoices: configuration.desktop?.snoozeChoices.seconds ?? []),
-            desktop: desktop, validateSound: { (sound) throws(SoundError) in try sounds.validate(sound) }, logger: logger)
+                snoozeChoices: configuration.desktop?.snoozeChoices.seconds ?? [], defaultSnooze: configuration.policy.defaultSnooze),
+            desktop: desktop, sounds: sounds, logger: logger)
     }
 
     /// The largest message a default dbus-daemon passes (`max_message_size`, 32 MiB).

@@ -1,5 +1,6 @@
 public import AlarmModel
 package import AlarmProtocol
+package import AlarmRecords
 package import DBus
 public import FoundationEssentials
 
@@ -47,6 +48,13 @@ public final class AgentClient: Sendable {
     /// Schedules (or replaces) an alarm; returns it as the agent stored it.
     package func schedule(id: UUID, definition: AlarmDefinition, timeout: Duration = .seconds(600)) async throws -> AlarmWire.RemoteAlarm {
         let reply = try await call("Schedule", [.string(id.lowercasedText()), AlarmWire.encode(definition)], timeout: timeout)
+        return try AlarmWire.decodeAlarm(try Self.first(reply))
+    }
+
+    /// Changes some of an alarm's settings, keeping its id and history (`Edit`); returns it as the
+    /// agent stored it.
+    package func edit(id: UUID, _ change: AlarmEdit, timeout: Duration = .seconds(600)) async throws -> AlarmWire.RemoteAlarm {
+        let reply = try await call("Edit", [.string(id.lowercasedText()), AlarmWire.encode(change)], timeout: timeout)
         return try AlarmWire.decodeAlarm(try Self.first(reply))
     }
 
@@ -111,6 +119,25 @@ public final class AgentClient: Sendable {
     /// Stores the person's answer for an app (the person's own command only).
     public func setAuthorization(_ state: AlarmManager.AuthorizationState, for app: String) async throws {
         _ = try await call("SetAuthorization", [.string(app), .string(state.rawValue)])
+    }
+
+    // MARK: - Sounds
+
+    /// The sounds a person may give an alarm by name: Reveille's own and the sound theme's
+    /// (`ListSounds`; the person's own command only).
+    package func sounds() async throws -> [SoundChoice] {
+        try (try Self.first(try await call("ListSounds", [])).arrayValue ?? []).map(AlarmWire.decodeSound)
+    }
+
+    /// Plays a sound (a name or a file) for about `seconds`, as an alert would, so a person can
+    /// hear it (`PlaySound`; the person's own command only); returns where it was found and how
+    /// long it plays.
+    package func playSound(_ sound: String, seconds: Double) async throws -> (source: String, seconds: Double) {
+        let reply = try await call("PlaySound", [.string(sound), .double(seconds)])
+        guard reply.count == 2, let source = reply[0].stringValue, let playing = reply[1].doubleValue else {
+            throw AlarmWireError.malformed("PlaySound's reply is not (sd)")
+        }
+        return (source, playing)
     }
 
     // MARK: - History and status

@@ -40,6 +40,13 @@ struct ASCIIScanner {
         return true
     }
 
+    /// Reads an `h` between an hour and its minutes (`19h30`): only when a digit follows it.
+    mutating func consumeHourLetter() -> Bool {
+        guard peek == UInt8(ascii: "h"), position + 1 < bytes.count, Self.isDigit(bytes[position + 1]) else { return false }
+        position += 1
+        return true
+    }
+
     /// Reads the lowercase ASCII `word` if it comes next, in any case.
     mutating func consume(word: String) -> Bool {
         let word = Array(word.utf8)

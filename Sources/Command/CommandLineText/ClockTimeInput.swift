@@ -1,17 +1,19 @@
 import AlarmModel
 import FoundationEssentials
+import Localization
 
-/// Reads TIME as a person types it: a clock time (`7:30`, `7:30pm`) or a date and time
-/// (`2026-12-01 07:30`, `2026-12-01T07:30:00+01:00`); given the present, also a moment from it
-/// (`in 20m`, `tomorrow 7:30`: ``RelativeTimeInput``).
+/// Reads the clock times and the dates and times of TIME (``TimeGrammar`` reads the rest: days,
+/// moments from now).
 ///
 /// Accepted forms, after surrounding white space is removed:
 ///
 /// - A clock time, which follows the time zone (AlarmKit's `.relative`):
-///   `H:MM` or `HH:MM` on the 24-hour clock (`7:30`, `07:30`, `23:59`), or on the 12-hour clock
+///   `H:MM` or `HH:MM` on the 24-hour clock (`7:30`, `07:30`, `23:59`), with a dot or an `h`
+///   instead of the colon as much of Europe writes it (`7.30`, `19h30`), or on the 12-hour clock
 ///   with `am` or `pm` in any case, with or without a space and with or without dots
 ///   (`7:30pm`, `7:30 PM`, `7:30 p.m.`, `12:00am` is 00:00, `12:30pm` is 12:30); the minutes may
-///   be left out with `am` or `pm` (`7am`). The minute always has two digits.
+///   be left out with `am` or `pm` (`7am`). The minute always has two digits. `noon` is 12:00 and
+///   `midnight` 0:00.
 /// - A date and time, which is an instant (`.fixed`): `YYYY-MM-DD`, then `T` or spaces, then a time
 ///   `H:MM`, `HH:MM` or `HH:MM:SS`, optionally with a fraction of a second (`07:30:00.250`) and
 ///   `am`/`pm`, then optionally a UTC offset `Z`, `+01:00`, `+0100` or `+01`.
@@ -31,12 +33,22 @@ package enum ClockTimeInput {
     ///
     /// A clock time becomes `.relative` with `repeats: .never`; a date and time becomes `.fixed`.
     package static func parse(_ text: String, timeZone: ZoneRules) throws(InputError) -> Alarm.Schedule {
+        try schedule(text, zone: timeZone)
+    }
+
+    /// Reads a clock time or a date and time, in `zone` when it is a local date and time.
+    static func schedule(_ text: String, zone: ZoneRules) throws(InputError) -> Alarm.Schedule {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty(.time) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.time, trimmed) }
+        switch trimmed.lowercased() {
+        case "noon": return .relative(.init(time: .init(hour: 12, minute: 0), repeats: .never))
+        case "midnight": return .relative(.init(time: .init(hour: 0, minute: 0), repeats: .never))
+        default: break
+        }
         var scanner = ASCIIScanner(Substring(trimmed))
         if startsWithDate(scanner.bytes) {
-            return .fixed(try dateTime(&scanner, text: trimmed, timeZone: timeZone))
+            return .fixed(try dateTime(&scanner, text: trimmed, timeZone: zone))
         }
         let time = try TimeOfDay.read(&scanner, text: trimmed, allowSeconds: false)
         guard scanner.isAtEnd else { throw .unrecognized(.time, trimmed) }
@@ -44,15 +56,10 @@ package enum ClockTimeInput {
         return .relative(.init(time: .init(hour: time.hour24, minute: time.minute ?? 0), repeats: .never))
     }
 
-    /// Reads TIME as `parse(_:timeZone:)` does, and also the forms that name a moment from `now`:
-    /// `in 20m`, `+20m`, `tomorrow 7:30`, `7:30 tomorrow`, `mon 7:30` (see ``RelativeTimeInput``),
-    /// each an instant (`.fixed`).
+    /// Reads TIME with the whole grammar (``TimeGrammar``): also the days (`mon,wed 6:45`,
+    /// `tomorrow 7:30`, `next fri 9am`) and the moments from `now` (`in 20m`, `+20m`).
     package static func parse(_ text: String, timeZone: ZoneRules, now: Date) throws(InputError) -> Alarm.Schedule {
-        let trimmed = text.trimmingWhitespace()
-        guard !trimmed.isEmpty else { throw .empty(.time) }
-        guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.time, trimmed) }
-        if let schedule = try RelativeTimeInput.parse(trimmed, timeZone: timeZone, now: now) { return schedule }
-        return try parse(trimmed, timeZone: timeZone)
+        try TimeGrammar.read(text, now: now, zone: timeZone).schedule(from: now)
     }
 
     /// Reads TIME and makes it repeat on `days` when they are given (`--repeat DAYS`).
@@ -65,11 +72,25 @@ package enum ClockTimeInput {
     }
 
     /// Reads TIME as `parse(_:timeZone:now:)` does and makes it repeat on `days` when they are
-    /// given; a moment from now (`tomorrow 7:30`) is an instant and cannot repeat.
+    /// given (see ``repeating(_:text:on:now:)``).
     package static func parse(
         _ text: String, repeatingOn days: [Locale.Weekday]?, timeZone: ZoneRules, now: Date
     ) throws(InputError) -> Alarm.Schedule {
-        try repeating(try parse(text, timeZone: timeZone, now: now), text: text, on: days)
+        try repeating(try TimeGrammar.read(text, now: now, zone: timeZone), text: text, on: days, now: now)
+    }
+
+    /// The schedule of what TIME names, repeating on `days` when they are given (`--repeat`): a
+    /// moment from now (`tomorrow 7:30`) is an instant and cannot repeat, and days cannot be given
+    /// both in TIME and apart (`weekdays 7:00` with `--repeat sat`).
+    package static func repeating(
+        _ reading: TimeReading, text: String, on days: [Locale.Weekday]?, now: Date
+    ) throws(InputError) -> Alarm.Schedule {
+        if days != nil, reading.repeatingDays != nil {
+            throw .invalid(
+                .time, text.trimmingWhitespace(),
+                reason: Translation.text("it names its days already; give the days once, in the time (mon,wed 6:45) or with --repeat"))
+        }
+        return try repeating(reading.schedule(from: now), text: text, on: days)
     }
 
     /// `schedule`, repeating on `days` when they are given.
@@ -85,7 +106,7 @@ package enum ClockTimeInput {
         case .fixed:
             throw .invalid(
                 .time, text.trimmingWhitespace(),
-                reason: "a date and time alerts once and cannot repeat; give a clock time such as 7:30 to repeat on days")
+                reason: Translation.text("a date and time alerts once and cannot repeat; give a clock time such as 7:30 to repeat on days"))
         }
     }
 
@@ -103,7 +124,7 @@ package enum ClockTimeInput {
             let dayDigits = scanner.digits(limit: 3)
         else { throw .unrecognized(.time, text) }
         if scanner.isAtEnd {
-            throw .invalid(.time, text, reason: "a date needs a time too, as in \(text) 07:30")
+            throw .invalid(.time, text, reason: Translation.format("a date needs a time too, as in %s 07:30", text))
         }
         let separated = scanner.consume(UInt8(ascii: "t")) || scanner.skipSpaces()
         guard separated else { throw .unrecognized(.time, text) }
@@ -115,17 +136,17 @@ package enum ClockTimeInput {
         // Validate, largest part first.
         let year = Int64(yearDigits.value(limit: 9999) ?? 0)
         guard monthDigits.count <= 2, let month = monthDigits.value(limit: 12), month >= 1 else {
-            throw .invalid(.time, text, reason: "the month must be 1 to 12")
+            throw .invalid(.time, text, reason: Translation.text("the month must be 1 to 12"))
         }
         let days = GregorianDate.daysIn(month: Int64(month), of: year)
         guard dayDigits.count <= 2, let day = dayDigits.value(limit: Int(days)), day >= 1 else {
             let yearMonth = "\(GregorianDate.padded(year, 4))-\(GregorianDate.padded(Int64(month), 2))"
-            throw .invalid(.time, text, reason: "the day must be 1 to \(days) in \(yearMonth)")
+            throw .invalid(.time, text, reason: Translation.format("the day must be 1 to %s in %s", String(days), yearMonth))
         }
         try time.validate(text: text)
         if let offset {
             guard offset.hours <= 18, offset.minutes <= 59, offset.hours * 60 + offset.minutes <= 18 * 60 else {
-                throw .invalid(.time, text, reason: "the UTC offset must be at most 18 hours, with minutes 0 to 59")
+                throw .invalid(.time, text, reason: Translation.text("the UTC offset must be at most 18 hours, with minutes 0 to 59"))
             }
         }
 
@@ -197,18 +218,19 @@ private struct TimeOfDay {
         }
     }
 
-    /// Reads `H[:MM[:SS[.fff]]] [am|pm]`; ranges are checked by `validate`.
+    /// Reads `H[:MM[:SS[.fff]]] [am|pm]`, the hour and minute also separated by `.` or `h`
+    /// (`7.30`, `19h30`); ranges are checked by `validate`.
     static func read(_ scanner: inout ASCIIScanner, text: String, allowSeconds: Bool) throws(InputError) -> TimeOfDay {
-        guard let hourDigits = scanner.digits(limit: 3) else { throw .unrecognized(.time, text) }
+        guard let hourDigits = scanner.digits(limit: 5) else { throw .unrecognized(.time, text) }
         var time = TimeOfDay(hourDigits: hourDigits)
-        if scanner.consume(UInt8(ascii: ":")) {
+        if scanner.consume(UInt8(ascii: ":")) || scanner.consume(UInt8(ascii: ".")) || scanner.consumeHourLetter() {
             guard let minuteDigits = scanner.digits(limit: 3) else { throw .unrecognized(.time, text) }
             time.minute = minuteDigits.value(limit: 999)
             time.minuteDigitCount = minuteDigits.count
             if scanner.consume(UInt8(ascii: ":")) {
                 guard let secondDigits = scanner.digits(limit: 3) else { throw .unrecognized(.time, text) }
                 guard allowSeconds else {
-                    throw .invalid(.time, text, reason: "a clock time has hours and minutes only, as in 7:30")
+                    throw .invalid(.time, text, reason: Translation.text("a clock time has hours and minutes only, as in 7:30"))
                 }
                 time.second = secondDigits.value(limit: 999) ?? 999
                 time.secondDigitCount = secondDigits.count
@@ -229,26 +251,35 @@ private struct TimeOfDay {
 
     /// Checks each part's range, hour first.
     func validate(text: String) throws(InputError) {
+        // `730`, `0730pm`: a time written without its colon.
+        if minute == nil, (3...4).contains(hourDigits.count), let whole = hourDigits.value(limit: 9_999) {
+            let (hours, minutes) = (whole / 100, whole % 100)
+            if minutes <= 59, meridiem == nil ? hours <= 23 : (1...12).contains(hours) {
+                let written = hourDigits.text.dropLast(2) + ":" + hourDigits.text.suffix(2)
+                let marker = meridiem.map { $0 == .am ? "am" : "pm" } ?? ""
+                throw .invalid(.time, text, reason: Translation.format("write the time with a colon, as in %s", written + marker))
+            }
+        }
         if meridiem != nil {
             guard (1...12).contains(hour) else {
-                throw .invalid(.time, text, reason: "with am or pm the hour must be 1 to 12")
+                throw .invalid(.time, text, reason: Translation.text("with am or pm the hour must be 1 to 12"))
             }
         } else {
-            guard (0...23).contains(hour) else { throw .invalid(.time, text, reason: "the hour must be 0 to 23") }
+            guard (0...23).contains(hour) else { throw .invalid(.time, text, reason: Translation.text("the hour must be 0 to 23")) }
             guard minute != nil else {
                 throw .invalid(
-                    .time, text, reason: "add the minutes, as in \(hour):00, or am or pm, as in \(hour)am")
+                    .time, text, reason: Translation.format("add the minutes, as in %s:00, or am or pm, as in %sam", String(hour), String(hour)))
             }
         }
         if let minute {
             guard minuteDigitCount == 2 else {
-                throw .invalid(.time, text, reason: "the minute must have two digits, as in 7:05")
+                throw .invalid(.time, text, reason: Translation.text("the minute must have two digits, as in 7:05"))
             }
-            guard minute <= 59 else { throw .invalid(.time, text, reason: "the minute must be 0 to 59") }
+            guard minute <= 59 else { throw .invalid(.time, text, reason: Translation.text("the minute must be 0 to 59")) }
         }
         guard secondDigitCount == 2 else {
-            throw .invalid(.time, text, reason: "the second must have two digits, as in 07:30:05")
+            throw .invalid(.time, text, reason: Translation.text("the second must have two digits, as in 07:30:05"))
         }
-        guard second <= 59 else { throw .invalid(.time, text, reason: "the second must be 0 to 59") }
+        guard second <= 59 else { throw .invalid(.time, text, reason: Translation.text("the second must be 0 to 59")) }
     }
 }

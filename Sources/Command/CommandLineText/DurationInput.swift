@@ -1,5 +1,6 @@
 import AlarmModel
 import FoundationEssentials
+import Localization
 
 /// Reads DUR as a person types it (`90s`, `5m`, `1h30m`, `00:05:00`).
 ///
@@ -14,8 +15,9 @@ import FoundationEssentials
 ///
 /// Any number may have a decimal fraction with a dot (`1.5h`, `0.5s`, `00:00:05.5`); the result is
 /// not rounded. A number without a unit (`90`) is refused with a hint, so that `90` is never
-/// silently read as seconds or minutes. The result is more than zero and at most 366 days (a
-/// countdown's limit, ``AlarmDefinition/maximumDuration``). Only ASCII digits are read.
+/// silently read as seconds or minutes; only zero needs none (`0` is `0s`). The result is more
+/// than zero (or zero, where the caller allows it: `0`, `0s`, `0m` and `00:00` alike) and at most
+/// 366 days (a countdown's limit, ``AlarmDefinition/maximumDuration``). Only ASCII digits are read.
 package enum DurationInput {
     /// The longest text considered, in UTF-8 bytes; anything longer is no duration.
     static let maximumLength = 100
@@ -30,8 +32,8 @@ package enum DurationInput {
         return table
     }()
 
-    /// Reads a duration, in seconds.
-    package static func parse(_ text: String) throws(InputError) -> TimeInterval {
+    /// Reads a duration, in seconds; zero is refused unless `allowingZero`.
+    package static func parse(_ text: String, allowingZero: Bool = false) throws(InputError) -> TimeInterval {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty(.duration) }
         guard trimmed.utf8.count <= maximumLength else { throw .unrecognized(.duration, trimmed) }
@@ -42,9 +44,11 @@ package enum DurationInput {
         } else {
             seconds = try unitLength(&scanner, text: trimmed)
         }
-        guard seconds > 0 else { throw .invalid(.duration, trimmed, reason: "it must be longer than zero") }
+        guard seconds > 0 || (allowingZero && seconds == 0) else {
+            throw .invalid(.duration, trimmed, reason: Translation.text("it must be longer than zero"))
+        }
         guard seconds <= AlarmDefinition.maximumDuration else {
-            throw .invalid(.duration, trimmed, reason: "it must be at most 366 days")
+            throw .invalid(.duration, trimmed, reason: Translation.text("it must be at most 366 days"))
         }
         return seconds
     }
@@ -77,13 +81,15 @@ package enum DurationInput {
             let unitName = scanner.letters()
             if unitName.isEmpty {
                 guard scanner.isAtEnd else { throw .unrecognized(.duration, text) }
+                // Zero is zero in any unit: `0` alone needs none.
+                if value == 0, total == 0, previousRank == .max { break }
                 throw .missingUnit(text, number: written)
             }
             guard let unit = units[unitName] else {
-                throw .invalid(.duration, text, reason: "\"\(unitName)\" is not a unit: use d, h, m or s")
+                throw .invalid(.duration, text, reason: Translation.format("%s is not a unit: use d, h, m or s", "\"" + unitName + "\""))
             }
             guard unit.rank < previousRank else {
-                throw .invalid(.duration, text, reason: "give each unit once, largest first, as in 1h30m")
+                throw .invalid(.duration, text, reason: Translation.text("give each unit once, largest first, as in 1h30m"))
             }
             previousRank = unit.rank
             total += value * unit.seconds
@@ -105,13 +111,14 @@ package enum DurationInput {
             fraction = Double("0." + digits.text.prefix(18)) ?? 0
         }
         guard scanner.isAtEnd, fields.count == 2 || fields.count == 3 else { throw .unrecognized(.duration, text) }
-        let names = fields.count == 3 ? ["hours", "minutes", "seconds"] : ["minutes", "seconds"]
-        for (field, name) in zip(fields.dropFirst(), names.dropFirst()) {
+        // The fields after the first: it may be any size.
+        let names: [ClockField] = fields.count == 3 ? [.minutes, .seconds] : [.seconds]
+        for (field, name) in zip(fields.dropFirst(), names) {
             guard field.count == 2 else {
-                throw .invalid(.duration, text, reason: "the \(name) must have two digits, as in 1:05:09")
+                throw .invalid(.duration, text, reason: name.twoDigits)
             }
             guard field.value(limit: 59) != nil else {
-                throw .invalid(.duration, text, reason: "the \(name) must be 0 to 59")
+                throw .invalid(.duration, text, reason: name.range)
             }
         }
         guard first.bytes.drop(while: { $0 == UInt8(ascii: "0") }).count <= 12 else { return .infinity }
@@ -120,5 +127,26 @@ package enum DurationInput {
             total = total * 60 + TimeInterval(field.value(limit: 999_999_999_999) ?? 0)
         }
         return total + fraction
+    }
+
+    /// A field of a clock-style length, for its messages.
+    private enum ClockField {
+        case minutes, seconds
+
+        /// "the minutes must have two digits, as in 1:05:09".
+        var twoDigits: String {
+            switch self {
+            case .minutes: Translation.text("the minutes must have two digits, as in 1:05:09")
+            case .seconds: Translation.text("the seconds must have two digits, as in 1:05:09")
+            }
+        }
+
+        /// "the minutes must be 0 to 59".
+        var range: String {
+            switch self {
+            case .minutes: Translation.text("the minutes must be 0 to 59")
+            case .seconds: Translation.text("the seconds must be 0 to 59")
+            }
+        }
     }
 }

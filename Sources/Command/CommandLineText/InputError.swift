@@ -1,5 +1,6 @@
 import AlarmModel
 import FoundationEssentials
+import Localization
 
 /// Why a piece of text a person typed (a time, days, a duration, an alarm id) was not accepted.
 ///
@@ -41,36 +42,73 @@ package enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// A sentence for a person, naming the bad part.
+    /// A sentence for a person, naming the bad part, in the person's language: `invalid time
+    /// "25:00": the hour must be 0 to 23`.
     package var description: String {
         switch self {
         case .empty(let field):
-            "no \(field.noun) given: \(field.hint)"
-        case .unrecognized(let field, let text):
-            "invalid \(field.noun) \(Self.quoted(text)): \(field.hint)"
-        case .invalid(let field, let text, let reason):
-            "invalid \(field.noun) \(Self.quoted(text)): \(reason)"
+            field.nothingGiven + ": " + reason
+        case .unrecognized(let field, let text), .invalid(let field, let text, _):
+            field.invalid(Self.quoted(text)) + ": " + reason
         case .unknownDay(let text):
-            "unknown day \(Self.quoted(text)): \(InputField.days.hint)"
+            Translation.format("unknown day %s", Self.quoted(text)) + ": " + InputField.days.hint
         case .missingDay(let text):
-            "invalid days \(Self.quoted(text)): a day is missing between commas"
-        case .missingUnit(let text, let number):
-            if text == number {
-                "\(Self.quoted(number)) needs a unit: \(Self.unitExamples(number))"
-            } else {
-                "invalid duration \(Self.quoted(text)): \(Self.quoted(number)) needs a unit: \(Self.unitExamples(number))"
-            }
+            InputField.days.invalid(Self.quoted(text)) + ": " + reason
+        case .missingUnit(let text, _):
+            InputField.duration.invalid(Self.quoted(text)) + ": " + reason
         case .noMatchingAlarm(let text):
-            "no alarm matches the id \(Self.quoted(text))"
+            Translation.format("no alarm matches the id %s", Self.quoted(text))
         case .ambiguousID(let text, let matches):
-            "the id \(Self.quoted(text)) is ambiguous: \(matches.count) alarms match "
-                + "(\(Self.shortList(matches))); type more of it"
+            Translation.plural(
+                "the id %s is ambiguous: %s alarm matches (%s); type more of it",
+                "the id %s is ambiguous: %s alarms match (%s); type more of it", count: matches.count,
+                Self.quoted(text), String(matches.count), Self.shortList(matches))
+        }
+    }
+
+    /// The sentence for a value given to an option, which it names: `invalid --snooze "5x": use a
+    /// length such as 90s, 5m, 1h30m or 00:05:00`, so that every number and length the command
+    /// reads is refused in the same words.
+    package func description(naming option: String) -> String {
+        switch self {
+        case .empty, .unrecognized, .invalid, .missingDay, .missingUnit, .unknownDay:
+            Self.invalid(option, text: text, reason: reason)
+        case .noMatchingAlarm, .ambiguousID:
+            description
+        }
+    }
+
+    /// `invalid --volume "loud": <reason>`, in the person's language: the one shape of every
+    /// message about a value an option was given.
+    package static func invalid(_ option: String, text: String, reason: String) -> String {
+        Translation.format("invalid %s %s: %s", option, quoted(text), reason)
+    }
+
+    /// The text as given (trimmed); empty for `.empty`.
+    package var text: String {
+        switch self {
+        case .empty: ""
+        case .unrecognized(_, let text), .invalid(_, let text, _), .missingDay(let text), .missingUnit(let text, _),
+            .unknownDay(let text), .noMatchingAlarm(let text), .ambiguousID(let text, _):
+            text
+        }
+    }
+
+    /// What is wrong, as the clause after the colon, in the person's language.
+    package var reason: String {
+        switch self {
+        case .empty(let field), .unrecognized(let field, _): field.hint
+        case .invalid(_, _, let reason): reason
+        case .unknownDay(let text): Translation.format("%s is not a day", Self.quoted(text)) + "; " + InputField.days.hint
+        case .missingDay: Translation.text("a day is missing between commas")
+        case .missingUnit(_, let number): Translation.format("%s needs a unit, as in %s", Self.quoted(number), Self.unitExamples(number))
+        case .noMatchingAlarm, .ambiguousID: description
         }
     }
 
     /// `90s, 90m or 90h` for a short number, `s, m or h` for a long one.
     private static func unitExamples(_ number: String) -> String {
-        number.count <= 12 ? "\(number)s, \(number)m or \(number)h" : "s, m or h"
+        number.count <= 12 ? Translation.format("%ss, %sm or %sh", number, number, number) : Translation.text("s, m or h")
     }
 
     /// Up to five matching ids, as short as keeps them apart but at least 8 characters.
@@ -80,7 +118,7 @@ package enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         var length = 8
         while length < 36, Set(shown.map { $0.prefix(length) }).count < shown.count { length += 1 }
         var list = shown.map { String($0.prefix(length)) }.joined(separator: ", ")
-        if full.count > shown.count { list += " and \(full.count - shown.count) more" }
+        if full.count > shown.count { list += " " + Translation.format("and %s more", String(full.count - shown.count)) }
         return list
     }
 

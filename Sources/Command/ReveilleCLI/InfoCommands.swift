@@ -118,20 +118,32 @@ struct HistoryCommand: AsyncParsableCommand {
         abstract: "List past alerts: when each was due, when it rang, and how it ended.",
         discussion: "Examples:\n  reveille history\n  reveille history --limit 10 --json")
 
-    @Option(help: ArgumentHelp("Show at most this many entries.", valueName: "count"))
-    var limit: Int = 50
+    // Read as text, whatever it starts with (`-1` too), so that every bad count gets the same
+    // words as every other bad value.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Show at most this many entries (default: 50).", valueName: "count"))
+    var limit: String?
 
     @Flag(help: "Print the history as a JSON array.")
     var json = false
 
     func validate() throws {
-        guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+        _ = try count()
+    }
+
+    /// `--limit`: a whole number of at least 1; 50 when not given.
+    func count() throws -> Int {
+        guard let limit else { return 50 }
+        guard let count = Int(limit.trimmingWhitespace(newlines: false)), count >= 1, limit.allSatisfy(\.isASCII) else {
+            throw ValidationError(InputError.invalid("--limit", text: limit, reason: Translation.text("use a whole number of at least 1, as in 10")))
+        }
+        return count
     }
 
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
-            let entries = try await session.run { try await $0.history(limit: limit) }
+            let count = try count()
+            let entries = try await session.run { try await $0.history(limit: count) }
             let reading = ClockReading.local()
             if json {
                 print(HistoryFormat.json(entries))
@@ -163,7 +175,7 @@ struct AuthCommand: AsyncParsableCommand {
                     let objects = answers.map { JSONValue.object(["app": .string($0.app), "state": .string($0.state.rawValue)]) }
                     print(JSONValue.array(objects).text)
                 } else if answers.isEmpty {
-                    print("No apps have asked to set alarms.")
+                    print(Translation.text("No apps have asked to set alarms."))
                 } else {
                     // An app's name comes from its process: shown inert, as a title is.
                     let names = answers.map { AlarmListFormat.cleaned($0.app) }
@@ -210,9 +222,9 @@ protocol AuthAnswerCommand: AsyncParsableCommand {
 
 extension AuthAnswerCommand {
     func validate() throws {
-        guard !app.isEmpty else { throw ValidationError("no app given") }
+        guard !app.isEmpty else { throw ValidationError(Translation.text("no app given")) }
         guard app.utf8.count <= AppAuthorization.maximumAppLength else {
-            throw ValidationError("invalid app \(QuotedText.quote(app)): longer than \(AppAuthorization.maximumAppLength) bytes")
+            throw ValidationError(Translation.format("invalid app %s: longer than %s bytes", QuotedText.quote(app), String(AppAuthorization.maximumAppLength)))
         }
     }
 

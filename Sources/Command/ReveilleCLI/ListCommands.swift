@@ -70,7 +70,10 @@ struct ShowCommand: AsyncParsableCommand {
             if json {
                 print(AlarmDescription(record, at: reading).json())
             } else {
-                print(AlarmDetails.text(alarm, record: record, at: reading, timeStyle: DesktopTimeStyle.current()))
+                // The agent's length, for an alarm that snoozes without one of its own (an older agent has none).
+                let defaultSnooze = (try? await session.client.property("DefaultSnooze").integerValue).flatMap { $0 }
+                print(AlarmDetails.text(
+                    alarm, record: record, at: reading, timeStyle: DesktopTimeStyle.current(), defaultSnooze: defaultSnooze.map(TimeInterval.init)))
             }
         }
     }
@@ -79,7 +82,8 @@ struct ShowCommand: AsyncParsableCommand {
 /// The multi-line description `reveille show` prints.
 enum AlarmDetails {
     static func text(
-        _ alarm: AlarmWire.RemoteAlarm, record: AlarmRecord, at reading: ClockReading, timeStyle: TimeStyle = .standard
+        _ alarm: AlarmWire.RemoteAlarm, record: AlarmRecord, at reading: ClockReading, timeStyle: TimeStyle = .standard,
+        defaultSnooze: TimeInterval? = nil
     ) -> String {
         let definition = alarm.definition
         var lines: [(String, String)] = [
@@ -103,6 +107,9 @@ enum AlarmDetails {
         }
         if let postAlert = definition.countdownDuration?.postAlert {
             lines.append((definition.isTimer ? "repeat" : "snooze", DurationFormat.units(postAlert)))
+        } else if definition.presentation.alert.secondaryButtonBehavior == .countdown {
+            let length = defaultSnooze.map { DurationFormat.units($0) + ", " } ?? ""
+            lines.append((definition.isTimer ? "repeat" : "snooze", length + "the agent's (reveilled --default-snooze)"))
         }
         if let fireDate = record.fireDate(from: reading) {
             lines.append(("next", LocalTimeFormat.string(for: fireDate, at: reading, style: timeStyle) + "  (" + RelativeTimeFormat.string(for: fireDate, relativeTo: reading.now) + ")"))
@@ -131,7 +138,7 @@ enum AlarmDetails {
 /// The ID argument of a command that acts on one alarm (`@OptionGroup`): the alarm's full id or a
 /// unique prefix of it.
 struct AlarmIDArgument: ParsableArguments {
-    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id"))
+    @Argument(help: ArgumentHelp("The alarm's id or a unique prefix.", valueName: "id"), completion: .custom(Completions.alarmIDs))
     var id: String
 
     /// Refuses an id no alarm's id could start with (a usage error, exit 64), before the agent is
@@ -145,14 +152,36 @@ struct AlarmIDArgument: ParsableArguments {
 protocol AlarmControlCommand: AsyncParsableCommand {
     var alarmID: AlarmIDArgument { get }
     static func act(_ client: AgentClient, _ id: UUID) async throws
+    /// What a terminal is told once it is done (`nil`: nothing), given the alarm as it is then and
+    /// the start of its id to type.
+    static func confirmation(_ record: AlarmRecord, at reading: ClockReading, style: TimeStyle, handle: String) -> String?
 }
 
 extension AlarmControlCommand {
+    static func confirmation(_ record: AlarmRecord, at reading: ClockReading, style: TimeStyle, handle: String) -> String? { nil }
+
     func run() async throws {
         try await reportingFailures {
             let session = try await AgentSession.open()
-            try await session.run(naming: alarmID.id) { client, uuid in try await Self.act(client, uuid) }
+            let id = try await session.run(naming: alarmID.id) { client, uuid in
+                try await Self.act(client, uuid)
+                return uuid
+            }
+            try await session.confirm(id, Self.confirmation)
         }
+    }
+}
+
+extension AgentSession {
+    /// On a terminal, asks the agent for the alarm as it is now and prints what `confirmation`
+    /// says of it; piped, prints nothing, as before (nor does it ask).
+    func confirm(
+        _ id: UUID, _ confirmation: (AlarmRecord, ClockReading, TimeStyle, String) -> String?
+    ) async throws {
+        guard Terminal.isOutputTerminal, let alarm = try? await client.get(id: id) else { return }
+        let reading = ClockReading.local()
+        let handle = await handle(for: id)
+        if let text = confirmation(alarm.record(at: reading), reading, DesktopTimeStyle.current(), handle) { print(text) }
     }
 }
 
@@ -207,9 +236,11 @@ struct SnoozeCommand: AsyncParsableCommand {
         try await reportingFailures {
             let session = try await AgentSession.open()
             let seconds = try seconds()
-            try await session.run(naming: alarmID.id) { client, uuid in
+            let id = try await session.run(naming: alarmID.id) { client, uuid in
                 if let seconds { try await client.snooze(id: uuid, for: seconds) } else { try await client.countdown(id: uuid) }
+                return uuid
             }
+            try await session.confirm(id) { record, reading, style, _ in Confirmation.snoozed(record, at: reading, style: style) }
         }
     }
 
@@ -226,6 +257,9 @@ struct SkipCommand: AlarmControlCommand {
         discussion: "Examples:\n  reveille skip 3f2a\n  reveille unskip 3f2a")
     @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.skip(id: id) }
+    static func confirmation(_ record: AlarmRecord, at reading: ClockReading, style: TimeStyle, handle: String) -> String? {
+        Confirmation.skipped(record, at: reading, style: style, handle: handle)
+    }
 }
 
 /// `reveille unskip`.
@@ -244,6 +278,9 @@ struct OffCommand: AlarmControlCommand {
         discussion: "Examples:\n  reveille off 3f2a\n  reveille on 3f2a")
     @OptionGroup var alarmID: AlarmIDArgument
     static func act(_ client: AgentClient, _ id: UUID) async throws { try await client.setEnabled(false, id: id) }
+    static func confirmation(_ record: AlarmRecord, at reading: ClockReading, style: TimeStyle, handle: String) -> String? {
+        Confirmation.turnedOff(record, handle: handle)
+    }
 }
 
 /// `reveille on`.
@@ -259,5 +296,8 @@ struct OnCommand: AlarmControlCommand {
             // The alarm's own instant passed while it was off: nothing the person typed was wrong.
             throw CLIFailure.refused(error.message)
         }
+    }
+    static func confirmation(_ record: AlarmRecord, at reading: ClockReading, style: TimeStyle, handle: String) -> String? {
+        Confirmation.turnedOn(record, at: reading, style: style)
     }
 }

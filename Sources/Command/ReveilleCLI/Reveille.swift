@@ -3,6 +3,7 @@ import AlarmProtocol
 import CommandLineText
 import ArgumentParser
 import FoundationEssentials
+import Localization
 
 /// The `reveille` command, for the programs that are it: `reveille`, and the installed program
 /// when it is started by that name.
@@ -28,10 +29,10 @@ struct Reveille: AsyncParsableCommand {
             """,
         version: ReveilleVersion.current,
         subcommands: [
-            AddCommand.self, TimerCommand.self, ListCommand.self, ShowCommand.self,
+            AddCommand.self, TimerCommand.self, EditCommand.self, ListCommand.self, ShowCommand.self,
             CancelCommand.self, PauseCommand.self, ResumeCommand.self, StopCommand.self, SnoozeCommand.self,
             SkipCommand.self, UnskipCommand.self, OffCommand.self, OnCommand.self,
-            WatchCommand.self, StatusCommand.self, HistoryCommand.self, AuthCommand.self,
+            WatchCommand.self, StatusCommand.self, HistoryCommand.self, SoundsCommand.self, AuthCommand.self,
         ])
 
     /// Parses the command line and runs the command, after refusing a group of short options.
@@ -42,7 +43,7 @@ struct Reveille: AsyncParsableCommand {
     static func main() async {
         let words = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
         if let group = words.first(where: isShortOptionGroup) {
-            exit(withError: ValidationError("Unknown option \(QuotedText.quote(group))"))
+            exit(withError: ValidationError(Translation.format("Unknown option %s", QuotedText.quote(group))))
         }
         await main(nil)
     }

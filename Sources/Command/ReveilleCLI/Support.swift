@@ -22,8 +22,24 @@ enum Terminal {
     static var isOutputTerminal: Bool { FileDescriptor.standardOutput.isTerminal }
 }
 
-/// The words of the CLI's tables in the person's language (its messages stay English).
+/// The words of the CLI's tables in the person's language.
 enum PersonText {
+    /// The person's own short day names (`LC_TIME`: `mo`, `sam`), lowercase and without a final
+    /// dot, for TIME to read besides the English ones; none under the C locale.
+    static func dayNames(_ style: TimeStyle) -> [String: Locale.Weekday] {
+        var names: [String: Locale.Weekday] = [:]
+        for day in WeekdaysInput.mondayFirst {
+            var name = style.weekdayText(day).lowercased()
+            while name.hasSuffix(".") { name.removeLast() }
+            // Only a word: never one that reads as a clock time, a day list or a command word.
+            guard !name.isEmpty, name.allSatisfy(\.isLetter), WeekdaysInput.singleDay(named: name) == nil,
+                !["at", "in", "next", "every", "today", "tomorrow", "noon", "midnight", "am", "pm"].contains(name)
+            else { continue }
+            names[name] = day
+        }
+        return names
+    }
+
     /// `reveille list`'s column headings.
     static var listHeadings: AlarmListFormat.Headings {
         AlarmListFormat.Headings(
@@ -43,7 +59,7 @@ enum HistoryFormat {
         _ entries: [AlertHistoryEntry], at reading: ClockReading, timeStyle: TimeStyle = .standard,
         header: [String] = ["DUE", "RANG", "LATE", "ENDED", "TITLE"]
     ) -> String {
-        guard !entries.isEmpty else { return "No alerts yet." }
+        guard !entries.isEmpty else { return Translation.text("No alerts yet.") }
         let rows: [[String]] = entries.map { entry in
             var outcome: String
             switch entry.outcome {

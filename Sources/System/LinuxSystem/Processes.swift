@@ -15,6 +15,14 @@ package enum ProcessTermination: Hashable, Sendable {
 /// System calls on processes: starting one, signalling one, waiting for a child, and a
 /// descriptor that refers to one.
 package enum ProcessCalls {
+    /// This process's limits on open files, soft then hard (`getrlimit(RLIMIT_NOFILE)`): no
+    /// descriptor numbered at or above the soft limit can be made.
+    package static func openFileLimits() throws(Errno) -> (soft: UInt64, hard: UInt64) {
+        var limits = rlimit()
+        _ = try systemCall(.getResourceLimit) { getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits) }
+        return (UInt64(limits.rlim_cur), UInt64(limits.rlim_max))
+    }
+
     /// Sends `signal` to the process `processID` (`kill(2)`; 0 only checks that it exists).
     package static func kill(_ processID: Int32, signal: Int32) throws(Errno) {
         _ = try systemCall(.kill) { Glibc.kill(processID, signal) }

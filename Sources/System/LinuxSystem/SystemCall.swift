@@ -60,4 +60,6 @@ package enum SystemCall: String, Hashable, Sendable, CaseIterable {
     case capabilitiesSet
     /// `prctl(PR_SET_DUMPABLE)`.
     case setDumpable
+    /// `getrlimit(2)`.
+    case getResourceLimit
 }

@@ -46,9 +46,15 @@ package struct CommandLineFuzz: Sendable {
         rng = SeededGenerator(seed: seed)
     }
 
-    static let times = ["7:30", "07:30", "7:30pm", "7am", "23:59", "12:00am", "2027-03-01 07:30", "2028-02-29T07:30:00+01:00", "2030-01-01 6:00 pm"]
+    static let times = [
+        "7:30", "07:30", "7:30pm", "7am", "23:59", "12:00am", "2027-03-01 07:30", "2028-02-29T07:30:00+01:00", "2030-01-01 6:00 pm",
+        // The forms people write (TimeGrammar): days, words, European clocks, moments from now.
+        "mon,wed 6:45", "weekdays 7:00", "weekends 9:00", "daily 6:30", "noon", "midnight", "7.30", "19h30", "next friday 9am",
+        "in 1h30m", "tomorrow at 7:30", "every mon 7:00", "mon-fri 7:00", "sundays 8am", "+20m", "mon wed 6:45",
+        "7:30 on mondays", "every weekday 7:00",
+    ]
     static let durations = ["90s", "5m", "1h30m", "1h 30m", "00:05:00", "1d", "0.5s", "366d", "45 min"]
-    static let dayLists = ["mon,tue", "weekdays", "weekends", "daily", "sat", "Mon, Fri"]
+    static let dayLists = ["mon,tue", "weekdays", "weekends", "daily", "sat", "Mon, Fri", "mon-fri", "fridays", "every day"]
     static let titles = ["Tea", "Wake up", "", "Réveil ⏰"]
     static let sounds = ["default", "alarm-clock-elapsed", "/usr/share/sounds/x.oga", "./birds.wav", "~/x.ogg"]
     static let apps = ["org.example.App", "/usr/bin/python3", "io.github.reveille.Reveille"]
@@ -183,8 +189,8 @@ package struct CommandLineFuzz: Sendable {
         if rng.chance(0.15) { options.append(("--sound", value(Self.sounds))) }
         if rng.chance(0.15) { options.append(("--id", value([UUID.random(using: &rng).uuidString, "not-a-uuid"]))) }
         if rng.chance(0.1) { options.append(("--volume", value(["0", "60", "60%", "100", "101", "-1", "loud", "", "1e2"]))) }
-        if rng.chance(0.1) { options.append(("--ramp", value(["0", "0s"] + Self.durations))) }
-        if rng.chance(0.1) { options.append(("--ring-for", value(["0", "2d", "25h"] + Self.durations))) }
+        if rng.chance(0.1) { options.append(("--ramp", value(["0", "0s", "0m", "default"] + Self.durations))) }
+        if rng.chance(0.1) { options.append(("--ring-for", value(["0", "00:00", "2d", "25h", "default"] + Self.durations))) }
         if rng.chance(0.3) { options.append(("--json", nil)) }
         return options
     }
@@ -202,8 +208,8 @@ package struct CommandLineFuzz: Sendable {
         if command.isEmpty {
             guard let first = positionals.first else { return nil }
             let known = [
-                "add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on", "watch",
-                "status", "history", "auth",
+                "add", "timer", "edit", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on", "watch",
+                "status", "history", "sounds", "auth",
             ]
             return known.contains(text(first)) ? nil : "an unknown subcommand"
         }
@@ -225,16 +231,18 @@ package struct CommandLineFuzz: Sendable {
             }
             if let title = option("--title"), title.count > AlarmDefinition.maximumTextLength { return "--title is too long" }
             if let snooze = option("--snooze"), let error = bad({ _ = try DurationInput.parse(snooze) }) { return error }
-            if let volume = option("--volume") {
-                let digits = volume.hasSuffix("%") ? String(volume.dropLast()) : volume
-                guard let percent = Int(digits.trimmingCharacters(in: .whitespaces)), (0...100).contains(percent) else {
+            func isDefault(_ text: String) -> Bool { text.trimmingCharacters(in: .whitespaces).lowercased() == "default" }
+            if let volume = option("--volume"), !isDefault(volume) {
+                let trimmed = volume.trimmingCharacters(in: .whitespaces)
+                let digits = trimmed.hasSuffix("%") ? String(trimmed.dropLast()).trimmingCharacters(in: .whitespaces) : trimmed
+                guard let percent = Int(digits), (0...100).contains(percent), digits.allSatisfy(\.isASCII) else {
                     return "--volume is not a percentage"
                 }
             }
             for (name, limit) in [("--ramp", AlarmDefinition.maximumSoundRamp), ("--ring-for", AlarmDefinition.maximumRingTimeout)] {
-                guard let span = option(name), span.trimmingCharacters(in: .whitespaces) != "0" else { continue }
+                guard let span = option(name), !isDefault(span) else { continue }
                 do {
-                    if try DurationInput.parse(span) > limit { return "\(name) is too long" }
+                    if try DurationInput.parse(span, allowingZero: true) > limit { return "\(name) is too long" }
                 } catch {
                     return "\(error)"
                 }
@@ -249,7 +257,7 @@ package struct CommandLineFuzz: Sendable {
             }
             let schedule: Alarm.Schedule
             do {
-                schedule = try ClockTimeInput.parse(text(positionals[0]), repeatingOn: days, timeZone: ZoneRules.current)
+                schedule = try ClockTimeInput.parse(text(positionals[0]), repeatingOn: days, timeZone: .current, now: Date())
             } catch {
                 return "\(error)"
             }

@@ -1,5 +1,6 @@
 import AlarmKit
 import AlarmProtocol
+import AlarmRecords
 import CommandLineText
 import DBus
 import Foundation
@@ -64,6 +65,28 @@ package struct ExpectedAlarms: Sendable {
                     return "Schedule refused a configuration its own rules accept: \(errorMessage.prefix(300))"
                 }
                 if let id, alarms[id] == nil { alarms[id] = Expectation(exists: false) }
+                return nil
+            case .problem:
+                if let id { alarms[id, default: Expectation()].exists = nil }
+                return nil
+            }
+        case .edit(let id, let changes):
+            let local = Result { () throws(AlarmRequestError) in try AlarmWire.decodeEdit(changes) }
+            switch verdict {
+            case .returned:
+                guard let id else { return "Edit accepted an id that is no UUID" }
+                guard case .success(let change) = local else { return "Edit accepted changes its own rules refuse" }
+                if alarms[id]?.exists == false || alarms[id] == nil { return "Edit succeeded for \(id), which does not exist" }
+                if let weekdays = change.weekdays { alarms[id]?.repeats = !weekdays.isEmpty }
+                if let schedule = change.schedule {
+                    if case .relative(let relative) = schedule, case .weekly(let days) = relative.repeats { alarms[id]?.repeats = !days.isEmpty } else { alarms[id]?.repeats = false }
+                }
+                if let title = change.title { alarms[id]?.title = title }
+                return nil
+            case .namedError(let name):
+                if name.hasSuffix(".NotFound"), let id, alarms[id]?.exists == true, case .success = local {
+                    return "Edit said NotFound for \(id), which exists"
+                }
                 return nil
             case .problem:
                 if let id { alarms[id, default: Expectation()].exists = nil }

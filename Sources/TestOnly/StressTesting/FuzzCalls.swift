@@ -17,6 +17,8 @@ package struct FuzzCall: Sendable, CustomStringConvertible {
         /// A manager method on one alarm by id: `Cancel`, `Stop`, `Pause`, `Resume`, `Countdown`, `Get`,
         /// `Skip`, `Unskip`, and `SetEnabled` and `Snooze` with their second argument.
         case control(String, UUID?)
+        /// `Edit` of this id with these changes.
+        case edit(UUID?, DBusValue)
     }
 
     /// Whether to send it to the agent's unique name rather than its well-known name.
@@ -58,10 +60,10 @@ package struct FuzzCallGenerator: Sendable {
     static let managerInterface = AlarmBus.managerInterface
     static let alarmInterface = AlarmBus.alarmInterface
     static let managerMethods = [
-        "Schedule", "Cancel", "Stop", "Pause", "Resume", "Countdown", "Snooze", "Skip", "Unskip", "SetEnabled", "List", "Watch",
-        "Get", "RequestAuthorization", "History", "ListAuthorizations", "SetAuthorization",
+        "Schedule", "Edit", "Cancel", "Stop", "Pause", "Resume", "Countdown", "Snooze", "Skip", "Unskip", "SetEnabled", "List", "Watch",
+        "Get", "RequestAuthorization", "History", "ListAuthorizations", "SetAuthorization", "ListSounds", "PlaySound",
     ]
-    static let managerProperties = ["Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount", "SnoozeChoices", "PhoneBackup"]
+    static let managerProperties = ["Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount", "SnoozeChoices", "DefaultSnooze", "PhoneBackup"]
     static let alarmProperties = ["Id", "State", "Kind", "Title", "Owner", "Schedule", "Countdown", "FireDate", "Remaining", "Alarm"]
     static let standardInterfaces = [
         "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",
@@ -84,9 +86,10 @@ package struct FuzzCallGenerator: Sendable {
     /// The next call. `used` holds the ids of the calls it goes out with; the call's id (if any)
     /// is not among them and is added, so that calls sent together never race on one alarm.
     package mutating func next(used: inout Set<UUID>) -> FuzzCall {
-        switch rng.weighted([(35, 0), (15, 1), (5, 2), (12, 3), (10, 4), (3, 5), (15, 6), (5, 7)]) {
+        switch rng.weighted([(35, 0), (15, 1), (6, 8), (5, 2), (12, 3), (10, 4), (3, 5), (15, 6), (5, 7)]) {
         case 0: return schedule(used: &used)
         case 1: return control(used: &used)
+        case 8: return edit(used: &used)
         case 2: return otherManagerMethod()
         case 3: return wrongSignature()
         case 4: return propertyCall(used: &used)
@@ -128,6 +131,12 @@ package struct FuzzCallGenerator: Sendable {
         return manager("Schedule", [.string(text), configuration], effect: .schedule(id, configuration))
     }
 
+    mutating func edit(used: inout Set<UUID>) -> FuzzCall {
+        let (text, id) = idArgument(used: &used)
+        let changes = HostileConfigurations.changes(now: now, using: &rng)
+        return manager("Edit", [.string(text), changes], effect: .edit(id, changes))
+    }
+
     mutating func control(used: inout Set<UUID>) -> FuzzCall {
         let method = rng.pick(["Cancel", "Stop", "Pause", "Resume", "Countdown", "Get", "Skip", "Unskip", "SetEnabled", "Snooze"])
         let (text, id) = idArgument(used: &used)
@@ -141,8 +150,13 @@ package struct FuzzCallGenerator: Sendable {
     }
 
     mutating func otherManagerMethod() -> FuzzCall {
-        switch Int.random(in: 0..<5, using: &rng) {
+        switch Int.random(in: 0..<6, using: &rng) {
         case 0: return manager(rng.pick(["List", "Watch"]), [])
+        case 5:
+            // The agent runs silent under the fuzzer: PlaySound finds the sound, then refuses to play.
+            return rng.chance(0.5)
+                ? manager("ListSounds", [])
+                : manager("PlaySound", [.string(rng.pick(["chimes", "default", "no-such-sound", "/etc/passwd", HostileText.string(using: &rng)])), .double(rng.pick([1, 0, -1, .nan, 1e9]))])
         case 1: return manager("History", [.uint32(rng.chance(0.5) ? rng.pick([0, 1, .max]) : UInt32.random(in: 0 ... .max, using: &rng))])
         case 2: return manager("RequestAuthorization", [])
         case 3: return manager("ListAuthorizations", [])

@@ -51,6 +51,26 @@ package enum HostileConfigurations {
         return entries
     }
 
+    /// The changes of an `Edit` call: about half valid (a title, a clock time or days, a snooze,
+    /// a sound setting), the rest with a hostile value, a value of another type, an unknown key,
+    /// or nothing at all.
+    package static func changes(now: Date, using rng: inout some RandomNumberGenerator) -> DBusValue {
+        var entries: [(String, DBusValue)] = []
+        for _ in 0..<Int.random(in: 1...3, using: &rng) {
+            switch Int.random(in: 0..<8, using: &rng) {
+            case 0: entries.append(("title", .string(rng.chance(0.7) ? "Edited \(Int.random(in: 0...99, using: &rng))" : HostileText.string(using: &rng))))
+            case 1: entries.append(("time", .dictionary(["hour": .int32(Int32.random(in: -1...24, using: &rng)), "minute": .int32(Int32.random(in: 0...60, using: &rng))])))
+            case 2: entries.append(("weekdays", rng.chance(0.8) ? .strings(["monday", "friday"].filter { _ in rng.chance(0.6) }) : weekdays(using: &rng)))
+            case 3: entries.append(("snooze", rng.chance(0.5) ? .boolean(rng.chance(0.5)) : .double(rng.pick([60, 540, 0, -1, .nan, 1e12]))))
+            case 4: entries.append(("volume", rng.chance(0.8) ? .int32(Int32.random(in: -5...120, using: &rng)) : integerLike(using: &rng)))
+            case 5: entries.append(("reset", .strings([rng.pick(["volume", "ramp", "ringTimeout", "loudness"])])))
+            case 6: entries.append(("schedule", validEntries(now: now, using: &rng).first { $0.0 == "schedule" }?.1 ?? .dictionary(["fixed": .double(.nan)])))
+            default: entries.append((rng.pick(["preAlert", "ramp", "ringTimeout", "frobnicate", "sound", "breakthrough"]), RandomDBusValues.value(using: &rng)))
+            }
+        }
+        return dictionary(rng.chance(0.05) ? [] : entries)
+    }
+
     /// A configuration: about a third valid, the rest hostile in one to three places.
     package static func configuration(now: Date, using rng: inout some RandomNumberGenerator) -> DBusValue {
         var entries = validEntries(now: now, using: &rng)

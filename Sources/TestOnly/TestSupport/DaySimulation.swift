@@ -59,7 +59,7 @@ package struct DaySimulation: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let engine = AlarmEngine(store: try AlarmStore(directory: directory), clock: clock, presenter: presenter)
         try await engine.start()
-        await clock.settled()
+        try await clock.settled()
 
         // Clock-time alarms every 20 minutes of the day, repeating daily; instants every 25
         // minutes; timers of 7 minutes to 23 hours.
@@ -94,7 +94,7 @@ package struct DaySimulation: Sendable {
             var left = seconds
             while left > 0 {
                 let step = min(left, 5 * minute)
-                await clock.advance(by: step)
+                try await clock.advance(by: step)
                 left -= step
                 try await stopRinging()
             }
@@ -107,11 +107,11 @@ package struct DaySimulation: Sendable {
         try await advance(8 * 3_600)  // through the DST change at 02:00 → 03:00 Berlin
         // NTP steps the clock 90 s forward, then, an hour later, 90 s back.
         let before = clock.now
-        await clock.setWallClock(to: before.addingTimeInterval(90))
+        try await clock.setWallClock(to: before.addingTimeInterval(90))
         steppedForward.append(before...clock.now)
         try await stopRinging()
         try await advance(3_600)
-        await clock.setWallClock(to: clock.now.addingTimeInterval(-90))
+        try await clock.setWallClock(to: clock.now.addingTimeInterval(-90))
         try await stopRinging()
         try await advance(2 * 3_600)
         // A five-minute suspend (within the grace window): what came due rings on resume.

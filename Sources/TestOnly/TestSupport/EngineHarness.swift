@@ -26,7 +26,7 @@ package struct EngineHarness: Sendable {
         let store = try AlarmStore(directory: directory)
         let engine = AlarmEngine(store: store, clock: clock, policy: policy, presenter: presenter)
         try await engine.start()
-        await clock.settled()
+        try await clock.settled()
         return EngineHarness(clock: clock, presenter: presenter, engine: engine, directory: directory, policy: policy)
     }
 

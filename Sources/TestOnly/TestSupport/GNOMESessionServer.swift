@@ -102,10 +102,12 @@ extension GNOMESessionServer {
                 func get(_ method: String) throws -> BusValue? {
                     try bus.call(name, inhibitorPath, "org.gnome.SessionManager.Inhibitor", method).first
                 }
-                let app = try get("GetAppId")?.string ?? "?"
-                let reason = try get("GetReason")?.string ?? "?"
-                let flags = try get("GetFlags")?.integer ?? -1
-                held.append("\(app) (\(reason)) \(flags)")
+                // An inhibitor released between the list and its reading is no longer held: the
+                // session manager answers UnknownMethod ("Object does not exist") for its object.
+                guard let app = try? get("GetAppId"), let reason = try? get("GetReason"), let flags = try? get("GetFlags") else {
+                    continue
+                }
+                held.append("\(app.string ?? "?") (\(reason.string ?? "?")) \(flags.integer ?? -1)")
             }
             return Inhibitors(idle: idle, held: held)
         }

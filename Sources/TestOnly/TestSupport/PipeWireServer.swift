@@ -134,9 +134,28 @@ package final class PipeWireServer: Sendable {
     /// Records what the speakers play (the sink's monitor), in real time, as raw 16-bit stereo
     /// samples at 48 kHz into the returned process's standard output file, until it is stopped.
     package func recordSpeakers() throws -> SandboxProcess {
-        try sandbox.spawn(
-            "pw-record", ["--target", sinkName, "--rate", "48000", "--channels", "2", "--format", "s16", "-"])
+        try sandbox.spawn("pw-record", Self.recorderArguments(target: sinkName) + ["-"])
     }
+
+    /// `pw-record`'s arguments for raw 16-bit stereo samples at 48 kHz from `target`, written to
+    /// the file argument that follows (`-`: standard output).
+    ///
+    /// PipeWire 1.x's `pw-record` writes `-` through libsndfile as an AU file unless told `--raw`
+    /// (pw-cat.c, `format_from_filename`: `spa_streq(filename, "-") ? SF_FORMAT_AU`), so a
+    /// recording began with its 24-byte header, which reads as loud samples (".snd" backwards,
+    /// 28260 and 11891; then 24, 3, 48000, 2), with no sound at all at the sink: the "loud sample
+    /// with nothing playing" on Debian 13's PipeWire 1.4.2, heard with no Reveille running.
+    /// 0.3.65 (Debian 12) has no `--raw` and writes `-` raw.
+    static func recorderArguments(target: String) -> [String] {
+        ["--target", target, "--rate", "48000", "--channels", "2", "--format", "s16"] + (recorderTakesRaw ? ["--raw"] : [])
+    }
+
+    /// Whether this `pw-record` has `--raw` (its help lists it).
+    static let recorderTakesRaw: Bool = {
+        guard let program = Executables.find("pw-record") else { return false }
+        let help = (try? Executables.run(program, ["--help"])) ?? ""
+        return help.contains("--raw")
+    }()
 
     /// The samples a recording holds so far (`recordSpeakers()`).
     package static func samples(of recording: SandboxProcess) -> [Int16] {

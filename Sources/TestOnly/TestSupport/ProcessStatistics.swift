@@ -20,16 +20,65 @@ package struct ProcessStatistics: Sendable {
         return counts
     }
 
+    /// Reads a live process's counters; throws when `pid` is not running (gone, or a zombie
+    /// whose threads have ended): a process that no longer runs has no threads to wake up, so
+    /// its silence would pass for idleness.
+    package static func live(pid: Int32) throws -> ProcessStatistics {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // `pid (comm) S ...`: the state follows the last parenthesis (comm may hold any).
+        let state = stat.range(of: ")", options: .backwards).map { stat[$0.upperBound...].split(separator: " ").first.map(String.init) ?? "" } ?? ""
+        guard !state.isEmpty, state != "Z", state != "X" else {
+            throw SandboxError.failed("process \(pid) is not running (\(state.isEmpty ? "gone" : "state \(state)"))")
+        }
+        let statistics = ProcessStatistics(pid: pid)
+        guard !statistics.contextSwitches.isEmpty else { throw SandboxError.failed("process \(pid) has no threads left") }
+        return statistics
+    }
+
+    /// What woke over a window: each thread's wake-ups, and in which whole seconds of the window
+    /// (read from `/proc` once a second, which does not wake the process).
+    package struct WakeUps: Sendable, CustomStringConvertible {
+        /// Wake-ups by thread (see `wakeUpsByThread(since:)`), threads that did not wake left out.
+        package var byThread: [String: Int]
+        /// For each thread that woke, the seconds into the window in which it did.
+        package var seconds: [String: [Int]]
+
+        /// `reveille-worker (123): 2 (s 1, 2)`, one thread a line.
+        package var description: String {
+            byThread.keys.sorted().map { "\($0): \(byThread[$0]!) (s \(seconds[$0, default: []].map(String.init).joined(separator: ", ")))" }
+                .joined(separator: "; ")
+        }
+    }
+
+    /// The wake-ups of each thread of `pid` over `window`, waited out in full. Throws when the
+    /// process is not running at the window's start or at its end, or is gone at a reading in
+    /// between.
+    package static func wakeUps(of pid: Int32, over window: Duration) async throws -> WakeUps {
+        let start = ContinuousClock.now
+        let before = try live(pid: pid)
+        var last = before
+        var seconds: [String: [Int]] = [:]
+        var second = 0
+        while ContinuousClock.now - start < window {
+            second += 1
+            try await Task.sleep(until: min(start + .seconds(second), start + window))
+            let now = try live(pid: pid)
+            for (thread, count) in now.wakeUpsByThread(since: last) where count != 0 { seconds[thread, default: []].append(second) }
+            last = now
+        }
+        return WakeUps(byThread: last.wakeUpsByThread(since: before).filter { $0.value != 0 }, seconds: seconds)
+    }
+
     /// Waits, up to `timeout`, until no thread of `pid` has woken up for `stillFor`: the end of an
     /// aftermath the test cannot see finish (the last `fsync` of a checkpoint after the log it
     /// truncates reads empty, the engine handing the result back). A process that keeps waking
     /// more often than `stillFor` never gets there, and the wait throws saying which threads woke.
     package static func waitUntilStill(pid: Int32, for stillFor: Duration = .milliseconds(300), timeout: Duration = .seconds(10)) async throws {
-        var mark = ProcessStatistics(pid: pid)
+        var mark = try live(pid: pid)
         var markedAt = ContinuousClock.now
         var lastWoken: [String: Int] = [:]
         try await waitUntil("no thread of \(pid) to wake up for \(stillFor)", timeout: timeout, detail: { "last woken: \(lastWoken)" }) { () -> Void? in
-            let now = ProcessStatistics(pid: pid)
+            let now = try live(pid: pid)
             let woken = now.wakeUpsByThread(since: mark).filter { $0.value != 0 }
             if !woken.isEmpty {
                 lastWoken = woken

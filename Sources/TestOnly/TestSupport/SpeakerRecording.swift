@@ -36,11 +36,8 @@ package final class SpeakerRecording: Sendable {
             throw SandboxError.failed("mkfifo \(fifo.path): \(String(cString: strerror(errno)))")
         }
         recorder = try sandbox.spawn(
-            "sh",
-            [
-                "-c", "exec pw-record --target \"$1\" --rate 48000 --channels 2 --format s16 - > \"$2\"", "sh",
-                pipewire.sinkName, fifo.path,
-            ])
+            "sh", ["-c", "fifo=$1; shift; exec pw-record \"$@\" - > \"$fifo\"", "sh", fifo.path]
+                + PipeWireServer.recorderArguments(target: pipewire.sinkName))
         let thread = Thread { [self] in readUntilEnd() }
         thread.name = "reveille-speakers"
         thread.start()

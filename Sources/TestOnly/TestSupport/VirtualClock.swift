@@ -16,7 +16,8 @@ package final class VirtualClock: AlarmClock {
         var timeZone: ZoneRules
         var waiters: [Int: Waiter] = [:]
         var nextWaiterID = 0
-        var settledWatchers: [CheckedContinuation<Void, Never>] = []
+        var settledWatchers: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var nextWatcherID = 0
         /// The error every wait throws, as timers that cannot be made, until told to stop.
         var failure: (any Error)?
     }
@@ -64,7 +65,7 @@ package final class VirtualClock: AlarmClock {
                     if Task.isCancelled { return true }
                     if Self.isDue(wakeUp, in: state) { return true }
                     state.waiters[id] = Waiter(wakeUp: wakeUp, continuation: continuation)
-                    let watchers = state.settledWatchers
+                    let watchers = state.settledWatchers.values
                     state.settledWatchers.removeAll()
                     for watcher in watchers { watcher.resume() }
                     return false
@@ -94,10 +95,11 @@ package final class VirtualClock: AlarmClock {
 
     /// Moves both clocks forward by `seconds`, waking each waiter at its deadline in order.
     ///
-    /// Expects an engine waiting on the clock (or about to): it waits for that first.
-    package func advance(by seconds: TimeInterval) async {
+    /// Expects an engine waiting on the clock (or about to): it waits for that first, and throws
+    /// when it does not (see `settled(timeout:)`).
+    package func advance(by seconds: TimeInterval) async throws {
         // The engine re-arms after each request on a task of its own: let it get to its wait first.
-        await settled()
+        try await settled()
         let target = state.withLock { $0.uptime } + .seconds(seconds)
         while true {
             let woken: [Waiter] = state.withLock { state in
@@ -118,19 +120,19 @@ package final class VirtualClock: AlarmClock {
                 continue
             }
             for waiter in woken { waiter.continuation.resume(returning: .deadline) }
-            await settled()
+            try await settled()
         }
     }
 
     /// Moves both clocks forward until the wall clock reads `date`.
-    package func advance(to date: Date) async {
-        await advance(by: date.timeIntervalSince(now))
+    package func advance(to date: Date) async throws {
+        try await advance(by: date.timeIntervalSince(now))
     }
 
     /// Sets the wall clock to an instant, as `date -s` would; the boot clock does not move.
     /// Waiters wake with `.clockChanged`, as a `TFD_TIMER_CANCEL_ON_SET` timer does.
-    package func setWallClock(to date: Date) async {
-        await settled()
+    package func setWallClock(to date: Date) async throws {
+        try await settled()
         let woken = state.withLock { state -> [Waiter] in
             state.now = date
             let all = Array(state.waiters.values)
@@ -138,7 +140,7 @@ package final class VirtualClock: AlarmClock {
             return all
         }
         for waiter in woken { waiter.continuation.resume(returning: .clockChanged) }
-        if !woken.isEmpty { await settled() }
+        if !woken.isEmpty { try await settled() }
     }
 
     /// Simulates a suspend of `seconds`: both clocks move (the boot clock counts suspend), and no
@@ -165,12 +167,23 @@ package final class VirtualClock: AlarmClock {
     }
 
     /// Waits until some task waits on the clock with a deadline that is not yet due: the engine has
-    /// finished with what woke it.
-    package func settled() async {
-        await withCheckedContinuation { continuation in
+    /// finished with what woke it. Throws `SandboxError.timeout` when none does within `timeout`
+    /// (an engine that stopped waiting on its clock, or a test that woke none).
+    package func settled(timeout: Duration = .seconds(30)) async throws {
+        let id = state.withLock { state in
+            state.nextWatcherID += 1
+            return state.nextWatcherID
+        }
+        let limit = Task { [self] in
+            try await Task.sleep(for: timeout)
+            let watcher = state.withLock { $0.settledWatchers.removeValue(forKey: id) }
+            watcher?.resume(throwing: SandboxError.timeout("waited \(timeout) for the engine to wait on the virtual clock again"))
+        }
+        defer { limit.cancel() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let ready = state.withLock { state -> Bool in
                 if !state.waiters.isEmpty { return true }
-                state.settledWatchers.append(continuation)
+                state.settledWatchers[id] = continuation
                 return false
             }
             if ready { continuation.resume() }

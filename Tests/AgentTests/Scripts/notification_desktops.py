@@ -23,8 +23,8 @@ CloseNotification with NotificationClosed) and the desktop's own names:
           ToggleDnd() -> b, emitting SubscribeV2(u count, b dnd, b visible, b inhibited).
 
 Each Notify prints "notify URGENCY SUMMARY" on stdout, after "origin SUMMARY: NAME" when it carries
-x-kde-origin-name (which only plasma lists among its capabilities, as plasmashell does); "ready"
-once every name is owned.
+x-kde-origin-name (which only plasma lists among its capabilities, as plasmashell does); each
+CloseNotification prints "close ID"; "ready" once every name is owned.
 """
 import sys
 
@@ -82,6 +82,7 @@ class Notifications(dbus.service.Object):
 
     @dbus.service.method(NOTIFICATIONS, in_signature="u", out_signature="")
     def CloseNotification(self, number):
+        print("close %d" % number, flush=True)
         self.NotificationClosed(number, 3)
 
     @dbus.service.signal(NOTIFICATIONS, signature="uu")

@@ -36,8 +36,9 @@ package final class AlarmService: Sendable {
     let status: AgentStatus
     /// Notifications and sound, for the status properties.
     let desktop: DesktopPresenter?
-    /// Refuses a sound given at scheduling time that cannot be played.
-    let validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
+    /// Where sounds are found: refuses a sound given at scheduling time that cannot be played,
+    /// and lists those a person may choose.
+    let sounds: SoundResolver
     let logger: Logger
     /// The alarm objects exported now, with the record each was last announced with. Held while
     /// an object changes and its signals go out, and while `List` or `Watch` reads and replies, so
@@ -58,16 +59,17 @@ package final class AlarmService: Sendable {
         var phoneBackup: (after: Duration, ringer: PhoneRinger)?
         /// The snooze lengths (seconds) the person chose (`--snooze-choices`); none by default.
         var snoozeChoices: [Int] = []
+        /// How long an alarm whose Snooze has no length of its own snoozes, in seconds.
+        var defaultSnooze: TimeInterval = AlarmPolicy.nineMinutes
     }
 
     /// Creates the service; `start()` exports it.
     package init(
         connection: DBusConnection, engine: AlarmEngine, clock: any AlarmClock, resolver: CallerResolver,
-        authorization: AuthorizationCenter, status: AgentStatus, desktop: DesktopPresenter?,
-        validateSound: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void, logger: Logger
+        authorization: AuthorizationCenter, status: AgentStatus, desktop: DesktopPresenter?, sounds: SoundResolver, logger: Logger
     ) {
         self.desktop = desktop
-        self.validateSound = validateSound
+        self.sounds = sounds
         self.connection = connection
         self.engine = engine
         self.clock = clock
@@ -75,6 +77,11 @@ package final class AlarmService: Sendable {
         self.authorization = authorization
         self.status = status
         self.logger = logger
+    }
+
+    /// Refuses a sound given at scheduling time that cannot be played.
+    var validateSound: @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void {
+        { [sounds] (sound) throws(SoundError) in try sounds.validate(sound) }
     }
 
     /// Exports the manager object, its object manager and the objects of the alarms there are. The

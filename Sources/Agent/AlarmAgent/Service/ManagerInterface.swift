@@ -1,9 +1,11 @@
 import AlarmCore
 import AlarmModel
+import AlarmRecords
 import AlarmDesktop
 import AlarmProtocol
 import DBus
 import FoundationEssentials
+import Localization
 
 extension AlarmService {
     /// The manager interface: its methods, properties and signals, with their handlers.
@@ -31,6 +33,23 @@ extension AlarmService {
                             try? call.reply([AlarmWire.encode($0, at: s.clock.read())])
                         }
                         return call.isAnswered ? [] : [AlarmWire.encode(record, at: s.clock.read())]
+                    }
+                },
+                DBusMethod(
+                    name: "Edit", inArguments: [.init(name: "id", signature: "s"), .init(name: "changes", signature: "a{sv}")],
+                    outArguments: [.init(name: "alarm", signature: "a{sv}")]
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        let id = try Self.id(call.arguments.first)
+                        let resolved = try await s.authorizedCaller(of: call)
+                        let change = try AlarmWire.decodeEdit(call.arguments[1])
+                        if let sound = change.sound {
+                            try sound.validateName()
+                            try await Self.checkSound(sound, with: s.validateSound)
+                        }
+                        let record = try await s.engine.edit(id: id, applying: change, caller: resolved.caller)
+                        return [AlarmWire.encode(record, at: s.clock.read())]
                     }
                 },
                 control("Cancel", service) { try await $0.engine.cancel(id: $1, caller: $2) },
@@ -76,6 +95,47 @@ extension AlarmService {
                         let limit = Int(min(call.arguments.first?.integerValue ?? 100, 100_000))
                         let entries = try await s.engine.history(limit: limit).map(Self.encode)
                         return [.array(elementSignature: "a{sv}", entries)]
+                    }
+                },
+                DBusMethod(name: "ListSounds", inArguments: [], outArguments: [.init(name: "sounds", signature: "aa{sv}")]) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        try await s.requireUser(call)
+                        // The theme's folders are read off the threads that answer calls.
+                        let choices = await BlockingFileWork.run(timeout: .seconds(5)) { [sounds = s.sounds] in
+                            sounds.choices(translate: Translation.text)
+                        }
+                        guard let choices else {
+                            throw DBusError(name: DBusError.failed, message: "the sound folders could not be read within 5 s")
+                        }
+                        return [.array(elementSignature: "a{sv}", choices.map(AlarmWire.encode))]
+                    }
+                },
+                DBusMethod(
+                    name: "PlaySound", inArguments: [.init(name: "sound", signature: "s"), .init(name: "seconds", signature: "d")],
+                    outArguments: [.init(name: "source", signature: "s"), .init(name: "seconds", signature: "d")]
+                ) { call in
+                    let s = try required(service)
+                    return try await s.handle {
+                        try await s.requireUser(call)
+                        let name = call.arguments[0].stringValue ?? ""
+                        guard let seconds = call.arguments[1].doubleValue, seconds.isFinite, seconds > 0 else {
+                            throw DBusError(name: AgentError.invalidArguments, message: "seconds must be a positive number (d)")
+                        }
+                        let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)
+                        try sound.validateName()
+                        guard let player = s.desktop?.sounds else {
+                            throw DBusError(name: DBusError.failed, message: "the agent plays no sound (reveilled --silent)")
+                        }
+                        let playing = min(seconds, AlertSounds.maximumPreview / .seconds(1))
+                        do {
+                            let source = try await player.preview(sound, for: .seconds(playing))
+                            return [.string(source.description), .double(playing)]
+                        } catch let error as SoundError {
+                            throw DBusError(name: AgentError.invalidSound, message: error.description)
+                        } catch {
+                            throw DBusError(name: DBusError.failed, message: "\(error)")
+                        }
                     }
                 },
                 DBusMethod(
@@ -163,6 +223,9 @@ extension AlarmService {
                 },
                 DBusProperty(name: "SnoozeChoices", signature: "au", access: .read) { _ in
                     .array(elementSignature: "u", try required(service).status.snoozeChoices.map { .uint32(UInt32(clamping: $0)) })
+                },
+                DBusProperty(name: "DefaultSnooze", signature: "u", access: .read) { _ in
+                    .uint32(UInt32(clamping: Int(try required(service).status.defaultSnooze.rounded())))
                 },
                 DBusProperty(name: "PhoneBackup", signature: "s", access: .read) { _ in
                     .string(await Self.phoneBackupSentence(try required(service).status.phoneBackup))

@@ -23,11 +23,19 @@ package final class SystemClock: AlarmClock {
     package let wakeTimers: Bool
     private let wallClock: ClockID
     private let bootClock: ClockID
+    /// Called when a timer cannot be made for want of a descriptor, with what it is for; returns
+    /// whether it made room, and the timer is made again (the agent's `DescriptorReserve`).
+    private let makeRoom: (@Sendable (String) -> Bool)?
 
     /// Creates the system clock, reading the time zone now from `TZ` or `localTimePath`, with wake
     /// timers when `wakeTimers` and the kernel allows them (a test `timerfd_create` succeeds).
-    package init(localTimePath: String = SystemClock.defaultLocalTimePath, wakeTimers: Bool = true) {
+    /// `makeRoom` is asked for room when a timer cannot be made for want of a descriptor.
+    package init(
+        localTimePath: String = SystemClock.defaultLocalTimePath, wakeTimers: Bool = true,
+        makeRoom: (@Sendable (String) -> Bool)? = nil
+    ) {
         self.localTimePath = localTimePath
+        self.makeRoom = makeRoom
         zone = Mutex(Self.systemTimeZone(localTimePath: localTimePath) ?? .utc)
         self.wakeTimers = wakeTimers && (try? TimerFD(clock: .realtimeAlarm)) != nil
         (wallClock, bootClock) = self.wakeTimers ? (.realtimeAlarm, .boottimeAlarm) : (.realtime, .boottime)
@@ -78,14 +86,14 @@ package final class SystemClock: AlarmClock {
     /// a set between the engine's reading and the timers being armed, which the timers cannot
     /// report, is found by reading the clocks once the wall timer is armed.
     package func wait(for wakeUp: WakeUp, armed: @escaping @Sendable () -> Void) async throws -> WakeReason {
-        let wall = try TimerFD(clock: wallClock)
+        let wall = try makeTimer(wallClock)
         // With no wall deadline, a timer far ahead still reports clock sets.
         let wallSeconds = wakeUp.wall?.timeIntervalSince1970 ?? 1e11
         let whole = wallSeconds.rounded(.down)
         try wall.descriptor.armTimer(atSeconds: Int64(whole), nanoseconds: Int64((wallSeconds - whole) * 1e9), cancelOnSet: true)
         var timers = [wall]
         if let elapsed = wakeUp.elapsed {
-            let boot = try TimerFD(clock: bootClock)
+            let boot = try makeTimer(bootClock)
             let deadline = elapsed.bootID == KernelClock.bootID
                 ? elapsed.uptime
                 : read().uptime + .seconds(elapsed.wallEstimate.timeIntervalSinceNow)
@@ -101,6 +109,19 @@ package final class SystemClock: AlarmClock {
             try await waiter.wait()
         } onCancel: {
             waiter.cancel()
+        }
+    }
+}
+
+extension SystemClock {
+    /// A timer on `clock`; made again once `makeRoom` made room when the process is out of
+    /// descriptors (`EMFILE`, `ENFILE`).
+    private func makeTimer(_ clock: ClockID) throws(Errno) -> TimerFD {
+        do throws(Errno) {
+            return try TimerFD(clock: clock)
+        } catch let error where error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem {
+            guard makeRoom?("the timer of the next alarm or countdown") == true else { throw error }
+            return try TimerFD(clock: clock)
         }
     }
 }

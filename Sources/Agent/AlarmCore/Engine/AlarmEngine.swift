@@ -253,6 +253,19 @@ package actor AlarmEngine {
         try request(enabled ? .turnOn : .turnOff, id: id, caller: caller)
     }
 
+    /// Changes some of an alarm's settings, keeping its id, its history and, where its time
+    /// stays, its state (`AlarmStateMachine.edit`); returns the alarm once the change is stored.
+    @discardableResult
+    package func edit(id: UUID, applying change: AlarmEdit, caller: AlarmCaller) throws -> AlarmRecord {
+        guard let record = records[id], caller.mayAccess(record) else { throw AlarmRequestError.alarmNotFound(id) }
+        let reading = readClock()
+        let transition = try machine.edit(record, applying: change, at: reading)
+        _ = try commit([(id, transition)], mustStore: true)
+        settleDueDeadlines(at: reading)
+        changed()
+        return records[id] ?? transition.record ?? record
+    }
+
     /// Records in the alarm's latest alert's history that the phone backup rang `phones` (none:
     /// it found none reachable). Does nothing for an alarm with no alert in the history.
     package func recordPhonesRung(_ phones: [String], forAlarm id: UUID) throws {

@@ -143,6 +143,55 @@ package struct AlarmStateMachine: Sendable {
         return Transition(record: record, actions: [.store(record)] + presentAndArm(record))
     }
 
+    /// Changes some of an alarm's settings, keeping its id and history.
+    ///
+    /// An alarm whose time changes (its schedule, or the countdown before it) is scheduled anew
+    /// from now, as `schedule` would: a skip is forgotten, a pre-alert countdown on screen taken
+    /// away, an alarm turned off stays off. Otherwise it keeps its state and instants: a timer
+    /// keeps counting, a snooze keeps its end, and a countdown on screen shows the new title. A
+    /// ringing alarm is not changed (`operationNotAllowed`): stop or snooze it first. An alarm
+    /// stays an alarm and a timer a timer.
+    package func edit(
+        _ record: AlarmRecord, applying change: AlarmEdit, at reading: ClockReading
+    ) throws(AlarmRequestError) -> Transition {
+        if case .alerting = record.phase { throw .operationNotAllowed(.edit, state: record.state) }
+        var definition = try change.applied(to: record.definition, zone: reading.timeZone)
+        guard definition.isTimer == record.definition.isTimer else {
+            throw .invalidConfiguration(field: "schedule", reason: "a timer cannot become an alarm, nor an alarm a timer")
+        }
+        definition.isEnabled = record.definition.isEnabled
+        let timeChanged = definition.schedule != record.definition.schedule
+            || (!definition.isTimer && definition.countdownDuration?.preAlert != record.definition.countdownDuration?.preAlert)
+        try definition.validate(now: reading.now, checkingInstant: timeChanged)
+        var next = record
+        next.definition = definition
+        var preAlertRunning = false
+        if case .countdown(let countdown) = record.phase, countdown.kind == .preAlert { preAlertRunning = true }
+        guard timeChanged, let schedule = definition.schedule else {
+            return Transition(record: next, actions: [.store(next)] + presentAndArm(next))
+        }
+        switch record.phase {
+        case .scheduled:
+            break
+        case .countdown where preAlertRunning:
+            break
+        default:
+            // Snoozed or paused: the countdown runs on; the next alert after it follows the new time.
+            return Transition(record: next, actions: [.store(next)] + presentAndArm(next))
+        }
+        guard let alertAt = AlertCalendar(timeZone: reading.timeZone).nextAlert(of: schedule, after: reading.now) else {
+            throw .invalidConfiguration(field: "schedule", reason: "it never alerts")
+        }
+        next.anchor = reading.now
+        next.skippedAlert = nil
+        next.phase = .scheduled(alertAt: alertAt)
+        var actions: [Action] = [.store(next)]
+        if preAlertRunning { actions.append(.endCountdown(record.id)) }
+        guard definition.isEnabled else { return Transition(record: next, actions: actions + [.disarm(record.id)]) }
+        let check = deadlineCheck(next, at: reading)
+        return Transition(record: check.record, actions: actions + check.actions)
+    }
+
     // MARK: - Events
 
     /// Applies an event to an alarm.

@@ -9,7 +9,8 @@ import FoundationEssentials
 /// `UInt32` byte count and the bytes; instants are `Date`'s own seconds since 2001 as a `Double`.
 /// A new field means a new format byte, with the old one still read.
 ///
-/// Formats: 1, the fields up to `applicationID`; 2 adds `breakthrough` (a byte, 1 = breaks
+/// Formats: 1, the fields up to `applicationID` (the first stores' format 1 ended at the sound,
+/// then at the intents, and those still read); 2 adds `breakthrough` (a byte, 1 = breaks
 /// through do-not-disturb) at the end. A format-1 row reads as breaking through, as every alarm
 /// did before the flag existed. 3 adds, after it, the alarm's own volume (optional byte), sound
 /// ramp and ring time-out (optional doubles), and whether it is on (a byte); older rows read as on,
@@ -127,9 +128,14 @@ enum DefinitionCoding {
         let tint = try reader.color()
         let metadata = try reader.optional { try $0.data() }
         let sound: AlertConfiguration.AlertSound = try reader.byte() == 0 ? .default : .named(try reader.string())
-        let stopIntent = try reader.optional { try $0.string() }
-        let secondaryIntent = try reader.optional { try $0.string() }
-        let applicationID = try reader.optional { try $0.string() }
+        // Format 1 grew at its end without a new format byte, on the agent's first day: 8cef044
+        // wrote it up to the sound, d256ff7 added the intents, b78e23b the application id. A
+        // format-1 definition that ends before a field has none; read as one that has it, it was
+        // "truncated", and the agent would not start over the store at all.
+        let grown = { (reader: BinaryReader) in version > 1 || !reader.isAtEnd }
+        let stopIntent = grown(reader) ? try reader.optional { try $0.string() } : nil
+        let secondaryIntent = grown(reader) ? try reader.optional { try $0.string() } : nil
+        let applicationID = grown(reader) ? try reader.optional { try $0.string() } : nil
         var breakthrough = true
         if version >= 2 {
             switch try reader.byte() {

@@ -77,6 +77,9 @@ struct StoreMigrator {
 
     private var migrations: [Migration] = []
 
+    /// The migrations' identifiers, in the order they apply.
+    var identifiers: [String] { migrations.map(\.identifier) }
+
     /// Adds a migration after the ones registered so far.
     mutating func registerMigration(_ identifier: String, migrate: @escaping (SQLiteConnection) throws -> Void) {
         migrations.append(Migration(identifier: identifier, migrate: migrate))

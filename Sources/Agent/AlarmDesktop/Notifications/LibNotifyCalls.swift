@@ -62,7 +62,11 @@ extension PresenterState {
         posted.lastContent = content
         posted.closingByUs = false
         var error: UnsafeMutablePointer<GError>?
-        if notify_notification_show(notification, &error) != 0 {
+        if !room() {
+            logger.warning("A notification was not posted: the agent has no file descriptor to spare", metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)"])
+            posted.postedTo = nil
+            discard(posted)
+        } else if notify_notification_show(notification, &error) != 0 {
             posted.postedTo = owner
             logger.debug(
                 "Posted a notification", metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)", "owner": "\(owner ?? "none")"])
@@ -101,7 +105,7 @@ extension PresenterState {
             thread?.cancel(tick)
             posted.tick = nil
         }
-        if let notification = posted.notification, posted.postedTo != nil, posted.postedTo == owner {
+        if let notification = posted.notification, posted.postedTo != nil, posted.postedTo == owner, room() {
             posted.closingByUs = true
             var error: UnsafeMutablePointer<GError>?
             if notify_notification_close(notification, &error) == 0, let error { g_error_free(error) }

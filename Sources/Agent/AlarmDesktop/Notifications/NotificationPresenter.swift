@@ -70,6 +70,11 @@ package final class NotificationPresenter: AlarmNotifying {
     ///   - snoozeChoices: the snooze lengths offered on a ringing alarm's notification, where the
     ///     server shows them; none by default (Stop and Snooze only).
     ///   - logger: where dropped answers are noted.
+    ///   - room: asked, on the presenter's thread, before each call that waits for the server
+    ///     (`notify_notification_show`, `_close`, the server's name and capabilities), whether
+    ///     the process can make a new descriptor: such a call makes a GLib main context, whose
+    ///     wake-up is a descriptor, and GLib aborts the process when it cannot make one. When it
+    ///     answers false the call is left out (the alert goes on ringing). Always true by default.
     ///   - onAction: receives responses, on the presenter's thread.
     package init(
         clock: @escaping @Sendable () -> ClockReading,
@@ -77,11 +82,12 @@ package final class NotificationPresenter: AlarmNotifying {
         timeZone: ZoneRules? = nil,
         snoozeChoices: SnoozeChoices = .none,
         logger: Logger = Logger(label: "reveille.notifications"),
+        room: @escaping @Sendable () -> Bool = { true },
         onAction: @escaping ActionHandler
     ) {
         let state = PresenterState(
             clock: clock, suppressionWindow: suppressionWindow, timeZone: timeZone, snoozeChoices: snoozeChoices,
-            logger: logger, onAction: onAction)
+            logger: logger, room: room, onAction: onAction)
         self.state = state
         let thread = GLibThread()
         state.thread = thread

@@ -41,7 +41,7 @@ extension PresenterState {
             case "default":
                 // A click on the bubble is not an answer: the alarm rings on, so the alert comes
                 // back (servers take a clicked bubble away) with Stop and Snooze.
-                if let notification = posted.notification {
+                if let notification = posted.notification, room() {
                     posted.closingByUs = true
                     var error: UnsafeMutablePointer<GError>?
                     if notify_notification_close(notification, &error) == 0, let error { g_error_free(error) }
@@ -54,7 +54,7 @@ extension PresenterState {
             }
             posted.answered = true
             // Close it ourselves (dunst leaves it on screen) and ignore the close that follows.
-            if let notification = posted.notification {
+            if let notification = posted.notification, room() {
                 posted.closingByUs = true
                 var error: UnsafeMutablePointer<GError>?
                 if notify_notification_close(notification, &error) == 0, let error { g_error_free(error) }

@@ -10,11 +10,11 @@ extension PresenterState {
         logger.debug("The notification server appeared", metadata: ["owner": "\(newOwner ?? "?")", "previous": "\(owner ?? "none")"])
         owner = newOwner
         activationFailedAt = nil
-        let capabilities = Self.serverCapabilities()
+        let capabilities = room() ? Self.serverCapabilities() : []
         hasActions = capabilities.contains("actions")
         showsOrigin = capabilities.contains(NotificationContent.originHint)
         images = NotificationContent.ImageSupport(capabilities: capabilities)
-        let (name, vendor, version) = Self.serverInformation()
+        let (name, vendor, version) = room() ? Self.serverInformation() : ("", "", "")
         desktop = NotificationDesktop.from(serverName: name, vendor: vendor)
         server.withLock { $0 = .running(name: name, version: version, hasActions: hasActions) }
         guard resolved else { return resolve() }

@@ -19,6 +19,8 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     /// The snooze lengths offered on alerts, where the server shows them.
     let snoozeChoices: SnoozeChoices
     let logger: Logger
+    /// Whether a call that waits for the server may be made (see `NotificationPresenter.init`).
+    let room: @Sendable () -> Bool
     let onAction: NotificationPresenter.ActionHandler
     /// The thread; set before it starts.
     var thread: GLibThread?
@@ -53,13 +55,15 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
 
     init(
         clock: @escaping @Sendable () -> ClockReading, suppressionWindow: Duration, timeZone: ZoneRules?,
-        snoozeChoices: SnoozeChoices, logger: Logger, onAction: @escaping NotificationPresenter.ActionHandler
+        snoozeChoices: SnoozeChoices, logger: Logger, room: @escaping @Sendable () -> Bool,
+        onAction: @escaping NotificationPresenter.ActionHandler
     ) {
         self.clock = clock
         self.suppressionWindow = suppressionWindow
         self.timeZone = timeZone
         self.snoozeChoices = snoozeChoices
         self.logger = logger
+        self.room = room
         self.onAction = onAction
     }
 

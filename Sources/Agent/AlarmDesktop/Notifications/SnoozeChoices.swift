@@ -135,12 +135,7 @@ package struct SnoozeChoices: Hashable, Sendable {
 
     /// `lengthText(seconds:)` with the messages looked up by `translate`.
     static func lengthText(seconds: Int, translate: (String) -> String) -> String {
-        let (hours, minutes, rest) = (seconds / 3_600, seconds % 3_600 / 60, seconds % 60)
-        var parts: [String] = []
-        if hours > 0 { parts.append(MessageFormat.fill(translate(Translation.marked("%s h")), [String(hours)])) }
-        if minutes > 0 { parts.append(MessageFormat.fill(translate(Translation.marked("%s min")), [String(minutes)])) }
-        if rest > 0 || parts.isEmpty { parts.append(MessageFormat.fill(translate(Translation.marked("%s s")), [String(rest)])) }
-        return parts.joined(separator: " ")
+        LengthText.text(seconds: Int64(seconds), translate: translate)
     }
 }
 

@@ -1,6 +1,7 @@
 import AlarmModel
 import AlarmRecords
 import FoundationEssentials
+import Localization
 import Logging
 import Synchronization
 import LinuxSystem
@@ -29,6 +30,8 @@ package final class AlertSounds: Sendable {
         var players: [UUID: RingingSound] = [:]
         /// Decoded sounds, by the sound the alarm asked for, with the file's identity when read.
         var cache: [AlertConfiguration.AlertSound: (resolved: SoundResolver.Resolved, stamp: FileStamp?)] = [:]
+        /// The sound a person is hearing to choose one (`preview`), while it plays.
+        var preview: SoundPlayer?
     }
 
     /// Creates the sound side; `prepare()` decodes the default sound ahead of time.
@@ -55,29 +58,20 @@ package final class AlertSounds: Sendable {
 
     /// Whether sound can be played now: while an alert rings, what its player found; otherwise
     /// the device is opened and closed again (`SoundPlayer.probe()`), on a thread of its own so
-    /// that a sound server that does not answer holds no worker, and `nil` when it has not
-    /// answered within `timeout`. What a status shows, not what the last alert found long ago.
+    /// that a sound server that does not answer holds no worker (`BlockingFileWork`), and `nil`
+    /// when it has not answered within `timeout` (or too many earlier pieces are still blocked).
+    /// What a status shows, not what the last alert found long ago.
     package func currentOutputStatus(timeout: Duration = .seconds(2)) async -> SoundOutputStatus? {
         if !ringing.isEmpty { return outputStatus }
         let player = SoundPlayer(sound: sound(for: .default).sound, configuration: configuration)
-        let answer = Mutex<CheckedContinuation<SoundOutputStatus?, Never>?>(nil)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<SoundOutputStatus?, Never>) in
-            answer.withLock { $0 = continuation }
-            let finish = { @Sendable (status: SoundOutputStatus?) in
-                answer.withLock { waiting in
-                    waiting?.resume(returning: status)
-                    waiting = nil
-                }
+        return await BlockingFileWork.run(timeout: timeout) { () -> SoundOutputStatus in
+            do throws(SoundPlayerError) {
+                try player.probe()
+                return .available
+            } catch {
+                if case .unavailable(_, let reason, _) = error { return .unavailable(reason) }
+                return SoundPlayer.outputStatus
             }
-            Threads.start(named: "sound-probe") {
-                do throws(SoundPlayerError) {
-                    try player.probe()
-                    finish(.available)
-                } catch {
-                    if case .unavailable(_, let reason, _) = error { finish(.unavailable(reason)) } else { finish(SoundPlayer.outputStatus) }
-                }
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { finish(nil) }
         }
     }
 
@@ -185,12 +179,66 @@ package final class AlertSounds: Sendable {
 
     /// Stops every sound and waits until every device is closed.
     package func stopAll() async {
-        let alerts = state.withLock { state -> [RingingSound] in
-            defer { state.players = [:] }
-            return Array(state.players.values)
+        let (alerts, preview) = state.withLock { state -> ([RingingSound], SoundPlayer?) in
+            defer { (state.players, state.preview) = ([:], nil) }
+            return (Array(state.players.values), state.preview)
         }
+        preview?.stop()
         for alert in alerts { alert.stop() }
         for alert in alerts { await alert.player?.waitUntilFinished() }
+        await preview?.waitUntilFinished()
+    }
+
+    /// A sound's name or path, for a message.
+    private static func name(of sound: AlertConfiguration.AlertSound) -> String {
+        if case .named(let name) = sound { return name }
+        return "default"
+    }
+
+    /// The longest a person may hear a sound to choose it.
+    package static let maximumPreview: Duration = .seconds(30)
+
+    /// Plays `sound` for `length` (at most `maximumPreview`) so a person can hear it before
+    /// choosing it (`reveille sounds play`): on the alerts' device, as an alert's stream, but at
+    /// its full level from the first instant (no crescendo) and at `volume` percent when given.
+    /// Returns once it plays, with where it was found; a preview already playing stops first.
+    /// Alerts' sounds are never touched.
+    ///
+    /// - Throws: `SoundError` for a sound that cannot be found or read (in time), and
+    ///   `SoundPlayerError` when the device does not open.
+    package func preview(
+        _ sound: AlertConfiguration.AlertSound, for length: Duration, volume: Int? = nil
+    ) async throws -> SoundResolver.Source {
+        let checked = await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [resolver] in
+            Result { () throws(SoundError) in try resolver.validate(sound) }
+        }
+        switch checked {
+        case .failure(let error)?: throw error
+        case nil: throw SoundError.tooSlow(name: Self.name(of: sound), limit: Self.soundLookupLimit)
+        case .success?: break
+        }
+        guard let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit, { [self] in self.sound(for: sound) }) else {
+            throw SoundError.tooSlow(name: Self.name(of: sound), limit: Self.soundLookupLimit)
+        }
+        var playing = configuration
+        playing.rampDuration = .zero
+        playing.maximumGain = min(playing.maximumGain, Self.gain(ofVolume: volume))
+        playing.identity.mediaName = Translation.text("Sound preview")
+        let player = SoundPlayer(sound: resolved.sound, configuration: playing)
+        state.withLock { state -> SoundPlayer? in
+            defer { state.preview = player }
+            return state.preview
+        }?.stop()
+        try await player.start()
+        let seconds = min(length, Self.maximumPreview)
+        Task.detached { [self] in
+            try? await Task.sleep(for: seconds)
+            player.stop()
+            self.state.withLock { state in
+                if state.preview === player { state.preview = nil }
+            }
+        }
+        return resolved.source
     }
 
     /// The decoded sound for `sound`, from the cache or resolved now (and cached). A cached file is

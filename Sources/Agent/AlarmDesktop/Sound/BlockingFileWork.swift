@@ -3,8 +3,8 @@ import Synchronization
 import LinuxSystem
 import Dispatch
 
-/// File work that may block for good (a FIFO, a hung network mount), kept off the threads that
-/// answer calls and ring alerts: each piece runs on a thread of its own, and its caller waits
+/// Work that may block for good (a file on a FIFO or a hung network mount, a sound server that
+/// does not answer), kept off the threads that answer calls and ring alerts: each piece runs on a thread of its own, and its caller waits
 /// no longer than a time limit.
 ///
 /// A piece still running when its time is up keeps its thread until the file system lets go; at
@@ -16,15 +16,23 @@ package enum BlockingFileWork {
     package static let maximumBlocked = 8
     private static let blocked = Atomic<Int>(0)
 
-    /// One piece: its waiting caller, until the piece or its time limit answers it, and whether
-    /// the time limit came first.
+    /// One piece: its waiting caller, until the piece or its time limit answers it, whether the
+    /// time limit came first, and the signal that ends the time limit's wait when the piece
+    /// finishes in time.
     private final class Piece<T: Sendable>: Sendable {
         let state: Mutex<(caller: CheckedContinuation<T?, Never>?, givenUp: Bool)>
+        let finished = DispatchSemaphore(value: 0)
         init(_ caller: CheckedContinuation<T?, Never>) { state = Mutex((caller, false)) }
     }
 
     /// Runs `body` on a thread of its own; its result, or nil when it did not finish within
     /// `timeout` or too many earlier pieces are still blocked.
+    ///
+    /// The time limit is a second thread's timed wait, which the piece ends when it finishes in
+    /// time: nothing of it is left to wake the process later. Not a libdispatch timer: its worker
+    /// would start libdispatch's pool monitor, which then wakes the process every second for the
+    /// rest of its life (issue 41: 60 wake-ups a minute after an alert with a sound); nor a
+    /// sleeping task, whose cancelled sleep still wakes the agent's worker pool at its end.
     package static func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
         guard blocked.load(ordering: .relaxed) < maximumBlocked else { return nil }
         return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
@@ -35,10 +43,13 @@ package enum BlockingFileWork {
                     if piece.givenUp { blocked.subtract(1, ordering: .relaxed) }
                     return piece.caller.take()
                 }
+                piece.finished.signal()
                 caller?.resume(returning: result)
             }
             let (seconds, attoseconds) = timeout.components
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))) {
+            Threads.start(named: "reveille-file-limit") {
+                guard piece.finished.wait(timeout: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))) == .timedOut
+                else { return }
                 let caller = piece.state.withLock { piece -> CheckedContinuation<T?, Never>? in
                     guard let caller = piece.caller.take() else { return nil }
                     piece.givenUp = true

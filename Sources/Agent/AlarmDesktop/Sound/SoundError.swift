@@ -15,6 +15,8 @@ package enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {
     case relativePath(path: String)
     /// A sound-theme name found in no installed theme (nor with its last `-part` dropped).
     case unknownThemeSound(name: String)
+    /// The sound could not be read within `limit` (a file system that does not answer).
+    case tooSlow(name: String, limit: Duration)
 
     /// A path as shown in a message: whole up to 4,096 bytes (a path can be that long), cut short
     /// and escaped beyond.
@@ -30,7 +32,9 @@ package enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupported(let path, let reason): "unsupported sound file \(Self.shown(path)): \(reason)"
         case .relativePath(let path): "the sound file's path must be absolute: \(Self.shown(path))"
         case .unknownThemeSound(let name):
-            "no sound named \(QuotedText.quote(name, limit: 200)) in the sound theme (give a file path or a freedesktop sound name)"
+            "no sound named \(QuotedText.quote(name, limit: 200)) among Reveille's sounds or the sound theme's (reveille sounds lists them; or give a file path)"
+        case .tooSlow(let name, let limit):
+            "the sound could not be read within \(DurationFormat.units(limit / .seconds(1))) (a file system that does not answer?): \(Self.shown(name))"
         }
     }
 }

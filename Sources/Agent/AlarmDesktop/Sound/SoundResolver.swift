@@ -1,24 +1,36 @@
 import AlarmModel
 import FoundationEssentials
+import AlarmRecords
+import Localization
 
 /// Finds the sound an alert plays, so that an alarm never rings silently.
 ///
 /// Order, for `.named(path)` (a name with a `/`, or ending in an audio extension): the file. For
-/// `.named(themeName)`: that name in the sound theme. For `.default`, and after either of those
-/// misses: the theme's `alarm-clock-elapsed`. Then Reveille's own `reveille-alarm.wav` in one of
-/// `ownSoundFolders`; then `DecodedSound.tone`, synthesized in code.
+/// `.named(name)`: Reveille's own sound of that name (`chimes`, in one of `ownSoundFolders`),
+/// else that name in the sound theme. For `.default`, and after either of those misses: the
+/// theme's `alarm-clock-elapsed`. Then Reveille's own `beeps`; then `DecodedSound.tone`,
+/// synthesized in code.
 ///
 /// Theme lookup follows the freedesktop Sound Theme specification, output profile `stereo`: the
-/// current theme, the themes its `index.theme` `Inherits` (depth first, each once), then
-/// `freedesktop`; under `$XDG_DATA_HOME/sounds`, then each `$XDG_DATA_DIRS` entry's `sounds`;
-/// `<theme>/stereo/<name>.{oga,ogg,wav,flac}`. On a miss, the last `-part` of the name is dropped
-/// and the lookup repeated (`alarm-clock-elapsed`, `alarm-clock`, `alarm`).
+/// current theme (the desktop's choice: ``DesktopSoundTheme``), the themes its `index.theme`
+/// `Inherits` (depth first, each once), then `freedesktop`; under `$XDG_DATA_HOME/sounds`, then
+/// each `$XDG_DATA_DIRS` entry's `sounds`; `<theme>/stereo/<name>.{oga,ogg,wav,flac}`. On a miss,
+/// the last `-part` of the name is dropped and the lookup repeated (`alarm-clock-elapsed`,
+/// `alarm-clock`, `alarm`).
 package struct SoundResolver: Sendable {
     /// The name of the default alarm sound in the freedesktop sound theme.
     package static let defaultThemeName = "alarm-clock-elapsed"
-    /// The file name of Reveille's own alarm sound, in `sounds/`.
-    package static let ownSoundFileName = "reveille-alarm.wav"
-    /// File extensions tried in a theme, in order.
+    /// The name of Reveille's own sound an alarm rings when the theme has no alarm sound.
+    package static let ownDefaultName = "beeps"
+    /// Reveille's own sounds, made by `sounds/generate.py`, with how each sounds (a marked text,
+    /// translated where it is shown).
+    package static let ownSounds: [(name: String, description: String)] = [
+        ("beeps", Translation.marked("rising two-tone beeps")),
+        ("chimes", Translation.marked("soft bell chimes, slowly falling")),
+        ("dawn", Translation.marked("a gentle rising melody")),
+        ("bugle", Translation.marked("the Reveille bugle call")),
+    ]
+    /// File extensions tried in a theme and among Reveille's own sounds, in order.
     package static let themeExtensions = ["oga", "ogg", "wav", "flac"]
 
     /// Where a sound was found.
@@ -73,7 +85,7 @@ package struct SoundResolver: Sendable {
     ///   - themeName: the current sound theme (GNOME's `org.gnome.desktop.sound theme-name`, say).
     ///   - dataHome: `$XDG_DATA_HOME`.
     ///   - dataDirectories: `$XDG_DATA_DIRS`, in order.
-    ///   - ownSoundFolders: where `reveille-alarm.wav` may be: `<prefix>/share/reveille/sounds`, a
+    ///   - ownSoundFolders: where Reveille's own sounds (`beeps.oga`…) may be: `<prefix>/share/reveille/sounds`, a
     ///     checkout's `sounds/`.
     package init(themeName: String = "freedesktop", dataHome: URL?, dataDirectories: [URL], ownSoundFolders: [URL]) {
         self.themeName = themeName.isEmpty ? "freedesktop" : themeName
@@ -97,7 +109,7 @@ package struct SoundResolver: Sendable {
     /// `sounds/` comes after.
     package static func installedSoundFolders(executable: URL) -> [URL] {
         let installed = InstalledFiles.prefixShare(of: executable).appendingPathComponent("reveille/sounds")
-        let checkout = InstalledFiles.checkout(of: executable, holding: "sounds/" + ownSoundFileName)
+        let checkout = InstalledFiles.checkout(of: executable, holding: "sounds/" + ownDefaultName + ".oga")
         return [installed] + [checkout?.appendingPathComponent("sounds")].compactMap { $0 }
     }
 
@@ -112,6 +124,8 @@ package struct SoundResolver: Sendable {
         if case .named(let name) = sound {
             if Self.isFilePath(name) {
                 result.append(.file(URL(fileURLWithPath: AlertConfiguration.AlertSound.expandingTilde(name))))
+            } else if let url = ownSound(named: name) {
+                result.append(.own(url))
             } else if let found = themeSound(named: name) {
                 result.append(.theme(name: found.name, url: found.url))
             }
@@ -119,10 +133,7 @@ package struct SoundResolver: Sendable {
         if let found = themeSound(named: Self.defaultThemeName), !result.contains(.theme(name: found.name, url: found.url)) {
             result.append(.theme(name: found.name, url: found.url))
         }
-        for folder in ownSoundFolders {
-            let url = folder.appendingPathComponent(Self.ownSoundFileName)
-            if FileManager.default.fileExists(atPath: url.path) { result.append(.own(url)) }
-        }
+        if let url = ownSound(named: Self.ownDefaultName), !result.contains(.own(url)) { result.append(.own(url)) }
         result.append(.tone)
         return result
     }
@@ -152,10 +163,66 @@ package struct SoundResolver: Sendable {
             let path = AlertConfiguration.AlertSound.expandingTilde(name)
             guard path.hasPrefix("/") else { throw .relativePath(path: name) }
             try SoundFile.check(path: path)
+        } else if let url = ownSound(named: name) {
+            try SoundFile.check(path: url.path)
         } else {
             guard !name.isEmpty, let found = themeSound(named: name) else { throw .unknownThemeSound(name: name) }
             try SoundFile.check(path: found.url.path)
         }
+    }
+
+    // MARK: Reveille's own sounds
+
+    /// The file of Reveille's own sound `name` (`chimes.oga`), in the first of `ownSoundFolders`
+    /// that has it.
+    package func ownSound(named name: String) -> URL? {
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { return nil }
+        for folder in ownSoundFolders {
+            for ext in Self.themeExtensions {
+                let url = folder.appendingPathComponent("\(name).\(ext)")
+                if FileManager.default.fileExists(atPath: url.path) { return url }
+            }
+        }
+        return nil
+    }
+
+    // MARK: Choosing
+
+    /// Every sound a person may give by name, as `reveille sounds` lists them: Reveille's own
+    /// (with how each sounds, in `translate`'s language), then each theme's of the chain (a name
+    /// once, where the lookup finds it), by name. The one an alarm without a sound of its own
+    /// rings is marked.
+    package func choices(translate: (String) -> String = { $0 }) -> [SoundChoice] {
+        let defaultSource = candidates(for: .default).first
+        var choices: [SoundChoice] = Self.ownSounds.compactMap { sound in
+            guard let url = ownSound(named: sound.name) else { return nil }
+            return SoundChoice(
+                name: sound.name, origin: .reveille, path: url.path, description: translate(sound.description),
+                isDefault: defaultSource == .own(url))
+        }
+        var seen = Set(choices.map(\.name))
+        for theme in themeChain {
+            var names: [(name: String, url: URL)] = []
+            for root in themeRoots {
+                let folder = root.appendingPathComponent(theme).appendingPathComponent("stereo")
+                guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
+                for file in files.sorted() {
+                    let url = folder.appendingPathComponent(file)
+                    guard Self.themeExtensions.contains(url.pathExtension.lowercased()) else { continue }
+                    let name = url.deletingPathExtension().lastPathComponent
+                    // As the lookup finds it: the first theme, root and extension that has it.
+                    guard !seen.contains(name), themeSound(named: name)?.url == url else { continue }
+                    seen.insert(name)
+                    names.append((name, url))
+                }
+            }
+            choices += names.sorted { $0.name < $1.name }.map { found in
+                SoundChoice(
+                    name: found.name, origin: .theme, theme: theme, path: found.url.path,
+                    isDefault: defaultSource == .theme(name: found.name, url: found.url))
+            }
+        }
+        return choices
     }
 
     // MARK: The sound theme

@@ -218,6 +218,13 @@ extension AlarmDefinition {
     ///
     /// `now` is the instant of the request: a `.fixed` instant must not have passed.
     public func validate(now: Date) throws(AlarmRequestError) {
+        try validate(now: now, checkingInstant: true)
+    }
+
+    /// Checks every field, and a `.fixed` instant's distance from `now` only when
+    /// `checkingInstant`: an edit that leaves the schedule as it is (the title of an alarm
+    /// snoozed past its instant, say) does not judge it again.
+    package func validate(now: Date, checkingInstant: Bool) throws(AlarmRequestError) {
         if schedule == nil && countdownDuration?.preAlert == nil {
             throw .invalidConfiguration(
                 field: "schedule", reason: "an alarm needs a schedule or a countdown preAlert duration")
@@ -227,6 +234,7 @@ extension AlarmDefinition {
             guard date.timeIntervalSince1970.isFinite else {
                 throw .invalidConfiguration(field: "schedule.fixed", reason: "not a valid instant")
             }
+            guard checkingInstant else { break }
             guard date > now else {
                 throw .invalidConfiguration(
                     field: "schedule.fixed", reason: "\(date.formatted(.iso8601)) has already passed")
@@ -292,14 +300,7 @@ extension AlarmDefinition {
         }
         try Self.validate(span: soundRamp, field: "soundRamp", maximum: Self.maximumSoundRamp, limit: "an hour")
         try Self.validate(span: ringTimeout, field: "ringTimeout", maximum: Self.maximumRingTimeout, limit: "a day")
-        if case .named(let name) = sound {
-            guard !name.isEmpty else {
-                throw .invalidConfiguration(field: "sound", reason: "the sound name is empty")
-            }
-            guard name.utf8.count <= Self.maximumSoundNameLength, !name.utf8.contains(0) else {
-                throw .invalidConfiguration(field: "sound", reason: "not a usable file path or sound name")
-            }
-        }
+        try sound.validateName()
     }
 
     /// Checks a countdown duration: a positive, finite number of seconds, at most `maximumDuration`.
@@ -348,6 +349,20 @@ extension AlarmDefinition {
         try validate(text: button.text, field: field + ".text", allowEmpty: false)
         guard button.systemImageName.utf8.count <= maximumTextLength || button.systemImageName.count <= maximumTextLength else {
             throw .invalidConfiguration(field: field + ".systemImageName", reason: "too long")
+        }
+    }
+}
+
+extension AlertConfiguration.AlertSound {
+    /// Checks a named sound's name: not empty, at most `AlarmDefinition.maximumSoundNameLength`
+    /// bytes, no NUL. Whether it can be played is the agent's to find.
+    package func validateName() throws(AlarmRequestError) {
+        guard case .named(let name) = self else { return }
+        guard !name.isEmpty else {
+            throw .invalidConfiguration(field: "sound", reason: "the sound name is empty")
+        }
+        guard name.utf8.count <= AlarmDefinition.maximumSoundNameLength, !name.utf8.contains(0) else {
+            throw .invalidConfiguration(field: "sound", reason: "not a usable file path or sound name")
         }
     }
 }

@@ -37,6 +37,8 @@ public enum AlarmOperation: String, Codable, Hashable, Sendable, CaseIterable {
     case turnOff = "turn off"
     /// Turn the alarm on again (a Reveille extra).
     case turnOn = "turn on"
+    /// Change some of its settings, keeping its id and history (a Reveille extra).
+    case edit
 }
 
 /// Why the agent refused a request about an alarm.
