@@ -121,6 +121,29 @@ struct ContractAcrossVersionsTests {
         #expect(try await fixture.listedAlarms().isEmpty)
     }
 
+    @Test("Today's reveille watch against the first agent (d256ff7), which has no Watch: the list, then each change as it is made")
+    func todaysWatchAgainstFirstAgent() async throws {
+        let fixture = try await AgentFixture.start(agentProgram: OlderBuilds.program("d256ff7", "reveilled"))
+        defer { fixture.stop() }
+        guard OlderBuilds.firstAgentServes else {
+            return try await OlderBuilds.expectFirstAgentRefuses(
+                fixture, ["list"], status: 1, message: "Unix file descriptors (type h) are not supported")
+        }
+        let allowed = try await fixture.run(OlderBuilds.program("d256ff7", "reveille"), ["auth", "allow", Built.path("reveille")])
+        try #require(allowed.status == .exited(0), "\(allowed)")
+        try await WatchPane.with(fixture) { pane in
+            try await pane.waitForScreen("the empty list") { $0.contains("No alarms.") }
+            let tea = try await fixture.reveille("timer", "1h", "--title", "Tea")
+            try #require(tea.status == .exited(0), "\(tea)")
+            try await pane.waitForScreen("Tea running") { $0.contains("Tea") && $0.contains("running") }
+            #expect(try await fixture.reveille("pause", tea.line).status == .exited(0))
+            try await pane.waitForScreen("Tea paused") { $0.contains("Tea") && $0.contains("paused ") }
+            #expect(try await fixture.reveille("cancel", tea.line).status == .exited(0))
+            try await pane.waitForScreen("Tea gone") { $0.contains("No alarms.") }
+            try await pane.quit()
+        }
+    }
+
     @Test("Today's reveille watch against an agent without SnoozeChoices (263a2b9): no choice keys, and 1 snoozes nothing")
     func todaysWatchWithoutSnoozeChoices() async throws {
         let fixture = try await AgentFixture.start(agentArguments: ["--silent"], agentProgram: OlderBuilds.program("263a2b9", "reveilled"))
