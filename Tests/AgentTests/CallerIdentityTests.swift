@@ -127,17 +127,8 @@ struct CallerIdentityTests {
         let resolved = try await resolver.resolve(connection.uniqueName)
         #expect(resolved.identity.executable.map(ProcessIdentifier.withoutDeletedSuffix) == Built.testExecutable)
         #expect(resolved.identity.processID == UInt32(getpid()))
-        let version = try Self.daemonVersion()
-        let expected: CallerIdentity.ProcessReference = version.lexicographicallyPrecedes([1, 15, 2]) ? .processID : .processFD
+        let version = try #require(Executables.dbusDaemonVersion, "dbus-daemon --version names no version")
+        let expected: CallerIdentity.ProcessReference = Executables.dbusDaemonGivesProcessFD ? .processFD : .processID
         #expect(resolved.identity.reference == expected, "dbus-daemon \(version) gives \(expected == .processFD ? "a pidfd" : "no pidfd")")
-    }
-
-    /// The version of the `dbus-daemon` on `PATH`, such as [1, 14, 10].
-    static func daemonVersion() throws -> [Int] {
-        let daemon = try #require(Executables.find("dbus-daemon"))
-        let output = try Executables.run(daemon, ["--version"])
-        let firstLine = output.split(separator: "\n").first.map(String.init) ?? ""
-        let version = try #require(firstLine.split(separator: " ").last, "dbus-daemon --version said \(output)")
-        return version.split(separator: ".").compactMap { Int($0) }
     }
 }

@@ -75,6 +75,12 @@ struct ContractAcrossVersionsTests {
     func todaysStatusAgainstFirstAgent() async throws {
         let fixture = try await AgentFixture.start(agentProgram: OlderBuilds.program("d256ff7", "reveilled"))
         defer { fixture.stop() }
+        guard OlderBuilds.firstAgentServes else {
+            // status says the agent cannot be reached (69, unavailable), as for no agent at all.
+            return try await OlderBuilds.expectFirstAgentRefuses(
+                fixture, ["status", "--json"], status: 69,
+                message: "the agent could not be reached: Unix file descriptors (type h) are not supported")
+        }
         let result = try await fixture.reveille("status", "--json")
         try #require(result.status == .exited(0), "\(result)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
@@ -96,6 +102,11 @@ struct ContractAcrossVersionsTests {
     func todaysCommandAgainstFirstAgent() async throws {
         let fixture = try await AgentFixture.start(agentProgram: OlderBuilds.program("d256ff7", "reveilled"))
         defer { fixture.stop() }
+        guard OlderBuilds.firstAgentServes else {
+            // A change fails (1) with the agent's error, as any refusal by the agent does.
+            return try await OlderBuilds.expectFirstAgentRefuses(
+                fixture, ["timer", "1h", "--title", "Tea"], status: 1, message: "Unix file descriptors (type h) are not supported")
+        }
         // The first agent trusts the command beside it, which lets today's in.
         let allowed = try await fixture.run(OlderBuilds.program("d256ff7", "reveille"), ["auth", "allow", Built.path("reveille")])
         try #require(allowed.status == .exited(0), "\(allowed)")
@@ -108,6 +119,29 @@ struct ContractAcrossVersionsTests {
         #expect(try await fixture.state(of: tea.line) == "countdown")
         #expect(try await fixture.reveille("cancel", tea.line).status == .exited(0))
         #expect(try await fixture.listedAlarms().isEmpty)
+    }
+
+    @Test("Today's reveille watch against the first agent (d256ff7), which has no Watch: the list, then each change as it is made")
+    func todaysWatchAgainstFirstAgent() async throws {
+        let fixture = try await AgentFixture.start(agentProgram: OlderBuilds.program("d256ff7", "reveilled"))
+        defer { fixture.stop() }
+        guard OlderBuilds.firstAgentServes else {
+            return try await OlderBuilds.expectFirstAgentRefuses(
+                fixture, ["list"], status: 1, message: "Unix file descriptors (type h) are not supported")
+        }
+        let allowed = try await fixture.run(OlderBuilds.program("d256ff7", "reveille"), ["auth", "allow", Built.path("reveille")])
+        try #require(allowed.status == .exited(0), "\(allowed)")
+        try await WatchPane.with(fixture) { pane in
+            try await pane.waitForScreen("the empty list") { $0.contains("No alarms.") }
+            let tea = try await fixture.reveille("timer", "1h", "--title", "Tea")
+            try #require(tea.status == .exited(0), "\(tea)")
+            try await pane.waitForScreen("Tea running") { $0.contains("Tea") && $0.contains("running") }
+            #expect(try await fixture.reveille("pause", tea.line).status == .exited(0))
+            try await pane.waitForScreen("Tea paused") { $0.contains("Tea") && $0.contains("paused ") }
+            #expect(try await fixture.reveille("cancel", tea.line).status == .exited(0))
+            try await pane.waitForScreen("Tea gone") { $0.contains("No alarms.") }
+            try await pane.quit()
+        }
     }
 
     @Test("Today's reveille watch against an agent without SnoozeChoices (263a2b9): no choice keys, and 1 snoozes nothing")
@@ -148,6 +182,23 @@ enum OlderBuilds {
     /// The path of `commit`'s `name` (`reveilled`, `reveille`).
     static func program(_ commit: String, _ name: String) -> String {
         folder.appendingPathComponent(commit).appendingPathComponent(name).path
+    }
+
+    /// Whether the first agent (`d256ff7`) can serve on this machine's bus. It cannot where the
+    /// bus gives pidfds (dbus 1.15.2 and later: Debian 13's 1.16): it cannot read the `ProcessFD`
+    /// (type h) in the credentials it asks the bus for, and refuses every call with NotSupported
+    /// (162bafa taught the agent to read it). There today's command must say so.
+    static var firstAgentServes: Bool { !Executables.dbusDaemonGivesProcessFD }
+
+    /// Checks what a person sees where the first agent cannot serve (`firstAgentServes` is false):
+    /// today's `reveille ARGUMENTS` fails with `status`, and its one line on stderr is `message`,
+    /// the agent's reason.
+    static func expectFirstAgentRefuses(
+        _ fixture: AgentFixture, _ arguments: [String], status: Int32, message: String
+    ) async throws {
+        let result = try await fixture.run(Built.path("reveille"), arguments)
+        #expect(result.status == .exited(status), "\(result)")
+        #expect(result.error == "reveille: \(message)\n", "\(result)")
     }
 
     /// Why the older programs cannot be run, or nil.

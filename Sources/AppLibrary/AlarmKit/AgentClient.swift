@@ -235,9 +235,18 @@ public final class AgentClient: Sendable {
         want.yield()
         let tasks = [
             Task {
+                // An agent without `Watch` signals its changes only as its objects' changes: each
+                // one asks for the whole list again (they are set up once, at the first such list).
+                var objectSignals: [SignalSubscription] = []
+                defer { for subscription in objectSignals { subscription.cancel() } }
                 for await _ in wanted {
-                    guard let (alarms, sender, serial) = try? await listReply() else { continue }
-                    feed.update { $0.listed(alarms, sender: sender, serial: serial) }
+                    guard let reply = try? await listReply() else { continue }
+                    if !reply.watched && objectSignals.isEmpty {
+                        objectSignals = objectChangeSignals { want.yield() }
+                        // A change between that list and the subscriptions is in the next list.
+                        want.yield()
+                    }
+                    feed.update { $0.listed(reply.alarms, sender: reply.sender, serial: reply.serial) }
                 }
             },
             Task {
@@ -261,18 +270,37 @@ public final class AgentClient: Sendable {
             }, onCancel: { lifetime.end() })
     }
 
-    /// `Watch`: the list, with the reply's sender and serial (where the agent's signals about it start).
-    private func listReply() async throws -> (alarms: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32) {
-        let message = try DBusMessage.methodCall(
-            destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "Watch", arguments: [])
+    /// `Watch`: the list, with the reply's sender and serial (where the agent's signals about it
+    /// start). From an agent without `Watch` (the first ones), `List`, and `watched` is false: it
+    /// sends no `AlarmsChanged`.
+    private func listReply() async throws -> (alarms: [AlarmWire.RemoteAlarm], sender: String, serial: UInt32, watched: Bool) {
+        var watched = true
         let reply: DBusMessage
         do {
-            reply = try await connection.call(message)
+            do {
+                reply = try await connection.call(try DBusMessage.methodCall(
+                    destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "Watch", arguments: []))
+            } catch let error as DBusError where error.name == DBusError.unknownMethod {
+                watched = false
+                reply = try await connection.call(try DBusMessage.methodCall(
+                    destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "List", arguments: []))
+            }
         } catch let error as DBusError {
             throw AgentClientError(error)
         }
         let alarms = try AlarmWire.decodeAlarms(try Self.first(reply.decodedArguments()).arrayValue ?? [])
-        return (alarms, reply.sender ?? "", reply.serial)
+        return (alarms, reply.sender ?? "", reply.serial, watched)
+    }
+
+    /// The signals by which an agent without `Watch` shows a change: an alarm object added or
+    /// removed (`InterfacesAdded`, `InterfacesRemoved`) and an alarm's properties changed
+    /// (`PropertiesChanged`). `changed` runs on the connection's thread for each.
+    private func objectChangeSignals(_ changed: @escaping @Sendable () -> Void) -> [SignalSubscription] {
+        [
+            MatchRule(sender: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"),
+            MatchRule(sender: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesRemoved"),
+            MatchRule(sender: Self.busName, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"),
+        ].map { rule in connection.handleSignals(rule) { _ in changed() } }
     }
 
     /// This app's authorization: now, then after every change.

@@ -61,7 +61,7 @@ package final class PipeWireServer: Sendable {
         let socket = sandbox.runtimeDirectory.appendingPathComponent("pipewire-0").path
         let server = try sandbox.spawn("pipewire")
         processes.withLock { $0.append(server) }
-        try Poll.blocking("PipeWire's socket", timeout: .seconds(15)) {
+        _ = try Poll.blocking("PipeWire's socket", timeout: .seconds(15)) {
             FileManager.default.fileExists(atPath: socket) ? true : nil
         }
         let manager = try sandbox.spawn("wireplumber")
@@ -74,7 +74,7 @@ package final class PipeWireServer: Sendable {
                     + "object.linger=1 audio.position=[FL FR] }",
             ])
         let sink = try Poll.blocking("the null sink in PipeWire", timeout: .seconds(15)) { try node(named: sinkName) }
-        try Poll.blocking("WirePlumber to make the null sink the default", timeout: .seconds(15)) { () throws -> Bool? in
+        _ = try Poll.blocking("WirePlumber to make the null sink the default", timeout: .seconds(15)) { () throws -> Bool? in
             _ = try? sandbox.run("wpctl", ["set-default", String(sink.id)])
             return try sandbox.run("wpctl", ["inspect", "@DEFAULT_AUDIO_SINK@"]).contains("node.name = \"\(sinkName)\"") ? true : nil
         }
