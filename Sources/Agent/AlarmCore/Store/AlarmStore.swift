@@ -340,7 +340,7 @@ package final class AlarmStore: Sendable {
     /// may be made: the database and its log are then copied to a private temporary folder, read
     /// there, and the folder is returned for removal.
     private static func openReadOnly(_ url: URL) throws -> (SQLiteDatabase, copies: URL?) {
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal"))?.fileSize ?? 0
         var path = url.path
         var copies: URL?
         do {

@@ -298,7 +298,7 @@ struct FileStamp: Equatable, Sendable {
     /// The stamp of the file at `url`; `nil` for no URL or no file.
     init?(_ url: URL?) {
         guard let url, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-            let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
+            let size = attributes.fileSize, let modified = attributes[.modificationDate] as? Date
         else { return nil }
         self.size = size
         self.modified = modified
