@@ -258,7 +258,11 @@ let package = Package(
             dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "DBus", "TestSupport", "TestRequirements"]
         ),
         // The seed code itself imports AlarmKit only; the tests judge what it builds with the engine's state machine.
-        .testTarget(name: "AlarmKitSourceTests", dependencies: ["AlarmKit", "AlarmRecords", "AlarmCore"]),
+        // Built with warnings as errors: code written as the references write it must compile without a
+        // warning (a test target is never part of a product, so its unsafe flag never reaches an app).
+        .testTarget(
+            name: "AlarmKitSourceTests", dependencies: ["AlarmKit", "AlarmRecords", "AlarmCore"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
     ],
     swiftLanguageModes: [.v6]
 )

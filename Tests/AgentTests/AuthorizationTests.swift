@@ -136,4 +136,36 @@ struct AuthorizationTests {
         #expect(refused.line.hasPrefix("error: io.github.reveille.Alarms1.Error.NotAuthorized"), "\(refused)")
         #expect(refused.line.contains("reveille auth allow"))
     }
+
+    @Test("An app's usage description (requestAuthorization(usageDescription:)) is shown under the question dunst draws; one too long is refused with InvalidArguments and asks nothing")
+    func usageDescription() async throws {
+        let fixture = try await AgentFixture.start(notificationServer: true)
+        defer { fixture.stop() }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        let client = try fixture.client()
+        do {
+            _ = try await client.requestAuthorization(usageDescription: String(repeating: "x", count: AuthorizationLimits.usage + 1))
+            Issue.record("a usage description of \(AuthorizationLimits.usage + 1) characters was taken")
+        } catch let error as AgentClientError {
+            #expect(error.name == "io.github.reveille.Alarms1.Error.InvalidArguments", "\(error)")
+        }
+        #expect(try await client.authorizationState() == .notDetermined)
+        #expect(monitor.notifyCalls().isEmpty, "a refused request asked the person: \(monitor.notifyCalls())")
+
+        let reason = "Reminds you to take your medication, even in a meeting."
+        let asking = Task { try await client.requestAuthorization(usageDescription: reason, timeout: .seconds(120)) }
+        let question = try await monitor.waitForNotify(matching: { $0.summary.contains("set alarms") })
+        #expect(question.body.hasSuffix("do-not-disturb.\n\n" + reason), "\(question.body)")
+        try await fixture.sandbox.waitForDisplayedCount(1)
+        _ = try await offPool { try fixture.sandbox.pickAction("allow") }
+        #expect(try await asking.value == .authorized)
+        // What dunst drew for the person, from its history.
+        let shown = try await offPool { try fixture.sandbox.history() }.first { $0.summary.contains("set alarms") }
+        #expect(shown?.message.contains(reason) == true, "\(String(describing: shown))")
+    }
+}
+
+/// The agent's limit on a usage description, as its error says it (AuthorizationCenter.usageDescriptionLimit).
+enum AuthorizationLimits {
+    static let usage = 500
 }

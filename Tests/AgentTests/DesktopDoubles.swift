@@ -13,7 +13,7 @@ enum DesktopDoubles {
         .appendingPathComponent("Scripts/notification_desktops.py").path
 
     /// Starts the double of `desktop`'s notification server (`gnome`, `cinnamon`, `mate`,
-    /// `plasma`, `mako`, `swaync`) and returns once it owns its names.
+    /// `plasma`, `mako`, `swaync`, `budgie`) and returns once it owns its names.
     static func startServer(_ desktop: String, in sandbox: DesktopSandbox) async throws -> SandboxProcess {
         let server = try sandbox.spawn(Built.systemPython, [script, sandbox.busAddress, desktop])
         _ = try await server.waitForStandardOutput(containing: "ready", timeout: .seconds(30))

@@ -4,10 +4,10 @@ import Testing
 import TestRequirements
 import TestSupport
 
-/// KDE Plasma, mako and SwayNotificationCenter cannot run here (they need a Wayland compositor or a
-/// Plasma session): doubles speak their real D-Bus interfaces on the real bus
+/// KDE Plasma, mako, SwayNotificationCenter and Budgie cannot run here (they need a Wayland
+/// compositor, a Plasma session or Budgie's window manager and panel): doubles speak their real D-Bus interfaces on the real bus
 /// (`Scripts/notification_desktops.py`), and the real agent watches and changes them.
-@Suite("Agent: do-not-disturb on Plasma, mako and swaync (doubles)", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
+@Suite("Agent: do-not-disturb on Plasma, mako, swaync and Budgie (doubles)", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct DoNotDisturbDoubleTests {
     /// A sandbox without dunst, the double of `desktop`, and the agent.
     static func start(_ desktop: String) async throws -> (AgentFixture, SandboxProcess) {
@@ -166,6 +166,27 @@ struct DoNotDisturbDoubleTests {
         #expect(try await DesktopDoubles.call(sandbox, cc.0, cc.1, cc.0, "GetDnd").first?.boolValue == true)
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
         _ = try await DesktopDoubles.call(sandbox, cc.0, cc.1, cc.0, "ToggleDnd")
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "off" }
+    }
+
+    @Test("Budgie: budgie-daemon's GetDoNotDisturb is read and DoNotDisturbChanged watched; the alert, critical, shows during it with nothing changed")
+    func budgie() async throws {
+        let (fixture, server) = try await Self.start("budgie")
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let dispatcher = ("org.budgie_desktop.Notifications", "/org/budgie_desktop/Notifications", "org.buddiesofbudgie.budgie.Dispatcher")
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["desktop"] as? String == "budgie" && $0["state"] as? String == "off" }
+        // As Raven's do-not-disturb button does.
+        _ = try await DesktopDoubles.call(sandbox, dispatcher.0, dispatcher.1, dispatcher.2, "ToggleDoNotDisturb")
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "on" && $0["way"] as? String == "shown-as-critical" }
+        let status = try await fixture.reveille("status")
+        #expect(status.output.contains("Budgie"), "\(status)")
+        let id = try await AlertingTests.timer(fixture, "1s", "--title", "Budgie")
+        try await DesktopDoubles.waitForAlert("Budgie", from: server)
+        #expect(!server.standardOutput.contains("dropped 2 Budgie"), "\(server.standardOutput)")
+        #expect(try await DesktopDoubles.call(sandbox, dispatcher.0, dispatcher.1, dispatcher.2, "GetDoNotDisturb").first?.boolValue == true)
+        #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+        _ = try await DesktopDoubles.call(sandbox, dispatcher.0, dispatcher.1, dispatcher.2, "ToggleDoNotDisturb")
         try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "off" }
     }
 }

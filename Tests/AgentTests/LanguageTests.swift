@@ -119,4 +119,54 @@ struct LanguageTests {
         #expect(twentyFour.output.contains(" 07:30 "), "\(twentyFour.output)")
         #expect(!twentyFour.output.contains(" AM "), "\(twentyFour.output)")
     }
+
+    @Test("In a Plasma session, the locale Plasma's Region & Language chose for times (plasmalocalerc, Plasma 5's plasma-localerc: [Formats] LC_TIME) decides the clock of the alert and of reveille list, read again after it changes")
+    func plasmaTimeLocale() async throws {
+        let plasma = try TranslationCatalogs.environment(lang: "C.UTF-8").merging(["XDG_CURRENT_DESKTOP": "KDE"]) { $1 }
+        let fixture = try await Self.start(plasma)
+        defer { fixture.stop() }
+        let configHome = fixture.sandbox.configHome
+        func choose(_ locale: String, in file: String) throws {
+            for old in ["plasmalocalerc", "plasma-localerc"] { try? FileManager.default.removeItem(at: configHome.appendingPathComponent(old)) }
+            try "[Formats]\nLANG=C.UTF-8\nLC_TIME=\(locale)\n".write(
+                to: configHome.appendingPathComponent(file), atomically: true, encoding: .utf8)
+        }
+        let american = TimeStyle.resolve(environment: ["LC_TIME": "en_US.UTF-8"], gnomeClockFormat: nil)
+        let british = TimeStyle.resolve(environment: ["LC_TIME": "en_GB.UTF-8"], gnomeClockFormat: nil)
+        #expect(american.twelveHour && !british.twelveHour)
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+
+        /// The alert of a 1-second timer called `title`, and the clock time it rang at in `style`.
+        func ring(_ title: String, _ style: TimeStyle) async throws -> (body: String, expected: String) {
+            let added = try await fixture.run(Built.path("reveille"), ["timer", "1s", "--title", title], environment: plasma)
+            let id = try #require(UUID(uuidString: added.line), "\(added)")
+            let alert = try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, title) })
+            let due = try await DoNotDisturbDunstTests.scheduledAt(of: id, fixture)
+            #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
+            try await fixture.waitForSilence()
+            return (alert.body, Self.clock(due, style) + " · " + title)
+        }
+
+        // The agent's environment says C (24 hours): the alert follows Plasma's choice of US English.
+        try choose("en_US.UTF-8", in: "plasmalocalerc")
+        let twelve = try await ring("Tea", american)
+        #expect(twelve.body == twelve.expected)
+        #expect(twelve.body.contains(" AM · ") || twelve.body.contains(" PM · "), "\(twelve.body)")
+        // Changed to British English (Plasma 5's file) while the agent runs: the next alert is on the 24-hour clock.
+        try choose("en_GB.UTF-8", in: "plasma-localerc")
+        let twentyFour = try await ring("Tee", british)
+        #expect(twentyFour.body == twentyFour.expected)
+        #expect(!twentyFour.body.contains(" AM ") && !twentyFour.body.contains(" PM "), "\(twentyFour.body)")
+
+        let added = try await fixture.run(Built.path("reveille"), ["add", "7:30", "--title", "Work"], environment: plasma)
+        #expect(added.status == .exited(0), "\(added)")
+        let list24 = try await fixture.run(Built.path("reveille"), ["list"], environment: plasma)
+        #expect(list24.output.contains(" 07:30 "), "\(list24.output)")
+        try choose("en_US.UTF-8", in: "plasmalocalerc")
+        let list12 = try await fixture.run(Built.path("reveille"), ["list"], environment: plasma)
+        #expect(list12.output.contains(" 7:30 AM "), "\(list12.output)")
+        // Outside a Plasma session the file is not Plasma's to speak for: the C locale's 24-hour clock.
+        let elsewhere = try await fixture.run(Built.path("reveille"), ["list"], environment: plasma.merging(["XDG_CURRENT_DESKTOP": "XFCE"]) { $1 })
+        #expect(elsewhere.output.contains(" 07:30 "), "\(elsewhere.output)")
+    }
 }

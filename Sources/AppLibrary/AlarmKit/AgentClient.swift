@@ -100,6 +100,15 @@ public final class AgentClient: Sendable {
         return AlarmManager.AuthorizationState(rawValue: try Self.first(reply).stringValue ?? "") ?? .notDetermined
     }
 
+    /// Asks the agent whether this app may set alarms; a question to the person shows
+    /// `usageDescription`, the app's reason (as `NSAlarmKitUsageDescription` does on Apple's systems).
+    public func requestAuthorization(usageDescription: String, timeout: Duration = .seconds(600)) async throws
+        -> AlarmManager.AuthorizationState
+    {
+        let reply = try await call("RequestAuthorizationWithUsage", [.string(usageDescription)], timeout: timeout)
+        return AlarmManager.AuthorizationState(rawValue: try Self.first(reply).stringValue ?? "") ?? .notDetermined
+    }
+
     /// This app's authorization as the agent stores it.
     public func authorizationState() async throws -> AlarmManager.AuthorizationState {
         AlarmManager.AuthorizationState(rawValue: try await property("AuthorizationState").stringValue ?? "") ?? .notDetermined

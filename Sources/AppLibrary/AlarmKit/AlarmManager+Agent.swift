@@ -54,6 +54,18 @@ extension AlarmManager {
         try await AgentConnection.translatingErrors { try await AgentConnection.client().requestAuthorization() }
     }
 
+    /// Asks the person, once, whether the app may schedule alarms, showing why the app asks, and
+    /// returns the answer.
+    ///
+    /// `usageDescription` plays the part of `NSAlarmKitUsageDescription` in an app's Info.plist on
+    /// Apple's systems: a sentence or two (at most 500 characters) saying what the app's alarms are
+    /// for, shown under the question. A question already on the screen keeps its text.
+    public func requestAuthorization(usageDescription: String) async throws -> AuthorizationState {
+        try await AgentConnection.translatingErrors {
+            try await AgentConnection.client().requestAuthorization(usageDescription: usageDescription)
+        }
+    }
+
     /// The app's authorization state, now and after every change.
     public var authorizationUpdates: some AsyncSequence<AuthorizationState, Never> & Sendable {
         AgentConnection.stream { client in client.authorizationUpdates() }

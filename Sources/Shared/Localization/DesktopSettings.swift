@@ -3,7 +3,7 @@ internal import AlarmModel
 import FoundationEssentials
 
 /// The person's desktop settings that Reveille follows: GNOME's (GSettings) and KDE Plasma's
-/// (`kdeglobals`).
+/// (`kdeglobals`, `plasmalocalerc`).
 ///
 /// A GNOME key is installed on most desktops, GNOME or not, with GNOME's default; it is taken
 /// when the session is GNOME's (`XDG_CURRENT_DESKTOP`), or when someone set it, and otherwise left
@@ -34,7 +34,13 @@ package enum DesktopSettings {
     /// (`$XDG_CONFIG_HOME/kdeglobals`), where Plasma keeps what the person chose; `nil` when it
     /// is not set (Plasma's own default applies then).
     package static func kdeGlobal(group: String, key: String, environment: [String: String]) -> String? {
-        let path = configHome(environment: environment) + "/kdeglobals"
+        kdeConfig("kdeglobals", group: group, key: key, environment: environment)
+    }
+
+    /// The value of `key` in `[group]` of the KConfig file `file` in `$XDG_CONFIG_HOME`; `nil`
+    /// when the file, the group or the key is not there, or the value is empty.
+    static func kdeConfig(_ file: String, group: String, key: String, environment: [String: String]) -> String? {
+        let path = configHome(environment: environment) + "/" + file
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         var inGroup = false
         for rawLine in text.split(whereSeparator: \.isNewline) {
@@ -47,6 +53,24 @@ package enum DesktopSettings {
                 guard name == key || name.hasPrefix(key + "[") else { continue }
                 let value = line[line.index(after: equals)...].trimmingWhitespace(newlines: false)
                 return value.isEmpty ? nil : value
+            }
+        }
+        return nil
+    }
+
+    /// The locale Plasma's "Region & Language" settings chose for times and dates: `LC_TIME`, else
+    /// `LANG`, in `[Formats]` of `plasmalocalerc` (Plasma 6) or `plasma-localerc` (Plasma 5, which
+    /// Plasma 6 renames at its first start). Plasma has no 12/24-hour key of its own: its clock
+    /// follows this locale (KDE 4's `kdeglobals` `[Locale] TimeFormat` is read by nothing since).
+    /// `nil` when the person chose none; a value that is not a locale name is left out.
+    package static func plasmaTimeLocale(environment: [String: String]) -> String? {
+        for file in ["plasmalocalerc", "plasma-localerc"] {
+            for key in ["LC_TIME", "LANG"] {
+                if let value = kdeConfig(file, group: "Formats", key: key, environment: environment),
+                    !value.contains(where: \.isWhitespace)
+                {
+                    return value
+                }
             }
         }
         return nil

@@ -2,7 +2,7 @@
 """Test doubles of desktop notification servers, speaking their real D-Bus interfaces.
 
 Usage: notification_desktops.py BUS_ADDRESS DESKTOP
-DESKTOP is gnome, cinnamon, mate, plasma, mako or swaync. Owns org.freedesktop.Notifications
+DESKTOP is gnome, cinnamon, mate, plasma, mako, swaync or budgie. Owns org.freedesktop.Notifications
 (GetServerInformation answers as that desktop's server does; GetCapabilities, Notify,
 CloseNotification with NotificationClosed) and the desktop's own names:
 
@@ -21,6 +21,11 @@ CloseNotification with NotificationClosed) and the desktop's own names:
           property Modes with PropertiesChanged (mako 1.10).
   swaync  org.erikreider.swaync.cc at /org/erikreider/swaync/cc: GetDnd() -> b, SetDnd(b),
           ToggleDnd() -> b, emitting SubscribeV2(u count, b dnd, b visible, b inhibited).
+  budgie  org.budgie_desktop.Notifications at /org/budgie_desktop/Notifications, interface
+          org.buddiesofbudgie.budgie.Dispatcher: GetDoNotDisturb() -> b, ToggleDoNotDisturb(),
+          emitting DoNotDisturbChanged(b) (budgie-daemon 10.7). As budgie-daemon, during
+          do-not-disturb a notification that is not critical is not shown: it is closed at once
+          with reason 1 (prints "dropped URGENCY SUMMARY" instead of "notify ...").
 
 Each Notify prints "notify URGENCY SUMMARY" on stdout, after "origin SUMMARY: NAME" when it carries
 x-kde-origin-name (which only plasma lists among its capabilities, as plasmashell does); each
@@ -44,6 +49,7 @@ IDENTITY = {
     "plasma": ("Plasma", "KDE", "5.27.5", "1.2"),
     "mako": ("mako", "emersion", "1.7.1", "1.2"),
     "swaync": ("SwayNotificationCenter", "ErikReider", "0.8.0", "1.2"),
+    "budgie": ("Budgie Notification Server", "Budgie Desktop Developers", "10.7.1", "1.2"),
 }[DESKTOP]
 
 
@@ -68,6 +74,10 @@ class Notifications(dbus.service.Object):
     def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout):
         number = replaces or self.next_id
         self.next_id = max(self.next_id, number + 1)
+        if DESKTOP == "budgie" and Budgie.dnd and int(hints.get("urgency", 1)) != 2:
+            print("dropped %d %s" % (int(hints.get("urgency", 1)), summary), flush=True)
+            self.NotificationClosed(number, 1)
+            return number
         if "x-kde-origin-name" in hints:
             print("origin %s: %s" % (summary, hints["x-kde-origin-name"]), flush=True)
         print("notify %d %s" % (int(hints.get("urgency", 1)), summary), flush=True)
@@ -208,6 +218,23 @@ class Swaync(dbus.service.Object):
         pass
 
 
+class Budgie(dbus.service.Object):
+    dnd = False
+
+    @dbus.service.method("org.buddiesofbudgie.budgie.Dispatcher", in_signature="", out_signature="b")
+    def GetDoNotDisturb(self):
+        return Budgie.dnd
+
+    @dbus.service.method("org.buddiesofbudgie.budgie.Dispatcher", in_signature="", out_signature="")
+    def ToggleDoNotDisturb(self):
+        Budgie.dnd = not Budgie.dnd
+        self.DoNotDisturbChanged(Budgie.dnd)
+
+    @dbus.service.signal("org.buddiesofbudgie.budgie.Dispatcher", signature="b")
+    def DoNotDisturbChanged(self, value):
+        pass
+
+
 DBusGMainLoop(set_as_default=True)
 bus = dbus.bus.BusConnection(ADDRESS)
 objects = [Notifications(bus, "/org/freedesktop/Notifications")]
@@ -226,6 +253,9 @@ elif DESKTOP == "mako":
 elif DESKTOP == "swaync":
     objects.append(Swaync(bus, "/org/erikreider/swaync/cc"))
     names.append(dbus.service.BusName("org.erikreider.swaync.cc", bus))
+elif DESKTOP == "budgie":
+    objects.append(Budgie(bus, "/org/budgie_desktop/Notifications"))
+    names.append(dbus.service.BusName("org.budgie_desktop.Notifications", bus))
 # The notification name last: when it has an owner, the desktop's other names are there too.
 names.append(dbus.service.BusName(NOTIFICATIONS, bus))
 loop = GLib.MainLoop()

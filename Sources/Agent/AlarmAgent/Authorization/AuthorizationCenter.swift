@@ -53,13 +53,36 @@ package actor AuthorizationCenter {
     /// `waitingCallsInAll` in all) wait for it.
     ///
     /// - Throws: `NotAuthorized`, at once, when as many calls already wait for the person.
-    package nonisolated func request(for identity: CallerIdentity) async throws -> AlarmManager.AuthorizationState {
+    ///
+    /// `usage` is the app's own sentence saying why it sets alarms (AlarmKit's
+    /// `NSAlarmKitUsageDescription`), shown under the question; a question already asked keeps its text.
+    package nonisolated func request(for identity: CallerIdentity, usage: String? = nil) async throws -> AlarmManager.AuthorizationState {
         if let decided = states.withLock({ $0[identity.appID]?.state }) { return decided }
-        return try await ask(identity)
+        return try await ask(identity, usage: usage)
+    }
+
+    /// The longest usage description, in characters: a sentence or two, as a question's body shows.
+    package static let usageDescriptionLimit = 500
+
+    /// The usage description of a `RequestAuthorizationWithUsage` call: `nil` when empty or only
+    /// blanks (the question is asked without it).
+    ///
+    /// - Throws: `InvalidArguments` when it is not a string or longer than `usageDescriptionLimit`.
+    package static func usageDescription(_ argument: DBusValue?) throws -> String? {
+        guard let text = argument?.stringValue else {
+            throw DBusError(name: AgentError.invalidArguments, message: "the usage description must be a string")
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count <= usageDescriptionLimit else {
+            throw DBusError(
+                name: AgentError.invalidArguments,
+                message: "the usage description has \(trimmed.count) characters; at most \(usageDescriptionLimit) are shown")
+        }
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// Asks the person about an undecided app, or joins the question already asked.
-    private func ask(_ identity: CallerIdentity) async throws -> AlarmManager.AuthorizationState {
+    private func ask(_ identity: CallerIdentity, usage: String?) async throws -> AlarmManager.AuthorizationState {
         let app = identity.appID
         if let decided = states.withLock({ $0[app]?.state }) { return decided }
         guard waiting[app, default: 0] < Self.waitingCallsPerApp, waiting.values.reduce(0, +) < Self.waitingCallsInAll else {
@@ -75,7 +98,8 @@ package actor AuthorizationCenter {
         if let pending = pendingPrompts[app] { return await pending.value }
         let question = NotificationQuestion(
             summary: Translation.format("Allow “%s” to set alarms?", Self.displayName(identity)),
-            body: Translation.format("%s wants to schedule alarms and timers that ring even during do-not-disturb.", app),
+            body: Translation.format("%s wants to schedule alarms and timers that ring even during do-not-disturb.", app)
+                + (usage.map { "\n\n" + $0 } ?? ""),
             yes: ("allow", Translation.text("Allow")), no: ("deny", Translation.text("Don’t Allow")))
         let connection = self.connection
         let logger = self.logger

@@ -77,14 +77,8 @@ extension AlarmService {
                         return [AlarmWire.encode(try await s.engine.alarm(id: id, caller: caller), at: s.clock.read())]
                     }
                 },
-                DBusMethod(name: "RequestAuthorization", inArguments: [], outArguments: [.init(name: "state", signature: "s")]) { call in
-                    let s = try required(service)
-                    return try await s.handle {
-                        let resolved = try await s.caller(of: call)
-                        guard case .app = resolved.caller else { return [.string(AlarmManager.AuthorizationState.authorized.rawValue)] }
-                        return [.string(try await s.authorization.request(for: resolved.identity).rawValue)]
-                    }
-                },
+                requestingAuthorization("RequestAuthorization", usage: nil, service),
+                requestingAuthorization("RequestAuthorizationWithUsage", usage: .init(name: "usage", signature: "s"), service),
                 DBusMethod(
                     name: "History", inArguments: [.init(name: "limit", signature: "u")],
                     outArguments: [.init(name: "entries", signature: "aa{sv}")]
@@ -324,6 +318,20 @@ extension AlarmService {
             let s = try required(service)
             return try await s.handle {
                 try s.list(for: try await s.watchingCaller(call.sender, watching).caller, replyingTo: call)
+            }
+        }
+    }
+
+    /// A method asking the person whether the calling app may set alarms (the person's own
+    /// commands always may), with the app's usage description when `usage` names that argument.
+    private static func requestingAuthorization(_ name: String, usage: DBusArgument?, _ service: AlarmService?) -> DBusMethod {
+        DBusMethod(name: name, inArguments: usage.map { [$0] } ?? [], outArguments: [.init(name: "state", signature: "s")]) { call in
+            let s = try required(service)
+            return try await s.handle {
+                let text = usage == nil ? nil : try AuthorizationCenter.usageDescription(call.arguments.first)
+                let resolved = try await s.caller(of: call)
+                guard case .app = resolved.caller else { return [.string(AlarmManager.AuthorizationState.authorized.rawValue)] }
+                return [.string(try await s.authorization.request(for: resolved.identity, usage: text).rawValue)]
             }
         }
     }

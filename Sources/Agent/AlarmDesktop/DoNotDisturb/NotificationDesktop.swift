@@ -19,7 +19,7 @@ package enum NotificationDesktop: String, Sendable, Hashable, Codable, CaseItera
     case cinnamon
     /// MATE: GSettings `org.mate.NotificationDaemon do-not-disturb`.
     case mate
-    /// Budgie (Raven): critical notifications show during do-not-disturb.
+    /// Budgie (Raven): budgie-daemon's `GetDoNotDisturb`; critical notifications show during it.
     case budgie
     /// A server Reveille does not know: its do-not-disturb is not read.
     case other

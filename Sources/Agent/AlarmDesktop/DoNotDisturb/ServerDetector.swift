@@ -65,7 +65,7 @@ package struct ServerDetector: Sendable {
     }
 
     /// The backend for `desktop`'s do-not-disturb, or `nil` when it has none Reveille can read
-    /// (Budgie, an unknown server, a GSettings desktop whose schema is not installed).
+    /// (an unknown server, a GSettings desktop whose schema is not installed).
     package func backend(for desktop: NotificationDesktop) async -> (any DoNotDisturbBackend)? {
         switch desktop {
         case .dunst: await DunstBackend(connection: connection)
@@ -73,13 +73,14 @@ package struct ServerDetector: Sendable {
         case .plasma: PlasmaBackend(connection: connection, configHome: configHome)
         case .mako: MakoBackend(connection: connection)
         case .swaync: SwayncBackend(connection: connection)
+        case .budgie: BudgieBackend(connection: connection)
         case .gnome, .cinnamon, .mate: GSettingsBackend(desktop: desktop, connection: connection)
-        case .budgie, .other: nil
+        case .other: nil
         }
     }
 
     /// Whether `desktop` shows an alert (a critical notification) during its do-not-disturb when
-    /// nothing else is known (Budgie and an unknown server: assumed so).
+    /// nothing else is known (an unknown server: assumed so).
     package static func criticalShownByDefault(_ desktop: NotificationDesktop) -> Bool {
         switch desktop {
         case .dunst, .mako, .cinnamon, .mate: false

@@ -22,6 +22,12 @@ public struct Alarm: Identifiable, Codable, Hashable, Sendable {
     }
 }
 
+/// Another name for `Alarm.State`, the name Apple's AlarmKit gives the alarm's state.
+///
+/// Not in Apple's AlarmKit; it is here for code written from the AlarmKit guide Xcode's assistant
+/// ships, and third-party guides after it, which call the type of `Alarm.state` `AlarmState`.
+public typealias AlarmState = Alarm.State
+
 extension Alarm {
     /// The four states of AlarmKit's alarm life cycle.
     public enum State: String, Codable, Hashable, Sendable, CaseIterable {

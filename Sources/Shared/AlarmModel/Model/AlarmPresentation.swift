@@ -95,6 +95,15 @@ public struct AlarmButton: Codable, Hashable, Sendable {
         self.textColor = textColor
         self.systemImageName = systemImageName
     }
+
+    /// Creates a button with only a label: white text and no icon.
+    ///
+    /// Not in Apple's AlarmKit, whose only initializer is `init(text:textColor:systemImageName:)`;
+    /// it is here for code written from the AlarmKit guide Xcode's assistant ships, which creates
+    /// buttons as `AlarmButton(label: "Taken")`.
+    public init(label: LocalizedStringResource) {
+        self.init(text: label, textColor: .white, systemImageName: "")
+    }
 }
 
 extension AlarmButton {
