@@ -17,6 +17,12 @@ struct LanguageTests {
             agentEnvironment: environment)
     }
 
+    /// The time of day of `instant` in this machine's zone, in `style`.
+    static func clock(_ instant: Date, _ style: TimeStyle) -> String {
+        let time = ZoneRules.current.clockTime(of: instant)
+        return style.clockText(hour: time.hour, minute: time.minute)
+    }
+
     @Test("Under LANG=de_DE.UTF-8 the countdown and the alert speak German: buttons, words and a 24-hour time")
     func germanAlert() async throws {
         let environment = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")

@@ -72,7 +72,7 @@ package actor AuthorizationCenter {
         guard let text = argument?.stringValue else {
             throw DBusError(name: AgentError.invalidArguments, message: "the usage description must be a string")
         }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard trimmed.count <= usageDescriptionLimit else {
             throw DBusError(
                 name: AgentError.invalidArguments,
