@@ -17,12 +17,6 @@ struct LanguageTests {
             agentEnvironment: environment)
     }
 
-    /// The time of day of `instant` in this machine's zone, in `style`.
-    static func clock(_ instant: Date, _ style: TimeStyle) -> String {
-        let time = ZoneRules.current.clockTime(of: instant)
-        return style.clockText(hour: time.hour, minute: time.minute)
-    }
-
     @Test("Under LANG=de_DE.UTF-8 the countdown and the alert speak German: buttons, words and a 24-hour time")
     func germanAlert() async throws {
         let environment = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")
@@ -137,30 +131,30 @@ struct LanguageTests {
             try "[Formats]\nLANG=C.UTF-8\nLC_TIME=\(locale)\n".write(
                 to: configHome.appendingPathComponent(file), atomically: true, encoding: .utf8)
         }
-        let american = TimeStyle.resolve(environment: ["LC_TIME": "en_US.UTF-8"], gnomeClockFormat: nil)
-        let british = TimeStyle.resolve(environment: ["LC_TIME": "en_GB.UTF-8"], gnomeClockFormat: nil)
-        #expect(american.twelveHour && !british.twelveHour)
         let monitor = try fixture.sandbox.monitorNotifyCalls()
 
-        /// The alert of a 1-second timer called `title`, and the clock time it rang at in `style`.
-        func ring(_ title: String, _ style: TimeStyle) async throws -> (body: String, expected: String) {
+        /// The alert of a 1-second timer called `title`, and what `date +format` prints for the
+        /// minute it rang under `LC_ALL=locale` (the made locales, this machine's zone).
+        func ring(_ title: String, _ format: String, in locale: String) async throws -> (body: String, expected: String) {
             let added = try await fixture.run(Built.path("reveille"), ["timer", "1s", "--title", title], environment: plasma)
             let id = try #require(UUID(uuidString: added.line), "\(added)")
             let alert = try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, title) })
             let due = try await DoNotDisturbDunstTests.scheduledAt(of: id, fixture)
             #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
             try await fixture.waitForSilence()
-            return (alert.body, Self.clock(due, style) + " · " + title)
+            return (alert.body, try TranslationCatalogs.date(format, at: due, locale: locale, zone: nil) + " · " + title)
         }
 
-        // The agent's environment says C (24 hours): the alert follows Plasma's choice of US English.
+        // The agent's environment says C (24 hours): the alert follows Plasma's choice of US English,
+        // as the desktop's 12-hour clock shows it (the hour unpadded).
         try choose("en_US.UTF-8", in: "plasmalocalerc")
-        let twelve = try await ring("Tea", american)
+        let twelve = try await ring("Tea", "%-l:%M %p", in: "en_US.UTF-8")
         #expect(twelve.body == twelve.expected)
         #expect(twelve.body.contains(" AM · ") || twelve.body.contains(" PM · "), "\(twelve.body)")
-        // Changed to British English (Plasma 5's file) while the agent runs: the next alert is on the 24-hour clock.
+        // Changed to British English (Plasma 5's file) while the agent runs: the next alert is on the
+        // 24-hour clock (British English's time pattern is %T).
         try choose("en_GB.UTF-8", in: "plasma-localerc")
-        let twentyFour = try await ring("Tee", british)
+        let twentyFour = try await ring("Tee", "%R", in: "en_GB.UTF-8")
         #expect(twentyFour.body == twentyFour.expected)
         #expect(!twentyFour.body.contains(" AM ") && !twentyFour.body.contains(" PM "), "\(twentyFour.body)")
 

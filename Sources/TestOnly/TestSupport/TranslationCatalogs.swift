@@ -15,12 +15,12 @@ package enum TranslationCatalogs {
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
-    /// The catalogs compiled (`REVEILLE_LOCALEDIR`) and the locales `de_DE.UTF-8`, `en_US.UTF-8`
-    /// and `fr_FR.UTF-8` made (`LOCPATH`), once per test process, in a temporary folder.
+    /// The catalogs compiled (`REVEILLE_LOCALEDIR`) and the locales `de_DE.UTF-8`, `en_GB.UTF-8`,
+    /// `en_US.UTF-8` and `fr_FR.UTF-8` made (`LOCPATH`), once per test process, in a temporary folder.
     package static let installed: Result<(catalogs: String, locales: String), any Error> = Result {
         let root = Fixtures.temporaryDirectory("reveille-language")
         let catalogs = try compile(into: root.appendingPathComponent("locale"))
-        let locales = try makeLocales(["de_DE.UTF-8", "en_US.UTF-8", "fr_FR.UTF-8"], in: root.appendingPathComponent("locales"))
+        let locales = try makeLocales(["de_DE.UTF-8", "en_GB.UTF-8", "en_US.UTF-8", "fr_FR.UTF-8"], in: root.appendingPathComponent("locales"))
         return (catalogs.path, locales.path)
     }
 
