@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "AlarmKit", targets: ["AlarmKit"]),
         .executable(name: "reveilled", targets: ["reveilled"]),
         .executable(name: "reveille", targets: ["reveille"]),
+        .executable(name: "reveille-search", targets: ["reveille-search"]),
         .executable(name: "reveille-bench", targets: ["reveille-bench"]),
     ],
     dependencies: [
@@ -151,6 +152,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Command/reveille"
+        ),
+        // The desktop's search providers (GNOME Shell's SearchProvider2, Plasma's krunner1): the
+        // command's grammar, the agent through AlarmKit's client, and the bus to be found on.
+        .executableTarget(
+            name: "reveille-search",
+            dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "Localization"],
+            path: "Sources/Command/reveille-search"
         ),
         .target(
             name: "TestSupport",
