@@ -53,13 +53,7 @@ enum GNOMESearchInterface {
                     outArguments: []
                 ) { call in
                     let id = call.arguments[0].stringValue ?? ""
-                    try await SearchCalls.answering {
-                        if let alarm = SearchAnswers.alarmID(id) {
-                            try await answers.act("show", on: alarm)
-                        } else {
-                            _ = try await answers.set(id)
-                        }
-                    }
+                    try await SearchCalls.answering { try await answers.choose(id) }
                     return []
                 },
                 DBusMethod(

@@ -62,14 +62,7 @@ enum KRunnerInterface {
                 ) { call in
                     let id = call.arguments[0].stringValue ?? ""
                     let action = call.arguments[1].stringValue ?? ""
-                    try await SearchCalls.answering {
-                        if let alarm = SearchAnswers.alarmID(id) {
-                            try await answers.act(action.isEmpty ? "show" : action, on: alarm)
-                        } else {
-                            guard action.isEmpty else { throw SearchFailure.unknownAction(action) }
-                            _ = try await answers.set(id)
-                        }
-                    }
+                    try await SearchCalls.answering { try await answers.choose(id, action: action) }
                     return []
                 },
             ])

@@ -61,11 +61,7 @@ final class SearchAnswers: Sendable {
         let reading = ClockReading.local()
         guard let query = Self.read(text, at: reading) else { return [] }
         let style = DesktopTimeStyle.current()
-        if case .set(let proposal) = query {
-            let shown = proposal.text(at: reading, style: style)
-            return [SearchResult(
-                id: Self.setPrefix + text, name: shown.name, detail: shown.detail, isAlarm: false)]
-        }
+        if case .set(let proposal) = query { return [Self.result(setting: proposal, named: text, at: reading, style: style)] }
         guard let alarms = try? await withAgent({ try await $0.list() }) else { return [] }
         let records = alarms.map { $0.record(at: reading) }
         let found = SearchResultText.alarms(for: query, among: records, at: reading)
@@ -84,11 +80,27 @@ final class SearchAnswers: Sendable {
             if id.hasPrefix(Self.setPrefix) {
                 let text = String(id.dropFirst(Self.setPrefix.count))
                 guard case .set(let proposal)? = Self.read(text, at: reading) else { return nil }
-                let shown = proposal.text(at: reading, style: style)
-                return SearchResult(id: id, name: shown.name, detail: shown.detail, isAlarm: false)
+                return Self.result(setting: proposal, named: text, at: reading, style: style)
             }
             guard let uuid = Self.alarmID(id), let record = shownAlarms.withLock({ $0[uuid] }) else { return nil }
             return result(for: record, at: reading, style: style)
+        }
+    }
+
+    /// The result that sets `proposal`, which the query `text` reads as.
+    private static func result(setting proposal: SearchProposal, named text: String, at reading: ClockReading, style: TimeStyle) -> SearchResult {
+        let shown = proposal.text(at: reading, style: style)
+        return SearchResult(id: setPrefix + text, name: shown.name, detail: shown.detail, isAlarm: false)
+    }
+
+    /// Does what choosing a result does: `action` (KRunner's) on an alarm the agent has, which
+    /// without one is shown; a result that sets something is set, and takes no action.
+    func choose(_ resultID: String, action: String = "") async throws {
+        if let alarm = Self.alarmID(resultID) {
+            try await act(action.isEmpty ? "show" : action, on: alarm)
+        } else {
+            guard action.isEmpty else { throw SearchFailure.unknownAction(action) }
+            _ = try await set(resultID)
         }
     }
 
