@@ -14,10 +14,10 @@ struct SearchProviderTests {
     static let kRunnerPath = "/io/github/reveille/Search/KRunner"
 
     /// A sandbox with dunst and the agent, whose bus activates `reveille-search` as the package's
-    /// service file does; and the folder to remove after.
-    static func start() async throws -> (AgentFixture, URL) {
+    /// service file does (with `arguments` after its path); and the folder to remove after.
+    static func start(arguments: String = "") async throws -> (AgentFixture, URL) {
         let services = Fixtures.temporaryDirectory("reveille-search-services")
-        try "[D-BUS Service]\nName=\(service)\nExec=\(Built.path("reveille-search"))\n"
+        try "[D-BUS Service]\nName=\(service)\nExec=\(Built.path("reveille-search"))\(arguments)\n"
             .write(to: services.appendingPathComponent("\(service).service"), atomically: true, encoding: .utf8)
         return (try await AgentFixture.start(notificationServer: true, serviceDirectories: [services]), services)
     }
@@ -101,6 +101,37 @@ struct SearchProviderTests {
         let cancel = try await Self.kRunner(fixture, "Run", "ss", try #require(found.first?.id), "cancel")
         #expect(cancel.result.status == .exited(0), "\(cancel.result)")
         #expect(try await fixture.listedAlarms().map(\.title) == ["tea"])
+    }
+
+    @Test("After a quiet spell reveille-search gives its name back and exits; the next query starts it again and is answered")
+    func exitsWhenQuiet() async throws {
+        let (fixture, services) = try await Self.start(arguments: " --quiet-exit=2")
+        defer {
+            fixture.stop()
+            try? FileManager.default.removeItem(at: services)
+        }
+        let client = try fixture.client()
+        #expect(try await Self.match(fixture, "timer 10m tea").map(\.text) == ["Timer for 10 min: tea"])
+        let owner = try #require(try await client.connection.nameOwner(Self.service), "no owner after the first Match")
+        let reply = try await client.connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            method: "GetConnectionUnixProcessID", arguments: [.string(owner)])
+        guard case .uint32(let pid)? = reply.first else { Issue.record("no process id for \(owner): \(reply)"); return }
+        // Queries within the spell keep it: the same process answers.
+        for _ in 0..<3 {
+            try await Task.sleep(for: .seconds(1))
+            _ = try await Self.match(fixture, "alarm 7:30")
+        }
+        #expect(try await client.connection.nameOwner(Self.service) == owner, "it left within the spell, while asked every second")
+        try await waitUntil("reveille-search to give its name back after 2 s without a query", timeout: .seconds(15), every: .milliseconds(100)) {
+            try await client.connection.nameOwner(Self.service) == nil ? true : nil
+        }
+        try await waitUntil("reveille-search (\(pid)) to exit", timeout: .seconds(10)) {
+            kill(pid_t(pid), 0) != 0 ? true : nil
+        }
+        // Started again by the next query, which it answers.
+        #expect(try await Self.match(fixture, "timer 10m tea").map(\.text) == ["Timer for 10 min: tea"])
+        #expect(try await client.connection.nameOwner(Self.service) != nil)
     }
 
     @Test("Run with a result no Match gave, or an action the runner has not, is refused by name and sets nothing")

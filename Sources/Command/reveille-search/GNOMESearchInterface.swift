@@ -60,7 +60,7 @@ enum GNOMESearchInterface {
                     name: "LaunchSearch", inArguments: [.init(name: "terms", signature: "as"), .init(name: "timestamp", signature: "u")],
                     outArguments: []
                 ) { _ in
-                    try await SearchCalls.answering { try await answers.showAlarms() }
+                    try await SearchCalls.answering { try answers.showAlarms() }
                     return []
                 },
             ])
