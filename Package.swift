@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "reveilled", targets: ["reveilled"]),
         .executable(name: "reveille", targets: ["reveille"]),
         .executable(name: "reveille-multicall", targets: ["reveille-multicall"]),
+        .executable(name: "reveille-search", targets: ["reveille-search"]),
         .executable(name: "reveille-bench", targets: ["reveille-bench"]),
     ],
     dependencies: [
@@ -165,6 +166,13 @@ let package = Package(
             name: "reveille-multicall",
             dependencies: ["AlarmAgent", "LinuxSystem", "ReveilleCLI", "ReveilledCLI"],
             path: "Sources/Installed/reveille-multicall"
+        ),
+        // The desktop's search providers (GNOME Shell's SearchProvider2, Plasma's krunner1): the
+        // command's grammar, the agent through AlarmKit's client, and the bus to be found on.
+        .executableTarget(
+            name: "reveille-search",
+            dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "Localization"],
+            path: "Sources/Command/reveille-search"
         ),
         .target(
             name: "TestSupport",

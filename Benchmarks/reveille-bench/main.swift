@@ -6,6 +6,7 @@
 //   .build/release/reveille-bench agent [--idle-seconds N]              the agent over D-Bus
 //   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence (at PipeWire's sink), CPU
 //   .build/release/reveille-bench alert-pipewire [--alerts N]           only the PipeWire part of alert
+//   .build/release/reveille-bench search [--calls N]                     the desktop's search providers: query to reply
 //   .build/release/reveille-bench day                                   a simulated day of clock and zone changes
 //   .build/release/reveille-bench fuzz [--calls N] [--command-lines N] [--seed S] [--max-alarms N]
 //                                                                        the fuzzers at length (not in "everything")
@@ -48,6 +49,9 @@ if selected.isEmpty || selected.contains("wire") {
 }
 if selected.isEmpty || selected.contains("agent") {
     try await AgentBenchmark.run(idleSeconds: idleSeconds)
+}
+if selected.isEmpty || selected.contains("search") {
+    try await SearchBenchmark.run(calls: option("--calls", 200))
 }
 if selected.isEmpty || selected.contains("alert") {
     try await AlertBenchmark.run(alerts: alerts)

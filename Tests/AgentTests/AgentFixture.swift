@@ -71,16 +71,17 @@ struct AgentFixture: Sendable {
     /// and the variables in `unsettingForAgent` (such as `TZ`) are taken out of it.
     /// `dunstNotificationLimit`: how many bubbles dunst draws at once (0: all). `agentProgram`
     /// runs another build of the agent (an older one: `OlderBuilds`) with `agentArguments` as
-    /// they are, `--silent` not added (the first agent has no such option).
+    /// they are, `--silent` not added (the first agent has no such option). `serviceDirectories`
+    /// are the bus's D-Bus activation folders.
     static func start(
         notificationServer: Bool = false, pacedBytesPerSecond: Int? = nil, agentArguments: [String] = [],
         agentEnvironment: [String: String] = [:], startingAgent: Bool = true, unsettingForAgent: Set<String> = [],
-        dunstNotificationLimit: Int = 0, agentProgram: String? = nil
+        dunstNotificationLimit: Int = 0, agentProgram: String? = nil, serviceDirectories: [URL] = []
     ) async throws -> AgentFixture {
         let sandbox = try await offPool {
             try DesktopSandbox(
-                startsNotificationServer: notificationServer, pacedBytesPerSecond: pacedBytesPerSecond,
-                dunstNotificationLimit: dunstNotificationLimit)
+                startsNotificationServer: notificationServer, serviceDirectories: serviceDirectories,
+                pacedBytesPerSecond: pacedBytesPerSecond, dunstNotificationLimit: dunstNotificationLimit)
         }
         var agent: SandboxProcess?
         if startingAgent {

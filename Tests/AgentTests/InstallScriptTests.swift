@@ -176,6 +176,10 @@ struct InstallScriptTests {
             "/usr/share/dbus-1/services/io.github.reveille.Alarms1.service",
             "/usr/share/applications/io.github.reveille.Reveille.desktop",
             "/etc/xdg/autostart/io.github.reveille.Reveilled.desktop", "/usr/share/reveille",
+            // The desktop's search providers (issue 42): the program, its activation, GNOME's and Plasma's registrations.
+            "/usr/bin/reveille-search", "/usr/share/dbus-1/services/io.github.reveille.Search.service",
+            "/usr/share/gnome-shell/search-providers/io.github.reveille.Search.search-provider.ini",
+            "/usr/share/krunner/dbusplugins/io.github.reveille.Search.desktop",
         ]
         let absent = finals.filter { !Self.exists($0) }
 
@@ -211,6 +215,7 @@ struct InstallScriptTests {
         #expect(try Self.lines(stage + "/usr/share/dbus-1/services/io.github.reveille.Alarms1.service").contains("Exec=/usr/bin/reveilled"))
         #expect(try Self.lines(stage + "/usr/share/applications/io.github.reveille.Reveille.desktop").contains("Exec=/usr/bin/reveille watch"))
         #expect(try Self.lines(stage + "/etc/xdg/autostart/io.github.reveille.Reveilled.desktop").contains("Exec=/usr/bin/reveilled"))
+        #expect(try Self.lines(stage + "/usr/share/dbus-1/services/io.github.reveille.Search.service").contains("Exec=/usr/bin/reveille-search"))
         for path in staged where !path.hasPrefix(stage + "/usr/bin/") {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
             #expect(!text.contains(stage), "\(path) names the stage")

@@ -29,7 +29,7 @@ enum Built {
     static var unavailable: String? {
         if let missing = DesktopSandbox.availability() { return missing }
         if let missing = GNOMEShellServer.availability() { return missing }
-        for program in ["reveilled", "reveille"] where !FileManager.default.isExecutableFile(atPath: path(program)) {
+        for program in ["reveilled", "reveille", "reveille-search"] where !FileManager.default.isExecutableFile(atPath: path(program)) {
             return "\(path(program)) is not built"
         }
         return nil
@@ -66,19 +66,25 @@ struct GNOMEDesktop: Sendable {
     /// `agentArguments` to its command line. With `sound`, the agent rings aloud into the
     /// sandbox's paced ALSA capture (at full volume from the first frame), otherwise silently.
     /// `sessionManager` starts GNOME's session manager, `mediaKeys` gnome-settings-daemon's
-    /// media-keys plugin, which grabs the media keys through the shell.
+    /// media-keys plugin, which grabs the media keys through the shell. `searchProvider` installs
+    /// Reveille's search provider as the package does: its `.ini` in a data folder on the shell's
+    /// `XDG_DATA_DIRS`, and `reveille-search` D-Bus activated by its service file.
     static func start(
         banners: Bool = true, agentEnvironment: [String: String] = [:], agentArguments: [String] = [], sound: Bool = false,
-        sessionManager: Bool = false, mediaKeys: Bool = false
+        sessionManager: Bool = false, mediaKeys: Bool = false, searchProvider: Bool = false
     ) async throws -> GNOMEDesktop {
         if let unavailable = Built.unavailable { throw TestEnvironmentError.failed("the GNOME Shell suite cannot run: \(unavailable)") }
-        let sandbox = try await offPool { try GNOMEShellServer.sandbox(pacedBytesPerSecond: sound ? pace : nil) }
+        let search = searchProvider ? try installSearchProvider() : nil
+        let sandbox = try await offPool {
+            try GNOMEShellServer.sandbox(pacedBytesPerSecond: sound ? pace : nil, serviceDirectories: search.map { [$0.services] } ?? [])
+        }
         do {
             try installReveille(in: sandbox)
             if !banners {
                 try await offPool { _ = try sandbox.run("gsettings", ["set", "org.gnome.desktop.notifications", "show-banners", "false"]) }
             }
-            let shell = try await offPool { try GNOMEShellServer(in: sandbox) }
+            let shellEnvironment = search.map { ["XDG_DATA_DIRS": "\($0.data.path):/usr/local/share:/usr/share"] } ?? [:]
+            let shell = try await offPool { try GNOMEShellServer(in: sandbox, environment: shellEnvironment) }
             let session = sessionManager ? try await offPool { try GNOMESessionServer(in: sandbox, systemBus: shell.systemBus.address) } : nil
             let keys = mediaKeys ? try await startMediaKeys(in: sandbox, shell: shell) : nil
             let agent = try sandbox.spawn(
@@ -120,6 +126,26 @@ struct GNOMEDesktop: Sendable {
         try manager.copyItem(
             at: desktop.appendingPathComponent("icons/io.github.reveille.Reveille.svg"),
             to: icons.appendingPathComponent("io.github.reveille.Reveille.svg"))
+    }
+
+    /// Reveille's search provider as `scripts/install` puts it, in folders of its own: `data`, for
+    /// the shell's `XDG_DATA_DIRS` (`gnome-shell/search-providers/…ini`, the package's file), and
+    /// `services`, the bus's activation folder (the package's service file, naming the built
+    /// `reveille-search`).
+    static func installSearchProvider() throws -> (data: URL, services: URL) {
+        let manager = FileManager.default
+        let data = Fixtures.temporaryDirectory("reveille-search-data")
+        let services = Fixtures.temporaryDirectory("reveille-search-services")
+        let providers = data.appendingPathComponent("gnome-shell/search-providers")
+        try manager.createDirectory(at: providers, withIntermediateDirectories: true)
+        let desktop = Built.repository.appendingPathComponent("desktop")
+        try manager.copyItem(
+            at: desktop.appendingPathComponent("io.github.reveille.Search.search-provider.ini"),
+            to: providers.appendingPathComponent("io.github.reveille.Search.search-provider.ini"))
+        let service = try String(contentsOf: desktop.appendingPathComponent("io.github.reveille.Search.service.in"), encoding: .utf8)
+            .replacingOccurrences(of: "@BINDIR@", with: Built.folder.path)
+        try service.write(to: services.appendingPathComponent("io.github.reveille.Search.service"), atomically: true, encoding: .utf8)
+        return (data, services)
     }
 
     /// The icon file as installed into the sandbox.

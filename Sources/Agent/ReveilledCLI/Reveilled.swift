@@ -202,7 +202,7 @@ struct Reveilled: AsyncParsableCommand {
                 graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms,
                 defaultSnooze: defaultSnooze),
             busAddress: bus,
-            trustedExecutables: [binaries.appendingPathComponent("reveille").path],
+            trustedExecutables: [binaries.appendingPathComponent("reveille").path, binaries.appendingPathComponent("reveille-search").path],
             version: ReveilleVersion.current,
             desktop: desktop,
             systemBusAddress: systemBus,

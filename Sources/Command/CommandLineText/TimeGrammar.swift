@@ -306,3 +306,22 @@ package enum TimeReading: Hashable, Sendable {
         return days
     }
 }
+
+extension TimeGrammar {
+    /// The person's own short day names (`LC_TIME`: `mo`, `sam`), lowercase and without a final
+    /// dot, for TIME to read besides the English ones; none under the C locale. The command and
+    /// the desktop's search read them alike.
+    package static func personDayNames(_ style: TimeStyle) -> [String: Locale.Weekday] {
+        var names: [String: Locale.Weekday] = [:]
+        for day in WeekdaysInput.mondayFirst {
+            var name = style.weekdayText(day).lowercased()
+            while name.hasSuffix(".") { name.removeLast() }
+            // Only a word: never one that reads as a clock time, a day list or a command word.
+            guard !name.isEmpty, name.allSatisfy(\.isLetter), WeekdaysInput.singleDay(named: name) == nil,
+                !["at", "in", "next", "every", "today", "tomorrow", "noon", "midnight", "am", "pm"].contains(name)
+            else { continue }
+            names[name] = day
+        }
+        return names
+    }
+}

@@ -65,7 +65,7 @@ enum Completions {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         return names.filter { $0.hasPrefix(start) && (start.hasPrefix(".") || !$0.hasPrefix(".")) }.sorted().map { name in
             var isFolder = false
-            FileManager.default.fileExists(atPath: folder.hasSuffix("/") ? folder + name : folder + "/" + name, isDirectory: &isFolder)
+            _ = FileManager.default.fileExists(atPath: folder.hasSuffix("/") ? folder + name : folder + "/" + name, isDirectory: &isFolder)
             return folderText + name + (isFolder ? "/" : "")
         }
     }

@@ -323,7 +323,7 @@ struct TimerCommand: AsyncParsableCommand {
 enum TimeInputReading {
     /// What TIME names, from `now`.
     static func read(_ text: String, now: Date) throws(InputError) -> TimeReading {
-        try TimeGrammar.read(text, now: now, zone: .current, dayNames: PersonText.dayNames(DesktopTimeStyle.current()))
+        try TimeGrammar.read(text, now: now, zone: .current, dayNames: TimeGrammar.personDayNames(DesktopTimeStyle.current()))
     }
 
     /// The schedule TIME names, repeating on `days` when they are given (`--repeat`).

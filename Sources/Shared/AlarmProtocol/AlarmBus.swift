@@ -11,6 +11,14 @@ package enum AlarmBus {
     package static let managerInterface = "io.github.reveille.Alarms1.Manager"
     /// The interface of each alarm object.
     package static let alarmInterface = "io.github.reveille.Alarms1.Alarm"
+
+    /// The search provider's well-known name (`reveille-search`, D-Bus activated): GNOME Shell's
+    /// overview and Plasma's KRunner ask it for results.
+    package static let searchName = "io.github.reveille.Search"
+    /// The object that speaks Plasma's `org.kde.krunner1`.
+    package static let kRunnerPath = "/io/github/reveille/Search/KRunner"
+    /// The object that speaks GNOME Shell's `org.gnome.Shell.SearchProvider2`.
+    package static let gnomeSearchPath = "/io/github/reveille/Search/GNOME"
 }
 
 /// The named errors of the agent's D-Bus API: `io.github.reveille.Alarms1.Error.<Name>`.

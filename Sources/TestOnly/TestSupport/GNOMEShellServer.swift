@@ -74,11 +74,13 @@ package final class GNOMEShellServer: Sendable {
 
     /// A desktop sandbox whose bus can start the services GNOME Shell needs, without dunst; its
     /// ALSA capture paced at `pacedBytesPerSecond` when given (for an agent that rings aloud).
-    /// Throws `SandboxError.missing` when the shell is not installed.
-    package static func sandbox(pacedBytesPerSecond: Int? = nil) throws -> DesktopSandbox {
+    /// Throws `SandboxError.missing` when the shell is not installed. `serviceDirectories` are
+    /// more D-Bus activation folders (a search provider's).
+    package static func sandbox(pacedBytesPerSecond: Int? = nil, serviceDirectories: [URL] = []) throws -> DesktopSandbox {
         if let missing = availability() { throw SandboxError.failed("GNOME Shell cannot run: \(missing)") }
         return try DesktopSandbox(
-            startsNotificationServer: false, serviceDirectories: [try serviceDirectory()], pacedBytesPerSecond: pacedBytesPerSecond)
+            startsNotificationServer: false, serviceDirectories: [try serviceDirectory()] + serviceDirectories,
+            pacedBytesPerSecond: pacedBytesPerSecond)
     }
 
     /// A folder holding copies of the shell's service files only (the system's folder also has
@@ -101,7 +103,8 @@ package final class GNOMEShellServer: Sendable {
 
     /// Starts GNOME Shell in `sandbox` (made by `sandbox()`) and returns once it is ready: it owns
     /// `org.freedesktop.Notifications`, its overview is closed and its start-up notices are gone.
-    package init(in sandbox: DesktopSandbox, timeout: Duration = .seconds(60)) throws {
+    /// `environment` is added to the shell's (`XDG_DATA_DIRS` with a search provider's folder, say).
+    package init(in sandbox: DesktopSandbox, environment: [String: String] = [:], timeout: Duration = .seconds(60)) throws {
         self.sandbox = sandbox
         screenshotsDirectory = sandbox.logsDirectory.appendingPathComponent("screenshots")
         try FileManager.default.createDirectory(at: screenshotsDirectory, withIntermediateDirectories: true)
@@ -131,7 +134,8 @@ package final class GNOMEShellServer: Sendable {
             let process = try sandbox.spawn(
                 "gnome-shell",
                 ["--headless", "--wayland", "--no-x11", "--virtual-monitor", "\(Self.screenSize.width)x\(Self.screenSize.height)"],
-                environment: system.merging(["XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME"]) { $1 },
+                environment: system.merging(["XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME"]) { $1 }
+                    .merging(environment) { $1 },
                 unsetting: ["DISPLAY"])
             started.append(process)
             self.process = process
