@@ -156,23 +156,29 @@ let package = Package(
             ],
             path: "Sources/Command/ReveilleCLI"
         ),
-        // The agent and the command as programs of their own, for development and the tests.
+        // The agent and the command as programs of their own, for development and the tests (the
+        // search providers' own, reveille-search, is below).
         .executableTarget(name: "reveilled", dependencies: ["AlarmAgent", "ReveilledCLI"], path: "Sources/Agent/reveilled"),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"], path: "Sources/Command/reveille"),
-        // What the package installs: one program that is the agent when started as `reveilled` and
-        // the command otherwise (scripts/install installs it as /usr/bin/reveille and, a hard link,
-        // /usr/bin/reveilled), so that the Swift runtime and Foundation are installed once.
+        // The desktop's search providers (GNOME Shell's SearchProvider2, Plasma's krunner1): the
+        // command's grammar, the agent through AlarmKit's client, and the bus to be found on. A
+        // library, as the command lines above are, so that the installed program can be it too.
+        .target(
+            name: "SearchProviders",
+            dependencies: [
+                "AlarmKit", "AlarmModel", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "Localization", "LinuxSystem",
+            ],
+            path: "Sources/Command/SearchProviders"
+        ),
+        .executableTarget(name: "reveille-search", dependencies: ["SearchProviders"], path: "Sources/Command/reveille-search"),
+        // What the package installs: one program that is the agent when started as `reveilled`, the
+        // search providers as `reveille-search`, and the command otherwise (scripts/install installs
+        // it as /usr/bin/reveille and, hard links, /usr/bin/reveilled and /usr/bin/reveille-search),
+        // so that the Swift runtime and Foundation Essentials are installed once.
         .executableTarget(
             name: "reveille-multicall",
-            dependencies: ["AlarmAgent", "LinuxSystem", "ReveilleCLI", "ReveilledCLI"],
+            dependencies: ["AlarmAgent", "LinuxSystem", "ReveilleCLI", "ReveilledCLI", "SearchProviders"],
             path: "Sources/Installed/reveille-multicall"
-        ),
-        // The desktop's search providers (GNOME Shell's SearchProvider2, Plasma's krunner1): the
-        // command's grammar, the agent through AlarmKit's client, and the bus to be found on.
-        .executableTarget(
-            name: "reveille-search",
-            dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmProtocol", "CommandLineText", "DBus", "Localization"],
-            path: "Sources/Command/reveille-search"
         ),
         .target(
             name: "TestSupport",

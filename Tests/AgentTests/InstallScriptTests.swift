@@ -55,7 +55,8 @@ struct InstallScriptTests {
         let entry = prefix + "/share/applications/io.github.reveille.Reveille.desktop"
         let autostart = sandbox.configHome.path + "/autostart/io.github.reveille.Reveilled.desktop"
         let expected = [
-            prefix + "/bin/reveille", prefix + "/bin/reveilled", unit, activation, entry, autostart, link,
+            prefix + "/bin/reveille", prefix + "/bin/reveilled", prefix + "/bin/reveille-search", unit, activation, entry, autostart, link,
+            prefix + "/share/dbus-1/services/io.github.reveille.Search.service",
             prefix + "/share/icons/hicolor/scalable/apps/io.github.reveille.Reveille.svg",
             prefix + "/share/icons/hicolor/symbolic/apps/io.github.reveille.Reveille-symbolic.svg",
             prefix + "/share/metainfo/io.github.reveille.Reveille.metainfo.xml",
@@ -125,11 +126,30 @@ struct InstallScriptTests {
         onBus["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let list = try await Self.run(sandbox, prefix + "/bin/reveille", ["list", "--json"], environment: onBus)
         #expect(list.status == .exited(0) && list.line == "[]", "\(list)")
-        // One program, installed once: reveille and reveilled are two names of one file.
+        // The search providers' service file starts the installed reveille-search, which the
+        // installed agent knows for the person's: what Enter sets is theirs (owner user).
+        let search = ["--address=\(bus.address)", "call", "io.github.reveille.Search", "/io/github/reveille/Search/KRunner", "org.kde.krunner1"]
+        let match = try await Self.run(sandbox, "/usr/bin/busctl", search + ["Match", "s", "timer 10m tea"], environment: onBus)
+        #expect(match.status == .exited(0) && match.output.contains("\"Timer for 10 min: tea\""), "\(match)")
+        let pressed = try await Self.run(sandbox, "/usr/bin/busctl", search + ["Run", "ss", "set:timer 10m tea", ""], environment: onBus)
+        #expect(pressed.status == .exited(0), "\(pressed)")
+        let alarms = try await Self.run(sandbox, prefix + "/bin/reveille", ["list", "--json"], environment: onBus)
+        let teaID = ((try? JSONSerialization.jsonObject(with: Data(alarms.output.utf8))) as? [[String: Any]])?
+            .first { $0["title"] as? String == "tea" }?["id"] as? String
+        let shown = try await Self.run(sandbox, prefix + "/bin/reveille", ["show", try #require(teaID, "\(alarms)")], environment: onBus)
+        // (The timer's details have a `remaining` line: the values start a column further on.)
+        let owner = shown.output.split(separator: "\n").first { $0.hasPrefix("owner ") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+        #expect(owner == "user", "\(shown)")
+        // One program, installed once: reveille, reveilled and reveille-search are three names of one file.
         var command = stat()
         var agent = stat()
+        var searcher = stat()
         #expect(lstat(prefix + "/bin/reveille", &command) == 0 && lstat(prefix + "/bin/reveilled", &agent) == 0)
-        #expect(command.st_ino == agent.st_ino && agent.st_nlink == 2 && (agent.st_mode & S_IFMT) == S_IFREG, "two names of one regular file")
+        #expect(lstat(prefix + "/bin/reveille-search", &searcher) == 0)
+        #expect(
+            command.st_ino == agent.st_ino && command.st_ino == searcher.st_ino && agent.st_nlink == 3 && (agent.st_mode & S_IFMT) == S_IFREG,
+            "three names of one regular file")
+        #expect(Self.processes(running: prefix + "/bin/reveille-search").count == 1, "reveille-search was not started by its name")
         let agents = Self.processes(running: prefix + "/bin/reveilled")
         #expect(agents.count == 1, "\(agents)")
         // dbus-daemon gives the services it starts its address as DBUS_STARTER_ADDRESS.

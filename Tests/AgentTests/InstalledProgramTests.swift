@@ -9,9 +9,10 @@ import Glibc
 #endif
 
 /// The program the package installs (`reveille-multicall`): one file, `/usr/bin/reveille`, with
-/// `/usr/bin/reveilled` a second name (hard link) of it; the agent when started as `reveilled`, the
-/// command otherwise.
-@Suite("The installed program: one file, the agent by its second name, the command otherwise", .requires(InstalledProgram.unavailable),
+/// `/usr/bin/reveilled` and `/usr/bin/reveille-search` other names (hard links) of it; the agent
+/// when started as `reveilled`, the desktop's search providers as `reveille-search`, the command
+/// otherwise.
+@Suite("The installed program: one file, the agent and the search providers by their names, the command otherwise", .requires(InstalledProgram.unavailable),
     .timeLimit(.minutes(5)))
 struct InstalledProgramTests {
     @Test("Started as reveilled it is the agent, as reveille the command; the agent knows the command beside it for the person's own")
@@ -48,6 +49,56 @@ struct InstalledProgramTests {
         #expect(other.status == .exited(0) && !other.output.contains(" Work"), "\(other)")
     }
 
+    @Test("Started as reveille-search it is the search providers, which the agent knows for the person's: a title finds their alarm and what Enter sets is theirs; a copy of the file elsewhere, by the same name, is an app")
+    func searchRole() async throws {
+        let fixture = try await AgentFixture.start(startingAgent: false)
+        defer { fixture.stop() }
+        let folder = Fixtures.temporaryDirectory("reveille-installed-search")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let installed = try InstalledProgram(in: folder)
+        _ = try fixture.sandbox.spawn(installed.agent, ["--silent"])
+        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+        let added = try await fixture.run(installed.command, ["add", "7:30", "--title", "Work"])
+        #expect(added.status == .exited(0), "\(added)")
+
+        // Started by its third name, as the package's service file starts it.
+        let search = try fixture.sandbox.spawn(installed.search, [])
+        try await offPool { try fixture.sandbox.waitForBusName(SearchProviderTests.service, timeout: .seconds(30)) }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(search.pid)/exe") == installed.search)
+        #expect(try String(contentsOfFile: "/proc/\(search.pid)/comm", encoding: .utf8) == "reveille-search\n")
+        // The agent lists the person's alarms to it: the title finds the command's alarm.
+        let found = try await SearchProviderTests.match(fixture, "Work")
+        #expect(found.map(\.text) == ["“Work”"] && found.first?.actions == ["stop", "snooze", "cancel"], "\(found)")
+        // Enter sets the timer as the person's (owner user, as the command's alarm).
+        let tea = try await SearchProviderTests.match(fixture, "timer 10m tea")
+        #expect(tea.map(\.text) == ["Timer for 10 min: tea"], "\(tea)")
+        let pressed = try await SearchProviderTests.kRunner(fixture, "Run", "ss", try #require(tea.first?.id), "")
+        #expect(pressed.result.status == .exited(0), "\(pressed.result)")
+        let listed = try await fixture.run(installed.command, ["list", "--json"])
+        let teaID = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]]) ?? [])
+                .first { $0["title"] as? String == "tea" }?["id"] as? String, "\(listed)")
+        let shown = try await fixture.run(installed.command, ["show", teaID])
+        // (The timer's details have a `remaining` line: the values start a column further on.)
+        let owner = shown.output.split(separator: "\n").first { $0.hasPrefix("owner ") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+        #expect(owner == "user", "\(shown)")
+        search.stop(grace: .seconds(5))
+        try await offPool { try fixture.sandbox.waitForBusNameReleased(SearchProviderTests.service, timeout: .seconds(30)) }
+
+        // The same file copied elsewhere and started by the same name answers (a timer needs no
+        // agent) but is not beside the agent: an app, it finds none of the person's alarms.
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let copy = elsewhere.appendingPathComponent("reveille-search").path
+        try FileManager.default.copyItem(atPath: installed.command, toPath: copy)
+        let impostor = try fixture.sandbox.spawn(copy, [])
+        defer { impostor.stop(grace: .zero) }
+        try await offPool { try fixture.sandbox.waitForBusName(SearchProviderTests.service, timeout: .seconds(30)) }
+        #expect(try await SearchProviderTests.match(fixture, "timer 10m tea").map(\.text) == ["Timer for 10 min: tea"])
+        let notFound = try await SearchProviderTests.match(fixture, "Work")
+        #expect(notFound.isEmpty, "\(notFound)")
+    }
+
     @Test("It links no ICU: none of Foundation's ICU-backed libraries (FoundationInternationalization, _FoundationICU) nor swift-corelibs-foundation, which reaches them")
     func linksNoICU() throws {
         // This build links the Swift libraries as shared ones: the ones it needs are named in its
@@ -62,7 +113,7 @@ struct InstalledProgramTests {
     }
 
     @Test(
-        "With CAP_WAKE_ALARM on the file, as the package gives it: the agent run by a person keeps it; the command gives it up, and the agent still knows it for the person's",
+        "With CAP_WAKE_ALARM on the file, as the package gives it: the agent run by a person keeps it; the command and the search providers give it up, and the agent still knows them for the person's",
         .requires(InstalledProgram.rootUnavailable))
     func capabilities() async throws {
         // The sandbox's programs run as root; the person's session here runs as nobody.
@@ -99,24 +150,47 @@ struct InstalledProgramTests {
         let reader = try person.spawn("/usr/bin/readlink", ["-v", "/proc/\(watch.pid)/exe"])
         _ = try await reader.waitForExit(timeout: .seconds(10))
         #expect(reader.standardOutput == installed.command + "\n", "\(reader.standardOutput) \(reader.standardError)")
+
+        // The search providers, by the file's third name, give it up too (they answer any caller
+        // on the bus, and need it for nothing): the agent knows them for the person's (a title
+        // finds the command's alarm), and another program of the person's, holding no capability,
+        // reads their executable.
+        let search = try person.spawn(installed.search, [])
+        defer { search.stop(grace: .zero) }
+        try await waitUntil("reveille-search to find the person's alarm", every: .milliseconds(200)) { () async throws -> Bool? in
+            let match = try person.spawn(
+                "/usr/bin/busctl", ["--address=\(person.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")", "--json=short", "call", SearchProviderTests.service, SearchProviderTests.kRunnerPath,
+                                    "org.kde.krunner1", "Match", "s", "Work"])
+            _ = try await match.waitForExit(timeout: .seconds(10))
+            return match.standardOutput.contains("“Work”") ? true : nil
+        }
+        let searchCapabilities = try ProcessCapabilities(pid: search.pid)
+        #expect(searchCapabilities.permitted == 0 && searchCapabilities.effective == 0, "\(searchCapabilities)")
+        let searchReader = try person.spawn("/usr/bin/readlink", ["-v", "/proc/\(search.pid)/exe"])
+        _ = try await searchReader.waitForExit(timeout: .seconds(10))
+        #expect(searchReader.standardOutput == installed.search + "\n", "\(searchReader.standardOutput) \(searchReader.standardError)")
     }
 }
 
 /// The installed program laid out as the package lays it out, in a folder: `reveille`, a copy of
-/// the built `reveille-multicall`, and `reveilled`, a second name (hard link) of it, as
-/// scripts/install makes them.
+/// the built `reveille-multicall`, and `reveilled` and `reveille-search`, other names (hard links)
+/// of it, as scripts/install makes them.
 struct InstalledProgram {
     /// `folder/reveille`.
     let command: String
     /// `folder/reveilled`.
     let agent: String
+    /// `folder/reveille-search`.
+    let search: String
 
     init(in folder: URL) throws {
         command = folder.appendingPathComponent("reveille").path
         agent = folder.appendingPathComponent("reveilled").path
+        search = folder.appendingPathComponent("reveille-search").path
         try FileManager.default.copyItem(atPath: Built.path("reveille-multicall"), toPath: command)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: command)
         try FileManager.default.linkItem(atPath: command, toPath: agent)
+        try FileManager.default.linkItem(atPath: command, toPath: search)
     }
 
     /// Why the suite cannot run here, or `nil`.

@@ -3,14 +3,24 @@ import Dispatch
 import LinuxSystem
 import ReveilleCLI
 import ReveilledCLI
+import SearchProviders
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// The program the package installs, once, under both names: started as `reveilled` (the name the
-// user unit, D-Bus activation and the command start it by) it is the agent; by any other name, the
-// command. One file carries the Swift runtime and Foundation Essentials once, for both.
+// The program the package installs, once, under three names: started as `reveilled` (the name the
+// user unit, D-Bus activation and the command start it by) it is the agent; as `reveille-search`
+// (the name the search providers' D-Bus activation starts it by) the desktop's search providers;
+// by any other name, the command. One file carries the Swift runtime and Foundation Essentials
+// once, for all three.
+//
+// The name decides only what the program does, never whom the agent trusts: the agent knows a
+// caller by its executable's path (`/proc/PID/exe`), which for a hard link is the name the file was
+// started by, and trusts `reveille` and `reveille-search` beside itself. Whatever a process started
+// by one of those paths says its name is, it runs this program, which acts only as the person's
+// command or search would; a copy or a link of the file elsewhere is not beside the agent and is an
+// app.
 let name = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
 if name == "reveilled" {
     // Every task of the agent runs on its own worker pool, installed before the first task exists
@@ -21,16 +31,20 @@ if name == "reveilled" {
         exit(0)
     }
 } else {
-    // The file's capabilities are the agent's (CAP_WAKE_ALARM, for wake timers): the command gives
-    // them up before it starts a thread, and is then an ordinary process of its user, whose
-    // executable the agent can read to know it for the person's own command.
+    // The file's capabilities are the agent's (CAP_WAKE_ALARM, for wake timers): the command and
+    // the search providers (which answer any caller on the bus) give them up before they start a
+    // thread, and are then ordinary processes of their user, whose executable the agent, or any
+    // program of the person's, can read.
     do {
         try Capabilities.dropFileCapabilities()
     } catch {
-        FileDescriptor.standardError.write("reveille: cannot give up the capabilities of \(CommandLine.arguments[0]): \(error)\n")
+        FileDescriptor.standardError.write("\(name == "reveille-search" ? name : "reveille"): cannot give up the capabilities of \(CommandLine.arguments[0]): \(error)\n")
         exit(1)
     }
     Task {
+        if name == "reveille-search" {
+            exit(await ReveilleSearch.main())
+        }
         await ReveilleCommand.main()
         exit(0)
     }

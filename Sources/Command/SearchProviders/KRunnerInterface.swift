@@ -1,6 +1,6 @@
 import AlarmProtocol
 import DBus
-import Foundation
+import FoundationEssentials
 import Localization
 
 /// Plasma's `org.kde.krunner1`, as KRunner's D-Bus runners speak it (KRunner's

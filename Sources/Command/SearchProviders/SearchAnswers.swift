@@ -3,7 +3,7 @@ import AlarmModel
 import AlarmProtocol
 import AlarmRecords
 import CommandLineText
-import Foundation
+import FoundationEssentials
 import Localization
 import Synchronization
 

@@ -1,6 +1,6 @@
 import AlarmProtocol
 import DBus
-import Foundation
+import FoundationEssentials
 
 /// GNOME Shell's `org.gnome.Shell.SearchProvider2`: the overview asks for the ids matching the
 /// words typed (`GetInitialResultSet`, then `GetSubsearchResultSet` as more is typed), for their

@@ -1,7 +1,9 @@
 import AlarmKit
 import AlarmProtocol
 import DBus
-import Foundation
+import Dispatch
+import FoundationEssentials
+import LinuxSystem
 
 /// What choosing an alarm the agent has does: its KRunner actions, and showing it.
 extension SearchAnswers {
@@ -18,7 +20,8 @@ extension SearchAnswers {
     }
 
     /// Opens Reveille's desktop entry (`reveille watch` in a terminal), found where the desktop
-    /// finds it, through GIO's `gio launch` as the shell would launch it.
+    /// finds it, through GIO's `gio launch` as the shell would launch it (in a session of its own,
+    /// its output dropped; it is waited for off the caller's thread, so it leaves no zombie).
     func showAlarms() throws {
         let environment = ProcessInfo.processInfo.environment
         let home = environment["XDG_DATA_HOME"] ?? (environment["HOME"].map { $0 + "/.local/share" } ?? "")
@@ -26,10 +29,8 @@ extension SearchAnswers {
         let entry = folders.map { $0 + "/applications/io.github.reveille.Reveille.desktop" }
             .first { FileManager.default.fileExists(atPath: $0) }
         guard let entry else { throw SearchFailure.unknownResult("io.github.reveille.Reveille.desktop") }
-        let launch = Process()
-        launch.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        launch.arguments = ["gio", "launch", entry]
-        try launch.run()
+        let launcher = try ProcessCalls.spawn("/usr/bin/env", arguments: ["gio", "launch", entry], appendingOutputTo: "/dev/null")
+        DispatchQueue.global().async { _ = try? ProcessCalls.wait(for: launcher) }
     }
 
     /// Runs a call to the agent, starting it (beside this program, as `reveille` does) when the
