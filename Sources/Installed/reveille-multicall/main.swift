@@ -19,8 +19,8 @@ import Glibc
 // caller by its executable's path (`/proc/PID/exe`), which for a hard link is the name the file was
 // started by, and trusts `reveille` and `reveille-search` beside itself. Whatever a process started
 // by one of those paths says its name is, it runs this program, which acts only as the person's
-// command or search would; a copy or a link of the file elsewhere is not beside the agent and is an
-// app.
+// command or search would; a copy or a hard link of the file elsewhere is not beside the agent and
+// is an app (a symbolic link runs the installed file, which the kernel names by its own path).
 let name = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
 if name == "reveilled" {
     // Every task of the agent runs on its own worker pool, installed before the first task exists
