@@ -80,7 +80,7 @@ struct InstallScriptTests {
         }
         // The man pages come from generate-manual: where the build has none (a debug build), the
         // install says so and lists none.
-        let manPages = [prefix + "/share/man/man1/reveille.1", prefix + "/share/man/man1/reveilled.1"]
+        let manPages = [prefix + "/share/man/man1/reveille.1", prefix + "/share/man/man1/reveilled.1", prefix + "/share/man/man1/reveille-search.1"]
         if FileManager.default.isExecutableFile(atPath: Built.path("generate-manual")) {
             #expect(manPages.allSatisfy(manifest.contains), "\(manifest)")
         } else {
