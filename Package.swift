@@ -260,7 +260,7 @@ let package = Package(
                 "AlarmKit", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
                 "DBus", "StressTesting", "TestSupport", "TestRequirements",
             ],
-            exclude: ["Scripts"]
+            exclude: ["Scripts", "FrozenInterfaces"]
         ),
         // The real GNOME Shell with the real agent: a target of its own, so that scripts/test-userland
         // (whose Debian 13 root has no gnome-shell) leaves it out while the host suite runs it.
