@@ -108,13 +108,13 @@ package enum Executables {
     }
 
     /// The version of the `dbus-daemon` on `PATH`, such as [1, 14, 10]; nil where there is none, or
-    /// it says no version.
-    package static var dbusDaemonVersion: [Int]? {
+    /// it says no version. Asked once per test process.
+    package static let dbusDaemonVersion: [Int]? = {
         guard let daemon = find("dbus-daemon"), let output = try? run(daemon, ["--version"]),
               let word = output.split(separator: "\n").first?.split(separator: " ").last else { return nil }
         let version = word.split(separator: ".").compactMap { Int($0) }
         return version.isEmpty ? nil : version
-    }
+    }()
 
     /// Whether the `dbus-daemon` on `PATH` gives a caller's pidfd (`ProcessFD`, type h) in
     /// `GetConnectionCredentials`: 1.15.2 and later do (Debian 13's 1.16).

@@ -30,7 +30,7 @@ package enum PipeWireALSAProperties {
     /// Creates the variable (with the value the process started with, or an empty object), so that
     /// later opens only replace it. Call it early, while the process has one thread.
     package static func prepare() {
-        lock.withLock { _ in setenv(variable, original ?? "{ }", 1) }
+        lock.withLock { _ in _ = setenv(variable, original ?? "{ }", 1) }
     }
 
     /// Runs `open` with `PIPEWIRE_ALSA` holding `identity`'s properties (then the process's own),
