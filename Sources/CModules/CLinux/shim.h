@@ -8,6 +8,7 @@
 #include <libintl.h>
 #include <linux/capability.h>
 #include <locale.h>
+#include <malloc.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/eventfd.h>
