@@ -84,7 +84,8 @@ let package = Package(
         .systemLibrary(
             name: "CSndFile",
             path: "Sources/CModules/CSndFile",
-            pkgConfig: "sndfile",
+            // Not linked: SoundFile loads libsndfile while it decodes (dlopen), so an idle agent
+            // keeps none of its codecs resident. Only its header is used at build time.
             providers: [.apt(["libsndfile1-dev"])]
         ),
         .target(

@@ -3,6 +3,9 @@ import FoundationEssentials
 import LinuxSystem
 
 /// Decoding sound files with libsndfile (WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3 with libsndfile 1.1+).
+///
+/// The library is loaded for each decode and unloaded after it (`Library`), so that an idle agent
+/// keeps neither libsndfile nor its codecs resident.
 package enum SoundFile {
     /// The most channels Reveille plays (7.1).
     static let maximumChannels = 8
@@ -47,11 +50,13 @@ package enum SoundFile {
         // Closed here, after libsndfile is done with it (it is told not to close it: SF_FALSE).
         defer { try? descriptor.close() }
         guard (try? descriptor.fileType()) == .regular else { throw .notAFile(path: path) }
+        let library = try Library(path: path)
+        defer { library.unload() }
         var info = SF_INFO()
-        guard let file = sf_open_fd(descriptor.rawValue, Int32(SFM_READ), &info, 0) else {
-            throw .undecodable(path: path, reason: String(cString: sf_strerror(nil)))
+        guard let file = library.openFile(descriptor.rawValue, &info) else {
+            throw .undecodable(path: path, reason: library.message(nil))
         }
-        defer { sf_close(file) }
+        defer { library.close(file) }
         let channels = Int(info.channels)
         let rate = Int(info.samplerate)
         guard channels > 0, channels <= maximumChannels else {
@@ -65,15 +70,64 @@ package enum SoundFile {
         var chunk = [Int16](repeating: 0, count: chunkFrames * channels)
         while samples.count / channels < limit {
             let read = chunk.withUnsafeMutableBufferPointer { buffer in
-                sf_readf_short(file, buffer.baseAddress, sf_count_t(chunkFrames))
+                library.readFrames(file, into: buffer.baseAddress, count: chunkFrames)
             }
             if read <= 0 { break }
             samples.append(contentsOf: chunk[0..<(Int(read) * channels)])
         }
-        if sf_error(file) != 0, samples.isEmpty {
-            throw .undecodable(path: path, reason: String(cString: sf_strerror(file)))
+        if library.failed(file), samples.isEmpty {
+            throw .undecodable(path: path, reason: library.message(file))
         }
         guard !samples.isEmpty else { throw .unsupported(path: path, reason: "no audio in the file") }
         return DecodedSound(samples: samples, channels: channels, sampleRate: rate)
+    }
+
+    /// libsndfile, loaded for one decode (`dlopen`, `dlsym`) and unloaded by `unload()`.
+    private struct Library {
+        /// The library's functions.
+        private let functions: reveille_sndfile
+
+        /// Loads libsndfile.
+        ///
+        /// - Throws: `SoundError.undecodable` naming `path`, with the loader's message, when the
+        ///   library is missing (the package depends on it).
+        init(path: String) throws(SoundError) {
+            var functions = reveille_sndfile()
+            guard reveille_sndfile_load(&functions) == 0 else {
+                throw .undecodable(path: path, reason: "libsndfile could not be loaded: \(String(cString: reveille_sndfile_load_error()))")
+            }
+            self.functions = functions
+        }
+
+        /// Opens a sound from an open file (`sf_open_fd` for reading; the descriptor stays open).
+        func openFile(_ descriptor: Int32, _ info: inout SF_INFO) -> OpaquePointer? {
+            withUnsafePointer(to: functions) { reveille_sf_open_fd($0, descriptor, Int32(SFM_READ), &info, 0) }
+        }
+
+        /// Reads up to `count` frames into `frames` (`sf_readf_short`); how many it read.
+        func readFrames(_ file: OpaquePointer, into frames: UnsafeMutablePointer<Int16>?, count: Int) -> Int {
+            Int(withUnsafePointer(to: functions) { reveille_sf_readf_short($0, file, frames, sf_count_t(count)) })
+        }
+
+        /// Whether reading `file` failed (`sf_error`).
+        func failed(_ file: OpaquePointer) -> Bool {
+            withUnsafePointer(to: functions) { reveille_sf_error($0, file) } != 0
+        }
+
+        /// libsndfile's message for `file`'s last error, or for the last failed open (`nil`).
+        func message(_ file: OpaquePointer?) -> String {
+            String(cString: withUnsafePointer(to: functions) { reveille_sf_strerror($0, file) })
+        }
+
+        /// Closes `file` (`sf_close`).
+        func close(_ file: OpaquePointer) {
+            _ = withUnsafePointer(to: functions) { reveille_sf_close($0, file) }
+        }
+
+        /// Unloads the library (it stays loaded while another decode holds it).
+        func unload() {
+            var functions = functions
+            reveille_sndfile_unload(&functions)
+        }
     }
 }
