@@ -39,6 +39,18 @@ struct FrozenStore: CustomTestStringConvertible, Sendable {
         try #require(JSONSerialization.jsonObject(with: Data(contentsOf: file(".history.json"))) as? [[String: Any]])
     }
 
+    /// About when that version listed its alarms: a minute after the latest instant in its history
+    /// (the alert still ringing when it stopped). Its alarms are read as of then, as that version
+    /// showed them: a skipped alert, for one, is shown only while it is ahead (v3's and v4's skip
+    /// the next day's 06:00, which had passed by the next morning).
+    func listedAround() throws -> Date {
+        let styles = [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)]
+        let instants = try history().compactMap { $0["scheduledAt"] as? String }.compactMap { text in
+            styles.lazy.compactMap { try? Date(text, strategy: $0) }.first
+        }
+        return try #require(instants.max(), "\(name): no instant in its history").addingTimeInterval(60)
+    }
+
     /// The authorizations as that version's `reveille auth list` printed them: app, answer.
     func authorizations() throws -> [String: String] {
         guard hasAuthorizations else { return [:] }
@@ -103,8 +115,9 @@ struct FrozenStoreTests {
             }
         }
 
-        // Read as today's agent reads them: each alarm as the earlier version listed it.
-        let reading = ClockReading(now: Date(), uptime: .seconds(1), bootID: "frozen-store-test", timeZone: Fixtures.zone("Europe/Berlin"))
+        // Read as today's agent reads them, as of when the earlier version listed them: each alarm
+        // as that version listed it.
+        let reading = ClockReading(now: try frozen.listedAround(), uptime: .seconds(1), bootID: "frozen-store-test", timeZone: Fixtures.zone("Europe/Berlin"))
         let shown = Dictionary(uniqueKeysWithValues: alarms.map { ($0.id.uuidString.lowercased(), AlarmDescription($0, at: reading)) })
         for old in listed {
             guard let now = shown[old.id] else {
