@@ -72,16 +72,19 @@ struct AgentFixture: Sendable {
     /// `dunstNotificationLimit`: how many bubbles dunst draws at once (0: all). `agentProgram`
     /// runs another build of the agent (an older one: `OlderBuilds`) with `agentArguments` as
     /// they are, `--silent` not added (the first agent has no such option). `serviceDirectories`
-    /// are the bus's D-Bus activation folders.
+    /// are the bus's D-Bus activation folders. `dunstConfiguration` is added to dunst's
+    /// configuration (rules, such as one that draws Reveille's images).
     static func start(
         notificationServer: Bool = false, pacedBytesPerSecond: Int? = nil, agentArguments: [String] = [],
         agentEnvironment: [String: String] = [:], startingAgent: Bool = true, unsettingForAgent: Set<String> = [],
-        dunstNotificationLimit: Int = 0, agentProgram: String? = nil, serviceDirectories: [URL] = []
+        dunstNotificationLimit: Int = 0, agentProgram: String? = nil, serviceDirectories: [URL] = [],
+        dunstConfiguration: String = ""
     ) async throws -> AgentFixture {
         let sandbox = try await offPool {
             try DesktopSandbox(
                 startsNotificationServer: notificationServer, serviceDirectories: serviceDirectories,
-                pacedBytesPerSecond: pacedBytesPerSecond, dunstNotificationLimit: dunstNotificationLimit)
+                pacedBytesPerSecond: pacedBytesPerSecond, dunstConfiguration: dunstConfiguration,
+                dunstNotificationLimit: dunstNotificationLimit)
         }
         var agent: SandboxProcess?
         if startingAgent {

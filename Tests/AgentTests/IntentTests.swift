@@ -47,6 +47,37 @@ struct IntentTests {
         app.terminate()
     }
 
+    static let gApplication = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/gapplication_app.py").path
+
+    @Test("Open on a ringing alert activates the real GApplication that set it (org.freedesktop.Application.Activate), and stops the alarm")
+    func openActivatesGApplication() async throws {
+        let fixture = try await AgentFixture.start(notificationServer: true)
+        defer { fixture.stop() }
+        let sandbox = fixture.sandbox
+        let monitor = try sandbox.monitorNotifyCalls()
+        try await fixture.authorizePython()
+        let appID = "org.example.Opener"
+        let app = try sandbox.spawn(Built.systemPython, [Self.gApplication, appID, "1"])
+        defer { app.terminate() }
+        let scheduled = try await app.waitForStandardOutput(containing: "scheduled ", timeout: .seconds(30))
+        let id = try #require(scheduled.split(separator: "\n").first { $0.hasPrefix("scheduled ") }?.split(separator: " ").last)
+
+        // The alert offers the app's Open button beside Stop.
+        let alert = try await monitor.waitForNotify(matching: { $0.summary == "Open me" && $0.urgency == .byte(2) && $0.returnedID != nil })
+        #expect(alert.actionKeys == ["default", "stop", "open"])
+        #expect(alert.actionLabels["open"] == "Open")
+        #expect(!app.standardOutput.contains("activate"), "nothing activated the app before Open: \(app.outputs())")
+
+        // Open, picked in dunst's menu: GIO delivers Activate to the app, which says so and exits.
+        try await offPool { try sandbox.pickAction("open") }
+        #expect(try await app.waitForExit(timeout: .seconds(30)) == .exited(0), "\(app.outputs())\n\(fixture.agent?.outputs() ?? "")")
+        let lines = app.standardOutput.split(separator: "\n")
+        #expect(lines.last == "activate", "\(app.outputs())")
+        #expect(!lines.contains { $0.hasPrefix("action ") }, "no stop intent as well: \(app.outputs())")
+        // The Open button ends the alert: the one-shot alarm is gone.
+        try await AlertingTests.waitForState(nil, of: try #require(UUID(uuidString: String(id))), in: fixture)
+    }
+
     /// The agent's log (its standard error), once it contains `text`; throws after 30 s.
     func waitForLog(_ fixture: AgentFixture, containing text: String) async throws -> String {
         try await waitUntil("the agent to log \(text.debugDescription)", detail: { fixture.agent?.outputs() ?? "no agent" }) {

@@ -6,9 +6,10 @@ import TestRequirements
 import TestSupport
 
 /// The desktop's search providers (`reveille-search`) on a real bus with the real agent, called
-/// as Plasma's KRunner calls a D-Bus runner (`busctl`: Match, Actions, Run, Config), the program
+/// as Plasma's KRunner calls a D-Bus runner (`busctl`: Match, Actions, Run, Config) and as GNOME
+/// Shell calls a search provider (GetInitialResultSet, ActivateResult, LaunchSearch), the program
 /// started by D-Bus activation from its service file.
-@Suite("Agent: search providers (KRunner's protocol)", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
+@Suite("Agent: search providers (KRunner's and GNOME Shell's protocols)", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct SearchProviderTests {
     static let service = "io.github.reveille.Search"
     static let kRunnerPath = "/io/github/reveille/Search/KRunner"
@@ -27,7 +28,15 @@ struct SearchProviderTests {
     static func kRunner(_ fixture: AgentFixture, _ method: String, _ signature: String = "", _ arguments: String...) async throws
         -> (data: Any?, result: CommandResult)
     {
-        var words = ["--address=\(fixture.sandbox.busAddress)", "--json=short", "call", service, kRunnerPath, "org.kde.krunner1", method]
+        try await busctl(fixture, kRunnerPath, "org.kde.krunner1", method, signature, arguments)
+    }
+
+    /// Calls a method of the provider with `busctl --json=short` and returns the reply's `data`,
+    /// or the failure.
+    static func busctl(
+        _ fixture: AgentFixture, _ path: String, _ interface: String, _ method: String, _ signature: String, _ arguments: [String]
+    ) async throws -> (data: Any?, result: CommandResult) {
+        var words = ["--address=\(fixture.sandbox.busAddress)", "--json=short", "call", service, path, interface, method]
         if !signature.isEmpty { words += [signature] + arguments }
         let result = try await fixture.run("/usr/bin/busctl", words)
         guard result.status == .exited(0), !result.line.isEmpty,
@@ -132,6 +141,76 @@ struct SearchProviderTests {
         // Started again by the next query, which it answers.
         #expect(try await Self.match(fixture, "timer 10m tea").map(\.text) == ["Timer for 10 min: tea"])
         #expect(try await client.connection.nameOwner(Self.service) != nil)
+    }
+
+    static let gnomePath = "/io/github/reveille/Search/GNOME"
+
+    /// Calls a SearchProvider2 method with `busctl --json=short`, as GNOME Shell would over D-Bus.
+    static func gnome(_ fixture: AgentFixture, _ method: String, _ signature: String, _ arguments: String...) async throws
+        -> (data: Any?, result: CommandResult)
+    {
+        try await busctl(fixture, gnomePath, "org.gnome.Shell.SearchProvider2", method, signature, arguments)
+    }
+
+    @Test("GNOME Shell's ActivateResult on a result of GetInitialResultSet sets that timer, which rings; on a result no search gave it is refused and sets nothing")
+    func gnomeActivateResult() async throws {
+        let (fixture, services) = try await Self.start()
+        defer {
+            fixture.stop()
+            try? FileManager.default.removeItem(at: services)
+        }
+        let monitor = try fixture.sandbox.monitorNotifyCalls()
+        // The overview asks for the results of the words typed, then activates the one picked.
+        let (data, found) = try await Self.gnome(fixture, "GetInitialResultSet", "as", "3", "timer", "3s", "tea")
+        let ids = try #require((data as? [Any])?.first as? [String], "\(found)")
+        #expect(ids.count == 1, "\(ids)")
+        let id = try #require(ids.first)
+        #expect(try await fixture.listedAlarms().isEmpty, "a search alone sets nothing")
+        let activated = try await Self.gnome(fixture, "ActivateResult", "sasu", id, "3", "timer", "3s", "tea", "0")
+        #expect(activated.result.status == .exited(0), "\(activated.result)")
+        let listed = try await fixture.listedAlarms()
+        #expect(listed.map(\.title) == ["tea"] && listed.first?.kind == "timer" && listed.first?.state == "countdown", "\(listed)")
+        let alert = try await monitor.waitForNotify(matching: { $0.summary == "tea" && $0.urgency == .byte(2) })
+        #expect(alert.appName == "Reveille")
+
+        let unknown = try await Self.gnome(fixture, "ActivateResult", "sasu", "set:alarm yesterday", "0", "0")
+        #expect(unknown.result.status != .exited(0))
+        #expect(unknown.result.error.contains("UnknownResult") || unknown.result.error.contains("no such result"), "\(unknown.result)")
+        #expect(try await fixture.listedAlarms().map(\.title) == ["tea"])
+    }
+
+    @Test("GNOME Shell's LaunchSearch (the provider's icon) opens Reveille's desktop entry with gio launch")
+    func gnomeLaunchSearch() async throws {
+        let (fixture, services) = try await Self.start()
+        defer {
+            fixture.stop()
+            try? FileManager.default.removeItem(at: services)
+        }
+        // Reveille's desktop entry in the person's data folder, whose program notes that it ran.
+        let home = fixture.sandbox.home
+        let launched = home.appendingPathComponent("launched")
+        let applications = home.appendingPathComponent(".local/share/applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        let program = home.appendingPathComponent("reveille-window")
+        try "#!/bin/sh\necho \"launched $*\" >> '\(launched.path)'\n".write(to: program, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
+        try """
+            [Desktop Entry]
+            Type=Application
+            Name=Reveille
+            Exec=\(program.path)
+            Terminal=false
+
+            """.write(to: applications.appendingPathComponent("io.github.reveille.Reveille.desktop"), atomically: true, encoding: .utf8)
+        #expect(!FileManager.default.fileExists(atPath: launched.path))
+
+        let launch = try await Self.gnome(fixture, "LaunchSearch", "asu", "2", "timer", "10m", "0")
+        #expect(launch.result.status == .exited(0), "\(launch.result)")
+        let text = try await waitUntil("Reveille's desktop entry to be launched", timeout: .seconds(20)) {
+            (try? String(contentsOf: launched, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        #expect(text == "launched \n", "\(text.debugDescription)")
+        #expect(try await fixture.listedAlarms().isEmpty, "LaunchSearch sets nothing")
     }
 
     @Test("Run with a result no Match gave, or an action the runner has not, is refused by name and sets nothing")

@@ -5,6 +5,7 @@ import CLibNotify
 import Foundation
 import Testing
 import TestRequirements
+import TestSupport
 
 @testable import AlarmDesktop
 
@@ -113,28 +114,58 @@ struct SymbolIconTests {
         try #require(NotificationContent.countdown(record, remaining: 30, duration: 60, paused: paused, hasActions: true, images: images))
     }
 
-    @Test("The alert keeps Reveille's icon; the Stop symbol is its image only where the server shows both")
+    @Test("The alert's image is the tint disc with the Stop glyph where the server draws image-data; the Stop symbol beside the icon where it shows only that")
     func alertHints() {
+        // GNOME Shell, dunst and Plasma draw image-data: the alert shows the alarm's tint as the
+        // countdown does, with the Stop button's glyph in its text colour.
         let plasma = NotificationContent.ImageSupport(drawsImageData: true, keepsAppIcon: true)
-        let alert = NotificationContent.alert(Self.record(), hasActions: true, images: plasma)
-        #expect(alert.icon == "io.github.reveille.Reveille")
-        #expect(alert.hints["image-path"] == .string("media-playback-stop"))
-        #expect(alert.hints["image-data"] == nil)
-        // An app's own Stop symbol.
+        let dunst = NotificationContent.ImageSupport(drawsImageData: true, keepsAppIcon: false)
+        for images in [plasma, dunst] {
+            let alert = NotificationContent.alert(Self.record(tint: .orange), hasActions: true, images: images)
+            #expect(alert.icon == "io.github.reveille.Reveille")
+            #expect(alert.hints["image-data"] == .image(TintImage.disc(tint: .orange, glyph: .stop, glyphColor: .white)))
+            #expect(alert.hints["image-path"] == nil, "image-data instead")
+        }
+        // An app's own Stop button: its text colour; a symbol with no glyph draws the disc alone.
         let custom = AlarmButton(text: "Done", textColor: .black, systemImageName: "checkmark.circle.fill")
-        #expect(NotificationContent.alert(Self.record(stop: custom), hasActions: true, images: plasma).hints["image-path"]
+        #expect(NotificationContent.alert(Self.record(tint: .mint, stop: custom), hasActions: true, images: dunst).hints["image-data"]
+            == .image(TintImage.disc(tint: .mint, glyphColor: .black)))
+        // A transparent tint draws nothing: no image.
+        let clear = NotificationContent.alert(Self.record(tint: Color(red: 0, green: 0, blue: 0, opacity: 0)), hasActions: true, images: dunst)
+        #expect(clear.hints["image-data"] == nil && clear.hints["image-path"] == nil)
+        // A server that shows an image beside the app's icon but draws no image data: the Stop symbol.
+        let besideOnly = NotificationContent.ImageSupport(drawsImageData: false, keepsAppIcon: true)
+        #expect(NotificationContent.alert(Self.record(), hasActions: true, images: besideOnly).hints["image-path"]
+            == .string("media-playback-stop"))
+        #expect(NotificationContent.alert(Self.record(stop: custom), hasActions: true, images: besideOnly).hints["image-path"]
             == .string("object-select-symbolic"))
         // Unknown symbol: no image, Reveille's icon alone.
         let unknown = AlarmButton(text: "Done", textColor: .black, systemImageName: "swift")
-        #expect(NotificationContent.alert(Self.record(stop: unknown), hasActions: true, images: plasma).hints["image-path"] == nil)
-        // GNOME and dunst show one icon: an image would hide Reveille's, so none is sent; nor to a
-        // server not known yet (the default).
-        for images in [NotificationContent.ImageSupport(drawsImageData: true, keepsAppIcon: false), .none] {
-            let hints = NotificationContent.alert(Self.record(), hasActions: true, images: images).hints
-            #expect(hints["image-path"] == nil && hints["image-data"] == nil)
-        }
+        #expect(NotificationContent.alert(Self.record(stop: unknown), hasActions: true, images: besideOnly).hints["image-path"] == nil)
+        // A server not known yet (the default), or one that draws no image: none is sent.
+        let hints = NotificationContent.alert(Self.record(), hasActions: true, images: .none).hints
+        #expect(hints["image-path"] == nil && hints["image-data"] == nil)
         #expect(NotificationContent.alert(Self.record(), hasActions: true).hints.keys.sorted()
             == ["SWAYNC_BYPASS_DND", "category", "desktop-entry", "resident", "suppress-sound", "urgency"])
+    }
+
+    @Test("The tint images drawn ahead are the ones the alert and the countdown show, and are dropped with their alarms")
+    func tintImagesAhead() async throws {
+        let dunst = NotificationContent.ImageSupport(drawsImageData: true, keepsAppIcon: false)
+        let record = Self.record(tint: .orange)
+        #expect(NotificationContent.tintImageKeys(for: record) == [
+            TintImage.Key(tint: .orange, glyph: .stop, glyphColor: .white), TintImage.Key(tint: .orange, glyph: .pause, glyphColor: .white),
+            TintImage.Key(tint: .orange, glyph: .play, glyphColor: .white),
+        ])
+        let cache = TintImageCache()
+        cache.prepare([.updated(record)])
+        try await waitUntil("the images to be drawn") { cache.isComplete ? () : nil }
+        let drawn = NotificationContent.alert(record, hasActions: true, images: dunst, tintImages: cache)
+        #expect(drawn == NotificationContent.alert(record, hasActions: true, images: dunst))
+        let countdown = NotificationContent.countdown(record, remaining: 30, duration: 60, paused: false, hasActions: true, images: dunst, tintImages: cache)
+        #expect(countdown?.hints["image-data"] == .image(TintImage.disc(tint: .orange, glyph: .pause)))
+        cache.prepare([.removed(record)])
+        #expect(cache.isComplete)
     }
 
     @Test("The countdown's image is its button's symbol: Pause running, Resume paused (image-path)")

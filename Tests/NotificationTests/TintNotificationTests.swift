@@ -21,7 +21,7 @@ struct TintNotificationTests {
         ])
     }
 
-    @Test("dunst lists icon-static: the countdown carries the tint disc as image-data (pause, then play); the alert keeps Reveille's icon alone")
+    @Test("dunst lists icon-static: the countdown carries the tint disc as image-data (pause, then play), the alert the disc with the Stop glyph")
     func tintAndSymbols() async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.stop() }
@@ -70,12 +70,14 @@ struct TintNotificationTests {
         probe.send("endCountdown", other.uuidString)
         try await sandbox.waitForDisplayedCount(0)
 
-        // The alert: Reveille's icon, and no image that would take its place (dunst shows one).
+        // The alert: the tint disc (the accent colour here) with the Stop glyph, as image-data;
+        // Reveille's icon is still its app_icon.
         let alarm = UUID()
         probe.send("alert", alarm.uuidString, "Wake up", "snooze")
         let alert = try await monitor.waitForNotify(matching: { $0.summary == "Wake up" && $0.returnedID != nil })
         #expect(alert.appIcon == "io.github.reveille.Reveille")
-        #expect(alert.hints["image-path"] == nil && alert.hints["image-data"] == nil, "\(alert.hints.keys.sorted())")
+        #expect(alert.hints["image-path"] == nil, "\(alert.hints.keys.sorted())")
+        #expect(alert.hints["image-data"] == Self.busValue(TintImage.disc(tint: .accentColor, glyph: .stop)))
         try await sandbox.waitForDisplayedCount(1)
         probe.send("endAlert", alarm.uuidString)
         try await sandbox.waitForDisplayedCount(0)

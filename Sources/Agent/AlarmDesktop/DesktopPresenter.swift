@@ -95,6 +95,12 @@ package final class DesktopPresenter: AlarmPresenter {
         show(effect)
     }
 
+    /// Gets ready what the changed alarms will show (`AlarmNotifying.prepare(_:)`); called on the
+    /// engine after each stored change, and returns at once.
+    package func prepare(_ changes: [AlarmChange]) {
+        notifications?.prepare(changes)
+    }
+
     /// Starts the sound of an alert that waited for its notification, unless it started already
     /// (from the notification or the head start, whichever came second) or ended meanwhile.
     private func startWaitingSound(_ id: UUID) {

@@ -22,6 +22,8 @@ final class BusConnection: Sendable {
 
     private struct State {
         var buffer: [UInt8] = []
+        /// When the last bytes in `buffer` were read: a message complete in it had arrived by then.
+        var lastRead: ContinuousClock.Instant?
     }
 
     private enum Lifecycle {
@@ -78,8 +80,11 @@ final class BusConnection: Sendable {
                 if let length = try BusMessage.frameLength(state.buffer[...]), state.buffer.count >= length {
                     let bytes = Array(state.buffer[0..<length])
                     state.buffer.removeFirst(length)
+                    // Stamped with the read that completed it, not after it was parsed: reading a
+                    // large body into values (an image's pixels, 9 216 bytes) takes a while.
+                    let arrived = state.lastRead ?? .now
                     var message = try BusMessage(bytes: bytes)
-                    message.receivedAt = .now
+                    message.receivedAt = arrived
                     return message
                 }
                 guard lifecycle.withLock({ $0 }) != .closed else {
@@ -98,6 +103,7 @@ final class BusConnection: Sendable {
                 case .failure(let error): throw SandboxError.failed("reading from the bus: \(error)")
                 }
                 if count == 0 { throw SandboxError.failed("the bus closed the connection") }
+                state.lastRead = .now
                 state.buffer.append(contentsOf: chunk[0..<count])
             }
         }

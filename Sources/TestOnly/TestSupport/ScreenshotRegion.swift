@@ -12,18 +12,23 @@ package struct ScreenshotRegion: Decodable, Sendable, Hashable {
     package var colours: Int
     /// The share of its most common colour (1 for an even area).
     package var dominant: Double
+    /// How many of its pixels are within 6 in each channel of the colour asked for (0 when none was).
+    package var matching: Int
 
     /// The share of pixels that changed.
     package var changedShare: Double { pixels == 0 ? 0 : Double(changed) / Double(pixels) }
 
     /// Compares the rectangle at (`x`, `y`) of size `width`×`height` of `screenshot` with the same
-    /// rectangle of `other` (screenshots of the same screen), running `gjs` in `sandbox`.
+    /// rectangle of `other` (screenshots of the same screen), running `gjs` in `sandbox`;
+    /// `counting` (`#rrggbb`) is the colour `matching` counts.
     package static func compare(
-        _ screenshot: URL, with other: URL, x: Int, y: Int, width: Int, height: Int, in sandbox: DesktopSandbox
+        _ screenshot: URL, with other: URL, x: Int, y: Int, width: Int, height: Int, counting colour: String? = nil,
+        in sandbox: DesktopSandbox
     ) async throws -> ScreenshotRegion {
         let script = GNOMEShellServer.filesFolder.appendingPathComponent("compare-region.js").path
         let output = try await offPool {
-            try sandbox.run("gjs", [script, screenshot.path, other.path, "\(x)", "\(y)", "\(width)", "\(height)"])
+            try sandbox.run(
+                "gjs", [script, screenshot.path, other.path, "\(x)", "\(y)", "\(width)", "\(height)"] + (colour.map { [$0] } ?? []))
         }
         do {
             return try JSONDecoder().decode(ScreenshotRegion.self, from: Data(output.utf8))
@@ -34,8 +39,11 @@ package struct ScreenshotRegion: Decodable, Sendable, Hashable {
 
     /// Compares `banner`'s rectangle of `screenshot` with the same rectangle of `other`.
     package static func compare(
-        _ screenshot: URL, with other: URL, at banner: GNOMEShellServer.Banner, in sandbox: DesktopSandbox
+        _ screenshot: URL, with other: URL, at banner: GNOMEShellServer.Banner, counting colour: String? = nil,
+        in sandbox: DesktopSandbox
     ) async throws -> ScreenshotRegion {
-        try await compare(screenshot, with: other, x: banner.x, y: banner.y, width: banner.width, height: banner.height, in: sandbox)
+        try await compare(
+            screenshot, with: other, x: banner.x, y: banner.y, width: banner.width, height: banner.height, counting: colour,
+            in: sandbox)
     }
 }

@@ -99,7 +99,12 @@ package final class AlarmService: Sendable {
                 },
                 listedBy: { [weak self] caller in _ = try? await self?.watchingCaller(caller) }))
         let alarmObject = try DBusObjectInterfaces([Self.alarmDescription(self)])
-        await engine.observeChanges { [weak self] changes in self?.mirror(changes, exporting: alarmObject) }
+        // The desktop draws what the changed alarms will show (their tint images) ahead of their
+        // alerts; it hands the work off and returns.
+        await engine.observeChanges { [weak self, desktop] changes in
+            self?.mirror(changes, exporting: alarmObject)
+            desktop?.prepare(changes)
+        }
         desktop?.doNotDisturb?.onStatusChange { [weak self] status in
             guard let self else { return }
             try? connection.emitPropertiesChanged(

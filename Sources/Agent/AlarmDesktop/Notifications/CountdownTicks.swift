@@ -14,7 +14,7 @@ extension PresenterState {
             ?? posted.pausedRemaining ?? 0
         guard let content = NotificationContent.countdown(
             posted.record, remaining: remaining, duration: posted.duration, paused: paused,
-            hasActions: owner != nil && hasActions, images: images)
+            hasActions: owner != nil && hasActions, images: images, tintImages: tintImages)
         else { return }
         if content != posted.lastContent || posted.notification == nil {
             show(posted, content)

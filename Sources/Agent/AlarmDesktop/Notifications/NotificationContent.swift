@@ -211,10 +211,14 @@ extension NotificationContent {
 
     /// The alert notification of a ringing alarm.
     ///
-    /// Its icon is Reveille's own. Where the server shows an image beside that icon
-    /// (`images.keepsAppIcon`), the Stop button's symbol (`systemImageName`, mapped by
-    /// `SymbolIcons`) is the image (`image-path`); elsewhere an image would take the place of
-    /// Reveille's icon, by which a person knows the alarm for what it is, so none is sent.
+    /// Its icon is Reveille's own. Where the server draws `image-data` (`images.drawsImageData`),
+    /// its image is the alarm's tint: a disc in the tint colour with the Stop button's glyph in the
+    /// button's text colour (`TintImage`), as the countdown shows it, so a person tells whose alarm
+    /// rings by its colour (GNOME Shell and dunst show it in the place of Reveille's icon; the
+    /// summary and "Reveille" still name it). Where the server draws no image data but shows an
+    /// image beside the icon (`images.keepsAppIcon`), the image is the Stop button's symbol
+    /// (`systemImageName`, mapped by `SymbolIcons`, as `image-path`). The disc comes from
+    /// `tintImages`, drawn there before the alert's instant; without it, it is drawn here.
     ///
     /// - Parameters:
     ///   - record: the alarm.
@@ -226,9 +230,11 @@ extension NotificationContent {
     ///   - snoozeChoices: the snooze lengths the person chose; see `offersSnoozeChoices`.
     ///   - desktop: the notification server (from its `GetServerInformation` name), `nil` when not
     ///     known; the snooze choices are offered only where it shows them (`showsSnoozeChoices`).
+    ///   - tintImages: the tint images drawn ahead of time, or `nil` to draw the image here.
     package static func alert(
         _ record: AlarmRecord, hasActions: Bool, timeZone: ZoneRules = .current, timeStyle: TimeStyle = .standard,
-        images: ImageSupport = .none, snoozeChoices: SnoozeChoices = .none, desktop: NotificationDesktop? = nil
+        images: ImageSupport = .none, snoozeChoices: SnoozeChoices = .none, desktop: NotificationDesktop? = nil,
+        tintImages: TintImageCache? = nil
     ) -> NotificationContent {
         let alert = record.definition.presentation.alert
         var lines: [String] = []
@@ -257,8 +263,11 @@ extension NotificationContent {
             "category": .string(alertCategory),
             "SWAYNC_BYPASS_DND": .boolean(true),
         ]
-        if images.keepsAppIcon, let symbol = SymbolIcons.iconName(forSymbol: alert.stopButton.systemImageName) {
-            hints[imagePathHint] = .string(symbol)
+        if let (name, image) = buttonImage(
+            tint: record.definition.tintColor, button: alert.stopButton, images: images, symbolAlone: images.keepsAppIcon,
+            tintImages: tintImages)
+        {
+            hints[name] = image
         }
         return NotificationContent(
             summary: displayTitle(of: record.definition),
@@ -281,10 +290,10 @@ extension NotificationContent {
     /// server draws `image-data` (`images.drawsImageData`), that is a disc in the alarm's tint
     /// colour with the button's glyph in the button's text colour (`TintImage`); elsewhere it is
     /// the button's symbol, mapped by `SymbolIcons`, as `image-path`; when neither applies there is
-    /// no image and Reveille's icon shows.
+    /// no image and Reveille's icon shows. The disc comes from `tintImages` when given.
     package static func countdown(
         _ record: AlarmRecord, remaining: TimeInterval, duration: TimeInterval, paused: Bool, hasActions: Bool,
-        images: ImageSupport = .none
+        images: ImageSupport = .none, tintImages: TintImageCache? = nil
     ) -> NotificationContent? {
         let presentation = record.definition.presentation
         guard let countdown = presentation.countdown else { return nil }
@@ -316,13 +325,10 @@ extension NotificationContent {
             "value": .int32(progress),
         ]
         let button: AlarmButton? = paused ? (presentation.paused?.resumeButton ?? .resumeButton) : countdown.pauseButton
-        let symbol = button.flatMap { SymbolIcons.iconName(forSymbol: $0.systemImageName) }
-        let tint = record.definition.tintColor
-        if images.drawsImageData, tint.bytes.opacity > 0 {
-            hints[imageDataHint] = .image(TintImage.disc(
-                tint: tint, glyph: symbol.flatMap(TintImage.Glyph.init(iconName:)), glyphColor: button?.textColor ?? .white))
-        } else if let symbol {
-            hints[imagePathHint] = .string(symbol)
+        if let (name, image) = buttonImage(
+            tint: record.definition.tintColor, button: button, images: images, symbolAlone: true, tintImages: tintImages)
+        {
+            hints[name] = image
         }
         return NotificationContent(
             summary: summary.isEmpty ? Translation.text("Timer") : summary,
@@ -331,6 +337,40 @@ extension NotificationContent {
             actions: actions,
             hints: hints,
             expireTimeout: 0)
+    }
+
+    /// The image hint of a notification that offers `button`, for an alarm tinted `tint`.
+    ///
+    /// Where the server draws `image-data` and the tint is not transparent: the tint disc with the
+    /// button's glyph (`tintImageKey`), from `tintImages` or drawn now. Otherwise, when
+    /// `symbolAlone` allows it, the button's symbol as `image-path`; `nil` when there is neither.
+    static func buttonImage(
+        tint: Color, button: AlarmButton?, images: ImageSupport, symbolAlone: Bool, tintImages: TintImageCache?
+    ) -> (name: String, hint: Hint)? {
+        if images.drawsImageData, let key = tintImageKey(tint: tint, button: button) {
+            return (imageDataHint, .image(tintImages?.image(for: key) ?? key.draw()))
+        }
+        guard symbolAlone, let symbol = button.flatMap({ SymbolIcons.iconName(forSymbol: $0.systemImageName) }) else { return nil }
+        return (imagePathHint, .string(symbol))
+    }
+
+    /// The tint image of a notification that offers `button` (its glyph, in its text colour, on
+    /// a disc of `tint`); `nil` for a transparent tint, which draws nothing.
+    static func tintImageKey(tint: Color, button: AlarmButton?) -> TintImage.Key? {
+        guard tint.bytes.opacity > 0 else { return nil }
+        let symbol = button.flatMap { SymbolIcons.iconName(forSymbol: $0.systemImageName) }
+        return TintImage.Key(tint: tint, glyph: symbol.flatMap(TintImage.Glyph.init(iconName:)), glyphColor: button?.textColor ?? .white)
+    }
+
+    /// Every tint image `record`'s notifications can show: its alert's (the Stop button), and its
+    /// countdown's while running (Pause) and while paused (Resume).
+    package static func tintImageKeys(for record: AlarmRecord) -> Set<TintImage.Key> {
+        let presentation = record.definition.presentation
+        var buttons: [AlarmButton?] = [presentation.alert.stopButton]
+        if let countdown = presentation.countdown {
+            buttons += [countdown.pauseButton, presentation.paused?.resumeButton ?? .resumeButton]
+        }
+        return Set(buttons.compactMap { tintImageKey(tint: record.definition.tintColor, button: $0) })
     }
 
     /// The hint Plasma shows beside the app's name in a notification's header, for a server that

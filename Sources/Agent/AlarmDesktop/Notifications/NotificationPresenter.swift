@@ -18,6 +18,14 @@ package protocol AlarmNotifying: AnyObject, Sendable {
     /// Calls `handler` with the alarm's id each time the server has answered an alert's
     /// notification, or it could not be posted (on the presenter's thread; hand the work on and return).
     func onAlertPosted(_ handler: @escaping @Sendable (UUID) -> Void)
+    /// Gets ready what the changed alarms will show (their images), ahead of their alerts.
+    /// Called on the engine after each stored change: it must return at once.
+    func prepare(_ changes: [AlarmChange])
+}
+
+extension AlarmNotifying {
+    /// Nothing to get ready.
+    package func prepare(_ changes: [AlarmChange]) {}
 }
 
 /// Alarms as freedesktop notifications, through libnotify, on a thread of its own.
@@ -111,6 +119,12 @@ package final class NotificationPresenter: AlarmNotifying {
 
     package func onAlertPosted(_ handler: @escaping @Sendable (UUID) -> Void) {
         state.alertPosted.set(handler)
+    }
+
+    /// Draws the changed alarms' tint images ahead of their alerts (`TintImageCache`), off this
+    /// presenter's thread.
+    package func prepare(_ changes: [AlarmChange]) {
+        state.tintImages.prepare(changes)
     }
 
     /// Closes every notification, stops watching the bus, calls `notify_uninit` and ends the thread.

@@ -36,6 +36,8 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     var showsOrigin = false
     /// What the current server does with an image (`image-data`, `image-path`).
     var images = NotificationContent.ImageSupport.none
+    /// The alarms' tint images, drawn before they are shown; prepared from any thread.
+    let tintImages = TintImageCache()
     /// The current server's desktop, from its `GetServerInformation` name and vendor
     /// (`NotificationDesktop.from`, as `ServerDetector` reads them); `nil` when not known.
     var desktop: NotificationDesktop?
@@ -200,7 +202,7 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     func postAlert(_ posted: Posted) {
         let content = NotificationContent.alert(
             posted.record, hasActions: owner != nil && hasActions, timeZone: shownZone, timeStyle: DesktopTimeStyle.current(),
-            images: images, snoozeChoices: snoozeChoices, desktop: desktop)
+            images: images, snoozeChoices: snoozeChoices, desktop: desktop, tintImages: tintImages)
         posted.postedAt = .now
         show(posted, content)
         alertPosted.call(posted.alarmID)

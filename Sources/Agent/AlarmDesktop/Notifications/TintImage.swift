@@ -27,12 +27,32 @@ package struct NotificationImage: Hashable, Sendable {
     }
 }
 
-/// The countdown notification's image where the server draws `image-data`: a disc in the alarm's
-/// tint colour on a transparent square, and on it the glyph of the button the notification
-/// offers (the pause bars while it runs, the play triangle while paused) in the button's text
-/// colour, as AlarmKit draws a tinted button. Drawn in pure Swift, with 4×4 samples a pixel for
-/// smooth edges.
+/// A notification's image where the server draws `image-data`: a disc in the alarm's tint colour
+/// on a transparent square, and on it the glyph of the button the notification offers (the stop
+/// square on an alert, the pause bars while a countdown runs, the play triangle while it is
+/// paused) in the button's text colour, as AlarmKit draws a tinted button. Drawn in pure Swift,
+/// with 4×4 samples a pixel for smooth edges.
 package enum TintImage {
+    /// What one image is drawn from: the same key always draws the same pixels.
+    package struct Key: Hashable, Sendable {
+        /// The disc's colour.
+        package var tint: Color
+        /// The glyph on it, if any.
+        package var glyph: Glyph?
+        /// The glyph's colour.
+        package var glyphColor: Color
+
+        /// Names the image of `disc(tint:glyph:glyphColor:)`.
+        package init(tint: Color, glyph: Glyph?, glyphColor: Color) {
+            self.tint = tint
+            self.glyph = glyph
+            self.glyphColor = glyphColor
+        }
+
+        /// The image, drawn now.
+        package func draw() -> NotificationImage { TintImage.disc(tint: tint, glyph: glyph, glyphColor: glyphColor) }
+    }
+
     /// A glyph drawn on the disc.
     package enum Glyph: Hashable, Sendable {
         /// Two upright bars.
