@@ -40,35 +40,34 @@ static inline int reveille_sndfile_load(reveille_sndfile *library) {
 }
 
 /// Unloads what `reveille_sndfile_load` loaded.
-static inline void reveille_sndfile_unload(reveille_sndfile *library) {
-    if (library->handle != NULL) dlclose(library->handle);
-    library->handle = NULL;
+static inline void reveille_sndfile_unload(reveille_sndfile library) {
+    if (library.handle != NULL) dlclose(library.handle);
 }
 
 /// `sf_open_fd` of the loaded library.
-static inline SNDFILE *reveille_sf_open_fd(const reveille_sndfile *library, int fd, int mode, SF_INFO *info, int close_desc) {
-    return library->open_fd(fd, mode, info, close_desc);
+static inline SNDFILE *reveille_sf_open_fd(reveille_sndfile library, int fd, int mode, SF_INFO *info, int close_desc) {
+    return library.open_fd(fd, mode, info, close_desc);
 }
 
 /// `sf_readf_short` of the loaded library.
-static inline sf_count_t reveille_sf_readf_short(const reveille_sndfile *library, SNDFILE *file, short *frames, sf_count_t count) {
-    return library->readf_short(file, frames, count);
+static inline sf_count_t reveille_sf_readf_short(reveille_sndfile library, SNDFILE *file, short *frames, sf_count_t count) {
+    return library.readf_short(file, frames, count);
 }
 
 /// `sf_error` of the loaded library.
-static inline int reveille_sf_error(const reveille_sndfile *library, SNDFILE *file) {
-    return library->error(file);
+static inline int reveille_sf_error(reveille_sndfile library, SNDFILE *file) {
+    return library.error(file);
 }
 
 /// `sf_strerror` of the loaded library, never NULL.
-static inline const char *reveille_sf_strerror(const reveille_sndfile *library, SNDFILE *file) {
-    const char *message = library->strerror(file);
+static inline const char *reveille_sf_strerror(reveille_sndfile library, SNDFILE *file) {
+    const char *message = library.strerror(file);
     return message != NULL ? message : "unknown error";
 }
 
 /// `sf_close` of the loaded library.
-static inline int reveille_sf_close(const reveille_sndfile *library, SNDFILE *file) {
-    return library->close(file);
+static inline int reveille_sf_close(reveille_sndfile library, SNDFILE *file) {
+    return library.close(file);
 }
 
 /// Why the last `dlopen` or `dlsym` failed, or "" when it did not.

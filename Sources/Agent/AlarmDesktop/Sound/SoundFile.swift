@@ -101,33 +101,32 @@ package enum SoundFile {
 
         /// Opens a sound from an open file (`sf_open_fd` for reading; the descriptor stays open).
         func openFile(_ descriptor: Int32, _ info: inout SF_INFO) -> OpaquePointer? {
-            withUnsafePointer(to: functions) { reveille_sf_open_fd($0, descriptor, Int32(SFM_READ), &info, 0) }
+            reveille_sf_open_fd(functions, descriptor, Int32(SFM_READ), &info, 0)
         }
 
         /// Reads up to `count` frames into `frames` (`sf_readf_short`); how many it read.
         func readFrames(_ file: OpaquePointer, into frames: UnsafeMutablePointer<Int16>?, count: Int) -> Int {
-            Int(withUnsafePointer(to: functions) { reveille_sf_readf_short($0, file, frames, sf_count_t(count)) })
+            Int(reveille_sf_readf_short(functions, file, frames, sf_count_t(count)))
         }
 
         /// Whether reading `file` failed (`sf_error`).
         func failed(_ file: OpaquePointer) -> Bool {
-            withUnsafePointer(to: functions) { reveille_sf_error($0, file) } != 0
+            reveille_sf_error(functions, file) != 0
         }
 
         /// libsndfile's message for `file`'s last error, or for the last failed open (`nil`).
         func message(_ file: OpaquePointer?) -> String {
-            String(cString: withUnsafePointer(to: functions) { reveille_sf_strerror($0, file) })
+            String(cString: reveille_sf_strerror(functions, file))
         }
 
         /// Closes `file` (`sf_close`).
         func close(_ file: OpaquePointer) {
-            _ = withUnsafePointer(to: functions) { reveille_sf_close($0, file) }
+            _ = reveille_sf_close(functions, file)
         }
 
         /// Unloads the library (it stays loaded while another decode holds it).
         func unload() {
-            var functions = functions
-            reveille_sndfile_unload(&functions)
+            reveille_sndfile_unload(functions)
         }
     }
 }
