@@ -230,12 +230,15 @@ struct FirstMinutesTests {
         switch shell {
         case "bash":
             try script.output.write(to: folder.appendingPathComponent("reveille.bash"), atomically: true, encoding: .utf8)
-            try "PS1='$ '\nPATH=\(bin):$PATH\nsource \(folder.path)/reveille.bash\n".write(to: folder.appendingPathComponent("bashrc"), atomically: true, encoding: .utf8)
+            // Readline lists the ids at the first Tab even when they share a first letter (one
+            // time in 16): by default it would insert that letter and list only at a third Tab.
+            try "PS1='$ '\nPATH=\(bin):$PATH\nbind 'set show-all-if-ambiguous on'\nsource \(folder.path)/reveille.bash\n".write(to: folder.appendingPathComponent("bashrc"), atomically: true, encoding: .utf8)
             command = ["/usr/bin/bash", "--noprofile", "--rcfile", folder.appendingPathComponent("bashrc").path, "-i"]
         case "zsh":
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("functions"), withIntermediateDirectories: true)
             try script.output.write(to: folder.appendingPathComponent("functions/_reveille"), atomically: true, encoding: .utf8)
-            try "PS1='%% '\npath=(\(bin) $path)\nfpath=(\(folder.path)/functions $fpath)\nautoload -Uz compinit && compinit -u -d \(folder.path)/zcompdump\n"
+            // zsh too lists at the first Tab, not only when nothing would be inserted.
+            try "PS1='%% '\nunsetopt list_ambiguous\npath=(\(bin) $path)\nfpath=(\(folder.path)/functions $fpath)\nautoload -Uz compinit && compinit -u -d \(folder.path)/zcompdump\n"
                 .write(to: folder.appendingPathComponent(".zshrc"), atomically: true, encoding: .utf8)
             environment["ZDOTDIR"] = folder.path
             command = ["/usr/bin/zsh", "-i"]
@@ -264,8 +267,8 @@ struct FirstMinutesTests {
             ["start-server", ";", "new-session", "-d", "-s", WatchPane.session, "-x", "160", "-y", "30"]
                 + environment.filter { $0.key != "TERM" }.sorted { $0.key < $1.key }.flatMap { ["-e", "\($0.key)=\($0.value)"] }
                 + ["--"] + command)
-        // Two alarms: the shell lists both (bash on a second Tab), zsh and fish with their titles.
-        try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille cancel ", "Tab"] + (shell == "bash" ? ["Tab"] : []))
+        // Two alarms: the shell lists both, zsh and fish with their titles.
+        try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille cancel ", "Tab"])
         let ids = try await pane.waitForScreen("the alarms' ids") { $0.contains(teaID) && $0.contains(workID) }
         if shell != "bash" {
             #expect(ids.contains(try Regex(#"\#(teaID)\s.*Green tea \(\#(Self.when)\)"#)), "\(ids)")
