@@ -78,7 +78,9 @@ let package = Package(
         .systemLibrary(
             name: "CALSA",
             path: "Sources/CModules/CALSA",
-            pkgConfig: "alsa",
+            // Not linked: ALSALibrary loads alsa-lib while a sound device or the mixer is in use
+            // (dlopen), so an idle agent keeps none of it resident. Only its header is used at
+            // build time.
             providers: [.apt(["libasound2-dev"])]
         ),
         .systemLibrary(

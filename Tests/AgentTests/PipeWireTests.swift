@@ -69,6 +69,11 @@ struct PipeWireTests {
         #expect(stream.properties["media.name"] == title)
         #expect(stream.properties["media.role"] == "Alarm")
 
+        // alsa-lib and PipeWire's client library are loaded while it rings, and only then (below).
+        let ringingLibraries = ProcessTable.mappedLibraries(of: agent.pid)
+        #expect(ringingLibraries.contains { $0.hasPrefix("libasound.so") }, "\(ringingLibraries.sorted())")
+        #expect(ringingLibraries.contains { $0.hasPrefix("libpipewire-0.3.so") }, "\(ringingLibraries.sorted())")
+
         // While it rings, the agent waits in poll() for room in PipeWire's buffer: it must not spin.
         let before = ProcessTable.cpuTime(of: agent.pid)
         let clockBefore = ContinuousClock.now
@@ -99,6 +104,12 @@ struct PipeWireTests {
         }
         let after = PipeWireServer.samples(of: recording)[(stopped + 2 * 48_000)...]
         #expect(Self.peak(after) == 0, "the speakers still played (peak \(Self.peak(after))) a second after the stream ended")
+        // Once silent, the agent unloads alsa-lib and, with it, PipeWire's client library: an agent
+        // waiting for its next alarm keeps neither resident.
+        let loaded = { ProcessTable.mappedLibraries(of: agent.pid).filter { $0.hasPrefix("libasound.so") || $0.hasPrefix("libpipewire-0.3.so") } }
+        try await waitUntil("the agent to unload alsa-lib and PipeWire's client library", timeout: .seconds(10), detail: { "\(loaded().sorted())" }) {
+            loaded().isEmpty ? true : nil
+        }
         recording.terminate()
         #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }

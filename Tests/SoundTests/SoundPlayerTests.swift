@@ -29,6 +29,13 @@ struct SoundPlayerTests {
             return [value, value]
         }, channels: 2, sampleRate: 48_000)
 
+    /// The same square wave with the right channel inverted: two channels that differ, both kept.
+    static let stereoSquare = DecodedSound(
+        samples: (0..<12_000).flatMap { frame -> [Int16] in
+            let value: Int16 = (frame / 24) % 2 == 0 ? 20_000 : -20_000
+            return [value, -value]
+        }, channels: 2, sampleRate: 48_000)
+
     /// Waits (test-side polling) until `condition` holds; throws naming `what` after `timeout`.
     static func wait(_ what: String, _ timeout: Duration = .seconds(10), until condition: () -> Bool) async throws {
         try await waitUntil(what, timeout: timeout) { condition() ? () : nil }
@@ -56,20 +63,24 @@ struct SoundPlayerTests {
         return samples[clamped].reduce(0) { max($0, abs(Int($1))) }
     }
 
-    @Test("Loops, ramps up, and stop() ends the stream at once (sandbox ALSA capture, real-time paced)")
-    func loopsRampsAndStops() async throws {
+    @Test(
+        "Loops, ramps up, and stop() ends the stream at once (sandbox ALSA capture, real-time paced); a sound kept as one channel plays on both",
+        arguments: ["alike channels", "different channels"])
+    func loopsRampsAndStops(channels: String) async throws {
+        let sound = channels == "alike channels" ? Self.square : Self.stereoSquare
+        #expect(sound.keptChannels == (channels == "alike channels" ? 1 : 2))
         try #require(DesktopSandbox.availability() == nil, "cannot run here: \(DesktopSandbox.availability() ?? "")")
         let sandbox = try DesktopSandbox(startsNotificationServer: false, pacedBytesPerSecond: Self.rate)
         defer { sandbox.stop() }
         let player = SoundPlayer(
-            sound: Self.square,
+            sound: sound,
             configuration: .init(
                 device: .configuration(file: sandbox.alsa.configurationURL), rampDuration: .seconds(1), startGain: 0.05))
         let before = ContinuousClock.now
         try await player.start()
         #expect(player.isPlaying)
         #expect(player.periodFrames > 0)
-        let loopBytes = Self.square.frameCount * Self.square.bytesPerFrame
+        let loopBytes = sound.frameCount * sound.bytesPerFrame
 
         // Beyond one loop (and past the 1 s ramp): 1.5 s of sound.
         try await Self.wait("1.5 s of sound in the capture") { sandbox.capturedByteCount > Self.rate * 3 / 2 }
@@ -94,21 +105,21 @@ struct SoundPlayerTests {
         // The capture (trailing behind through pv's pipe) stops growing. snd_pcm_drop discards what
         // was still queued in ALSA's buffer (that is what makes Stop immediate), so the capture ends
         // between one buffer short of what was handed to ALSA and all of it, never beyond.
-        let finalBytes = player.framesWritten * Self.square.bytesPerFrame
+        let finalBytes = player.framesWritten * sound.bytesPerFrame
         let settled = try await Self.waitUntilSettled("the capture after Stop") { sandbox.capturedByteCount }
         let more = try await occurrences(of: "bytes captured once the capture had settled after Stop", over: .seconds(1)) { sandbox.capturedByteCount }
         #expect(more.count == 0, "the capture goes on growing after Stop: \(more)")
-        let bufferBytes = Int(Double(Self.square.sampleRate) * 0.1 * 1.5) * Self.square.bytesPerFrame
+        let bufferBytes = Int(Double(sound.sampleRate) * 0.1 * 1.5) * sound.bytesPerFrame
         #expect(settled <= finalBytes)
         #expect(settled >= finalBytes - bufferBytes, "captured \(settled) of \(finalBytes) bytes")
 
         // Seamless loop at full volume after the ramp: the samples of the third loop (past 1 s of
         // ramp: loops 5 and 6) repeat the sound exactly.
         let samples = sandbox.capturedSamples()
-        let loopSamples = Self.square.samples.count
+        let loopSamples = sound.samples.count
         let fullStart = 5 * loopSamples
         if samples.count >= fullStart + loopSamples {
-            #expect(Array(samples[fullStart..<(fullStart + loopSamples)]) == Self.square.samples)
+            #expect(Array(samples[fullStart..<(fullStart + loopSamples)]) == sound.samples)
         } else {
             Issue.record("capture too short: \(samples.count) samples")
         }

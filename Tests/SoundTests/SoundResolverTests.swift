@@ -191,6 +191,26 @@ struct SoundDecodingTests {
         #expect(sound.channels == 2)
         #expect(abs(Double(sound.frameCount) / 48_000 - 6.1) < 0.2)
         #expect(sound.samples.contains { abs(Int($0)) > 1_000 })
+        // Its two channels are the same: it is kept once, and played on both.
+        #expect(sound.keptChannels == 1)
+        #expect(sound.samples.count == sound.frameCount * 2)
+    }
+
+    @Test("A sound whose channels are all alike is kept once and gives back every channel's samples; any difference keeps them all")
+    func keptChannels() {
+        let alike: [Int16] = [1, 1, 1, -7, -7, -7, 300, 300, 300]
+        let kept = DecodedSound(samples: alike, channels: 3, sampleRate: 8_000)
+        #expect(kept.keptChannels == 1 && kept.channels == 3 && kept.frameCount == 3)
+        #expect(kept.samples == alike)
+        #expect(kept.withKeptSamples { Array($0) } == [1, -7, 300])
+        // One sample of the last frame differs: all three channels are kept as they are.
+        let different: [Int16] = [1, 1, 1, -7, -7, -7, 300, 300, 301]
+        let whole = DecodedSound(samples: different, channels: 3, sampleRate: 8_000)
+        #expect(whole.keptChannels == 3 && whole.frameCount == 3)
+        #expect(whole.samples == different)
+        #expect(whole.withKeptSamples { Array($0) } == different)
+        let mono = DecodedSound(samples: [4, 5, 6], channels: 1, sampleRate: 8_000)
+        #expect(mono.keptChannels == 1 && mono.samples == [4, 5, 6])
     }
 
     @Test("The synthesized tone is loud enough and loops from silence")

@@ -63,6 +63,20 @@ package enum ProcessTable {
         return nil
     }
 
+    /// The file names of the libraries a process has mapped (`/proc/PID/maps`, by their last path
+    /// component, such as `libasound.so.2.0.0`); empty when it is gone.
+    package static func mappedLibraries(of pid: pid_t) -> Set<String> {
+        // Read to its end: the file says its size is 0, and a reader that trusts it stops early.
+        guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/maps") else { return [] }
+        defer { try? file.close() }
+        guard let data = try? file.readToEnd(), let maps = String(data: data, encoding: .utf8) else { return [] }
+        return Set(maps.split(separator: "\n").compactMap { line -> String? in
+            guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/") else { return nil }
+            let name = path.split(separator: "/").last.map(String.init) ?? ""
+            return name.contains(".so") ? name : nil
+        })
+    }
+
     /// The live processes whose process group is `group`.
     package static func members(ofGroup group: pid_t) -> [pid_t] {
         allProcessIDs().filter { pid in

@@ -68,15 +68,15 @@ package struct OutputMixer: Sendable {
     /// Reads the mixer; throws (with the reason) when there is none, as on a machine without a
     /// sound card.
     package func read() throws(DoNotDisturbError) -> Reading {
-        try withElement { element, name, card in
+        try withElement { alsa, element, name, card in
             var minimum = 0
             var maximum = 0
-            snd_mixer_selem_get_playback_volume_range(element, &minimum, &maximum)
+            _ = alsa.snd_mixer_selem_get_playback_volume_range(element, &minimum, &maximum)
             var volume = 0
-            snd_mixer_selem_get_playback_volume(element, SND_MIXER_SCHN_FRONT_LEFT, &volume)
+            _ = alsa.snd_mixer_selem_get_playback_volume(element, SND_MIXER_SCHN_FRONT_LEFT, &volume)
             var on: Int32 = 1
-            if snd_mixer_selem_has_playback_switch(element) != 0 {
-                snd_mixer_selem_get_playback_switch(element, SND_MIXER_SCHN_FRONT_LEFT, &on)
+            if alsa.snd_mixer_selem_has_playback_switch(element) != 0 {
+                _ = alsa.snd_mixer_selem_get_playback_switch(element, SND_MIXER_SCHN_FRONT_LEFT, &on)
             }
             return Reading(
                 element: name, unmuted: on != 0, volume: volume, range: min(minimum, maximum)...max(minimum, maximum),
@@ -87,37 +87,45 @@ package struct OutputMixer: Sendable {
     /// Writes the switch and the volume (all channels).
     package func write(_ value: DoNotDisturbValue) throws(DoNotDisturbError) {
         guard case .output(let unmuted, let volume) = value else { throw DoNotDisturbError("not a mixer setting") }
-        try withElement { element, name, _ throws(DoNotDisturbError) in
-            if snd_mixer_selem_has_playback_switch(element) != 0 {
-                guard snd_mixer_selem_set_playback_switch_all(element, unmuted ? 1 : 0) == 0 else {
+        try withElement { alsa, element, name, _ throws(DoNotDisturbError) in
+            if alsa.snd_mixer_selem_has_playback_switch(element) != 0 {
+                guard alsa.snd_mixer_selem_set_playback_switch_all(element, unmuted ? 1 : 0) == 0 else {
                     throw DoNotDisturbError("the \(name) switch cannot be set")
                 }
             }
-            guard snd_mixer_selem_set_playback_volume_all(element, volume) == 0 else {
+            guard alsa.snd_mixer_selem_set_playback_volume_all(element, volume) == 0 else {
                 throw DoNotDisturbError("the \(name) volume cannot be set")
             }
         }
     }
 
-    /// Opens the mixer, finds the element, runs `body` with it, its name and the card's name, closes
-    /// the mixer.
-    private func withElement<T>(_ body: (OpaquePointer, String, String) throws(DoNotDisturbError) -> T) throws(DoNotDisturbError) -> T {
-        _ = reveille_alsa_silence_errors()
+    /// Opens the mixer, finds the element, runs `body` with alsa-lib, the element, its name and the
+    /// card's name, closes the mixer. alsa-lib is loaded for it (`ALSALibrary`), and released after.
+    private func withElement<T>(
+        _ body: (ALSALibrary, OpaquePointer, String, String) throws(DoNotDisturbError) -> T
+    ) throws(DoNotDisturbError) -> T {
+        let alsa: ALSALibrary
+        do {
+            alsa = try ALSALibrary.acquire()
+        } catch {
+            throw DoNotDisturbError(error.description)
+        }
+        defer { ALSALibrary.release() }
         var mixer: OpaquePointer?
-        guard snd_mixer_open(&mixer, 0) == 0, let mixer else { throw DoNotDisturbError("no mixer could be opened") }
-        defer { snd_mixer_close(mixer) }
-        guard snd_mixer_attach(mixer, device) == 0 else { throw DoNotDisturbError("no mixer found for ALSA \"\(device)\"") }
-        guard snd_mixer_selem_register(mixer, nil, nil) == 0, snd_mixer_load(mixer) == 0 else {
+        guard alsa.snd_mixer_open(&mixer, 0) == 0, let mixer else { throw DoNotDisturbError("no mixer could be opened") }
+        defer { _ = alsa.snd_mixer_close(mixer) }
+        guard alsa.snd_mixer_attach(mixer, device) == 0 else { throw DoNotDisturbError("no mixer found for ALSA \"\(device)\"") }
+        guard alsa.snd_mixer_selem_register(mixer, nil, nil) == 0, alsa.snd_mixer_load(mixer) == 0 else {
             throw DoNotDisturbError("the mixer of ALSA \"\(device)\" cannot be read")
         }
         var identifier: OpaquePointer?
-        guard snd_mixer_selem_id_malloc(&identifier) == 0, let identifier else { throw DoNotDisturbError("out of memory") }
-        defer { snd_mixer_selem_id_free(identifier) }
+        guard alsa.snd_mixer_selem_id_malloc(&identifier) == 0, let identifier else { throw DoNotDisturbError("out of memory") }
+        defer { alsa.snd_mixer_selem_id_free(identifier) }
         for name in Self.elements {
-            snd_mixer_selem_id_set_index(identifier, 0)
-            snd_mixer_selem_id_set_name(identifier, name)
-            if let element = snd_mixer_find_selem(mixer, identifier), snd_mixer_selem_has_playback_volume(element) != 0 {
-                return try body(element, name, cardName(of: mixer))
+            alsa.snd_mixer_selem_id_set_index(identifier, 0)
+            alsa.snd_mixer_selem_id_set_name(identifier, name)
+            if let element = alsa.snd_mixer_find_selem(mixer, identifier), alsa.snd_mixer_selem_has_playback_volume(element) != 0 {
+                return try body(alsa, element, name, cardName(of: mixer, alsa))
             }
         }
         throw DoNotDisturbError("the mixer of ALSA \"\(device)\" has no Master or PCM volume")
@@ -125,13 +133,13 @@ package struct OutputMixer: Sendable {
 
     /// The card name of the mixer's control device (`snd_mixer_get_hctl`, `snd_hctl_ctl`,
     /// `snd_ctl_card_info`), or "" when it has none.
-    private func cardName(of mixer: OpaquePointer) -> String {
+    private func cardName(of mixer: OpaquePointer, _ alsa: ALSALibrary) -> String {
         var hctl: OpaquePointer?
-        guard snd_mixer_get_hctl(mixer, device, &hctl) == 0, let hctl, let control = snd_hctl_ctl(hctl) else { return "" }
+        guard alsa.snd_mixer_get_hctl(mixer, device, &hctl) == 0, let hctl, let control = alsa.snd_hctl_ctl(hctl) else { return "" }
         var info: OpaquePointer?
-        guard snd_ctl_card_info_malloc(&info) == 0, let info else { return "" }
-        defer { snd_ctl_card_info_free(info) }
-        guard snd_ctl_card_info(control, info) == 0, let name = snd_ctl_card_info_get_name(info) else { return "" }
+        guard alsa.snd_ctl_card_info_malloc(&info) == 0, let info else { return "" }
+        defer { alsa.snd_ctl_card_info_free(info) }
+        guard alsa.snd_ctl_card_info(control, info) == 0, let name = alsa.snd_ctl_card_info_get_name(info) else { return "" }
         return String(cString: name)
     }
 }

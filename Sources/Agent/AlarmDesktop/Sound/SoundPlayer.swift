@@ -192,7 +192,6 @@ package final class SoundPlayer: Sendable {
     ///   sound's format (nothing is printed: alsa-lib's error messages are silenced);
     ///   `SoundPlayerError.alreadyStarted` on a second call.
     package func start() async throws {
-        _ = Self.silenceALSAErrors
         let first = state.withLock { state -> Bool in
             if state.started { return false }
             state.started = true
@@ -238,80 +237,66 @@ package final class SoundPlayer: Sendable {
     ///
     /// - Throws: `SoundPlayerError.unavailable`, as `start()` does.
     package func probe() throws(SoundPlayerError) {
-        _ = Self.silenceALSAErrors
-        let (pcm, config) = try openDevice()
-        close(pcm, config)
+        close(try openDevice())
         Self.output.withLock { $0 = .available }
     }
 
-    /// How many devices the process's players have open or are opening.
-    private static let openDevices = Mutex(0)
-
-    /// Counts a device being opened, before alsa-lib is called.
-    private static func willOpen() { openDevices.withLock { $0 += 1 } }
-
-    /// Counts a device closed (or never opened). When it was the last one, releases what alsa-lib
-    /// loaded for it: its parsed configuration and the plugins (`snd_config_update_free_global`,
-    /// which unloads the PipeWire client library), then gives the freed memory back to the system.
-    /// An idle agent keeps none of it resident (1.3 MB); the next device opened reads the
-    /// configuration again. Under the lock, so no other device is being opened meanwhile.
-    private static func didClose() {
-        openDevices.withLock { count in
-            count -= 1
-            guard count == 0 else { return }
-            snd_config_update_free_global()
-            Memory.returnFreeMemory()
-        }
+    /// An open PCM, the configuration it was opened from (a file of its own), and the alsa-lib
+    /// it was opened with.
+    private struct OpenDevice {
+        let pcm: OpaquePointer
+        let config: OpaquePointer?
+        let alsa: ALSALibrary
     }
 
-    /// Closes a device that `openDevice()` opened, and its own configuration.
-    private func close(_ pcm: OpaquePointer, _ config: OpaquePointer?) {
-        snd_pcm_close(pcm)
-        if let config { snd_config_delete(config) }
-        Self.didClose()
+    /// Closes a device that `openDevice()` opened and its own configuration, and releases
+    /// alsa-lib (after the last device, it is unloaded: `ALSALibrary.release()`).
+    private func close(_ device: OpenDevice) {
+        _ = device.alsa.snd_pcm_close(device.pcm)
+        if let config = device.config { _ = device.alsa.snd_config_delete(config) }
+        ALSALibrary.release()
     }
-
-    /// Installs the silent alsa-lib error handler (`snd_lib_error_set_handler`) before the first
-    /// ALSA call.
-    private static let silenceALSAErrors: Void = { _ = reveille_alsa_silence_errors() }()
 
     // MARK: The audio thread
 
     /// The thread's body: owns the PCM from open to close.
     private func run() {
-        var openedConfig: OpaquePointer?
-        var pcm: OpaquePointer?
-        defer {
-            if let pcm { close(pcm, openedConfig) }
-            finish()
-        }
+        defer { finish() }
+        let device: OpenDevice
         do {
-            (pcm, openedConfig) = try openDevice()
+            device = try openDevice()
         } catch {
             reportStart(.failure(error))
             return
         }
-        guard let pcm else { return }
+        defer { close(device) }
         reportStart(.success(()))
-        play(pcm)
+        play(device)
     }
 
     /// Opens and sets up the device: `snd_pcm_open` (or `snd_config_top`, `snd_input_stdio_open`,
     /// `snd_config_load`, `snd_pcm_open_lconf`), with the stream's identity in `PIPEWIRE_ALSA`,
     /// then `snd_pcm_set_params`, `snd_pcm_get_params`.
-    /// A device opened is closed with `close(_:_:)`; one that fails to open is counted closed here.
-    private func openDevice() throws(SoundPlayerError) -> (OpaquePointer, OpaquePointer?) {
-        Self.willOpen()
+    /// alsa-lib is acquired first (`ALSALibrary.acquire()`); a device opened is closed with
+    /// `close(_:)`, which releases it, and one that fails to open releases it here.
+    private func openDevice() throws(SoundPlayerError) -> OpenDevice {
+        let alsa: ALSALibrary
         do {
-            return try openCountedDevice()
+            alsa = try ALSALibrary.acquire()
         } catch {
-            Self.didClose()
+            throw unavailable(error.description)
+        }
+        do {
+            let (pcm, config) = try openDevice(with: alsa)
+            return OpenDevice(pcm: pcm, config: config, alsa: alsa)
+        } catch {
+            ALSALibrary.release()
             throw error
         }
     }
 
-    /// `openDevice()`'s work.
-    private func openCountedDevice() throws(SoundPlayerError) -> (OpaquePointer, OpaquePointer?) {
+    /// `openDevice()`'s work, with alsa-lib loaded.
+    private func openDevice(with alsa: ALSALibrary) throws(SoundPlayerError) -> (OpaquePointer, OpaquePointer?) {
         var pcm: OpaquePointer?
         var config: OpaquePointer?
         let mode = Int32(SND_PCM_NONBLOCK)
@@ -319,41 +304,41 @@ package final class SoundPlayer: Sendable {
         switch configuration.device {
         case .system(let name):
             result = PipeWireALSAProperties.opening(as: configuration.identity) {
-                snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode)
+                alsa.snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode)
             }
         case .configuration(let file, let name):
-            result = snd_config_top(&config)
+            result = alsa.snd_config_top(&config)
             if result >= 0 {
                 var input: OpaquePointer?
-                result = snd_input_stdio_open(&input, file.path, "r")
+                result = alsa.snd_input_stdio_open(&input, file.path, "r")
                 if result >= 0, let input {
-                    result = snd_config_load(config, input)
-                    snd_input_close(input)
+                    result = alsa.snd_config_load(config, input)
+                    _ = alsa.snd_input_close(input)
                 }
             }
             if result >= 0 {
                 result = PipeWireALSAProperties.opening(as: configuration.identity) {
-                    snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode, config)
+                    alsa.snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_PLAYBACK, mode, config)
                 }
             }
         }
         guard result >= 0, let pcm else {
-            if let config { snd_config_delete(config) }
-            throw unavailable("cannot open the device: \(Self.message(result))")
+            if let config { _ = alsa.snd_config_delete(config) }
+            throw unavailable("cannot open the device: \(alsa.message(result))")
         }
         let latency = UInt32(clamping: configuration.latency.components.seconds * 1_000_000
             + configuration.latency.components.attoseconds / 1_000_000_000_000)
-        result = snd_pcm_set_params(
+        result = alsa.snd_pcm_set_params(
             pcm, reveille_alsa_format_s16_le(), SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(sound.channels),
             UInt32(sound.sampleRate), 1, latency)
         var bufferSize: snd_pcm_uframes_t = 0
         var periodSize: snd_pcm_uframes_t = 0
-        if result >= 0 { result = snd_pcm_get_params(pcm, &bufferSize, &periodSize) }
+        if result >= 0 { result = alsa.snd_pcm_get_params(pcm, &bufferSize, &periodSize) }
         guard result >= 0 else {
-            snd_pcm_close(pcm)
-            if let config { snd_config_delete(config) }
+            _ = alsa.snd_pcm_close(pcm)
+            if let config { _ = alsa.snd_config_delete(config) }
             throw unavailable(
-                "the device refused \(sound.channels) channels at \(sound.sampleRate) Hz: \(Self.message(result))")
+                "the device refused \(sound.channels) channels at \(sound.sampleRate) Hz: \(alsa.message(result))")
         }
         state.withLock { $0.periodFrames = Int(max(periodSize, 64)) }
         return (pcm, config)
@@ -372,8 +357,6 @@ package final class SoundPlayer: Sendable {
         if case .unavailable = status { return true }
         return false
     }
-
-    private static func message(_ code: Int32) -> String { String(cString: snd_strerror(code)) }
 
     private func reportStart(_ result: Result<Void, SoundPlayerError>) {
         if case .success = result { Self.output.withLock { $0 = .available } }
@@ -396,7 +379,8 @@ package final class SoundPlayer: Sendable {
     }
 
     /// Writes the looping, ramping sound until stopped; then `snd_pcm_drop`.
-    private func play(_ pcm: OpaquePointer) {
+    private func play(_ device: OpenDevice) {
+        let (pcm, alsa) = (device.pcm, device.alsa)
         let channels = sound.channels
         let period = state.withLock { $0.periodFrames }
         let rampFrames = Int(configuration.rampDuration / .seconds(1) * Double(sound.sampleRate))
@@ -417,7 +401,7 @@ package final class SoundPlayer: Sendable {
                 offset = 0
             }
             let result = chunk.withUnsafeBufferPointer { buffer in
-                snd_pcm_writei(pcm, buffer.baseAddress! + offset * channels, snd_pcm_uframes_t(pending))
+                alsa.snd_pcm_writei(pcm, buffer.baseAddress! + offset * channels, snd_pcm_uframes_t(pending))
             }
             if result > 0 {
                 let count = Int(result)
@@ -436,12 +420,12 @@ package final class SoundPlayer: Sendable {
                 }
             } else if result == -Int(EAGAIN) || result == 0 {
                 // The device is full: sleep until it has room or stop() writes the eventfd.
-                guard waitForRoom(pcm) else { break }
+                guard waitForRoom(device) else { break }
             } else {
                 // Underrun (-EPIPE), suspend (-ESTRPIPE), interrupted: recover silently and go on.
-                let recovered = snd_pcm_recover(pcm, Int32(result), 1)
+                let recovered = alsa.snd_pcm_recover(pcm, Int32(result), 1)
                 if recovered < 0 {
-                    let reason = "playback failed: \(Self.message(recovered))"
+                    let reason = "playback failed: \(alsa.message(recovered))"
                     state.withLock { $0.failure = reason }
                     break
                 }
@@ -453,7 +437,7 @@ package final class SoundPlayer: Sendable {
             state.dropCalledInstant = dropCalled
             state.dropCalledDate = dropCalledDate
         }
-        snd_pcm_drop(pcm)
+        _ = alsa.snd_pcm_drop(pcm)
         let dropped = ContinuousClock.now
         let droppedDate = Date()
         state.withLock { state in
@@ -471,14 +455,15 @@ package final class SoundPlayer: Sendable {
     /// as room: PipeWire's ALSA plugin polls on an eventfd that stays readable until its own
     /// `revents` reads it, so taking `poll()`'s word alone would spin, waking thousands of times a
     /// second for as long as the alarm rings.
-    private func waitForRoom(_ pcm: OpaquePointer) -> Bool {
-        let count = Int(max(snd_pcm_poll_descriptors_count(pcm), 0))
+    private func waitForRoom(_ device: OpenDevice) -> Bool {
+        let (pcm, alsa) = (device.pcm, device.alsa)
+        let count = Int(max(alsa.snd_pcm_poll_descriptors_count(pcm), 0))
         var descriptors = [PollDescriptor](repeating: PollDescriptor(), count: 1 + count)
         while !state.withLock({ $0.stopRequested }) {
             // The eventfd first, then the PCM's descriptors.
             descriptors[0] = PollDescriptor(wakeDescriptor, events: .readable)
             let filled = descriptors.withUnsafeCPollDescriptors { buffer in
-                count > 0 ? Int(snd_pcm_poll_descriptors(pcm, buffer.baseAddress! + 1, UInt32(count))) : 0
+                count > 0 ? Int(alsa.snd_pcm_poll_descriptors(pcm, buffer.baseAddress! + 1, UInt32(count))) : 0
             }
             do {
                 try FileDescriptor.poll(&descriptors, count: 1 + max(filled, 0), timeoutMilliseconds: -1)
@@ -488,7 +473,7 @@ package final class SoundPlayer: Sendable {
             if !descriptors[0].returnedEvents.isEmpty || filled <= 0 { return true }
             var events: UInt16 = 0
             let translated = descriptors.withUnsafeCPollDescriptors { buffer in
-                snd_pcm_poll_descriptors_revents(pcm, buffer.baseAddress! + 1, UInt32(filled), &events)
+                alsa.snd_pcm_poll_descriptors_revents(pcm, buffer.baseAddress! + 1, UInt32(filled), &events)
             }
             // Room, or an error or hang-up that the next write reports and recovers from.
             let room: PollEvents = [.writable, .error, .hangUp, .invalid]
@@ -503,20 +488,23 @@ package final class SoundPlayer: Sendable {
         _ chunk: inout [Int16], frames: Int, from position: inout Int, ramp: (done: Int, length: Int, startGain: Double)
     ) {
         let channels = sound.channels
+        let kept = sound.keptChannels
+        // Where channel c's sample is in a kept frame: its own, or the one kept for all.
+        let step = kept == 1 ? 0 : 1
         let total = sound.frameCount
         let limit = configuration.maximumGain
-        sound.samples.withUnsafeBufferPointer { source in
+        sound.withKeptSamples { source in
             chunk.withUnsafeMutableBufferPointer { target in
                 for frame in 0..<frames {
                     let done = ramp.done + frame
-                    let base = position * channels
+                    let base = position * kept
                     if done >= ramp.length && limit >= 1 {
-                        for channel in 0..<channels { target[frame * channels + channel] = source[base + channel] }
+                        for channel in 0..<channels { target[frame * channels + channel] = source[base + channel * step] }
                     } else {
                         let ramped = done >= ramp.length ? 1 : pow(ramp.startGain, 1 - Double(done) / Double(ramp.length))
                         let gain = ramped * limit
                         for channel in 0..<channels {
-                            target[frame * channels + channel] = Int16((Double(source[base + channel]) * gain).rounded())
+                            target[frame * channels + channel] = Int16((Double(source[base + channel * step]) * gain).rounded())
                         }
                     }
                     position += 1
