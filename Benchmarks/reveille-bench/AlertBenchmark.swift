@@ -23,64 +23,159 @@ enum AlertBenchmark {
         var stopToDropReturned: Duration
     }
 
+    /// One agent under measurement: its sandbox (bus, dunst, ALSA capture paced to real time), the
+    /// agent itself, a client allowed to schedule, and a monitor that stamps each `Notify` call.
+    final class Rig {
+        /// What the rig's lines are labelled with (`today`, or the other build's folder).
+        let name: String
+        /// The folder holding the build's `reveilled` and `reveille`.
+        let folder: URL
+        let sandbox: DesktopSandbox
+        var agent: SandboxProcess
+        let client: AgentClient
+        let monitor: NotifyMonitor
+        /// The monitor stamps messages on the continuous clock; these map them to the wall clock.
+        private let origin = (wall: Date(), continuous: ContinuousClock.now)
+
+        /// Starts a sandbox and the agent of the build in `folder` in it, and allows this benchmark.
+        init(name: String, folder: URL) async throws {
+            self.name = name
+            self.folder = folder
+            let reveilled = folder.appendingPathComponent("reveilled").path
+            guard FileManager.default.isExecutableFile(atPath: reveilled) else {
+                throw SandboxError.failed("no reveilled in \(folder.path): swift build -c release")
+            }
+            sandbox = try DesktopSandbox(startsNotificationServer: true, pacedBytesPerSecond: 48_000 * 4)
+            do {
+                agent = try sandbox.spawn(reveilled, ["--verbose"])
+                try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
+                let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+                try sandbox.run(folder.appendingPathComponent("reveille").path, ["auth", "allow", ownExecutable])
+                client = AgentClient(connection: try DBusConnection.connect(address: sandbox.busAddress))
+                monitor = try sandbox.monitorNotifyCalls(promptStamps: true)
+            } catch {
+                sandbox.stop()
+                throw error
+            }
+        }
+
+        var reveilled: String { folder.appendingPathComponent("reveilled").path }
+
+        /// The wall-clock time of a monitor's stamp.
+        func wall(_ instant: ContinuousClock.Instant) -> Date {
+            origin.wall.addingTimeInterval((instant - origin.continuous) / .seconds(1))
+        }
+
+        /// Rings one alarm (the next whole second at least 0.6 s away, as a clock-time alarm is)
+        /// or one 1-second timer, stops it once it sounds, and returns what it measured;
+        /// `whileRinging` runs before the Stop (the CPU reading).
+        func ringOnce(kind: String, index: Int, whileRinging: (Rig) async throws -> Void = { _ in }) async throws -> Sample {
+            let id = UUID()
+            let title = "\(kind) \(index)"
+            let definition: AlarmDefinition
+            if kind == "alarm" {
+                let at = (Date().timeIntervalSince1970 + 0.6).rounded(.up)
+                definition = Fixtures.definition(.fixed(Date(timeIntervalSince1970: at)), title: title)
+            } else {
+                definition = Fixtures.timer(1, title: title)
+            }
+            let scheduled = try await client.schedule(id: id, definition: definition).fireDate
+            let call = try await monitor.waitForNotify(matching: { $0.summary == title && $0.urgency == .byte(2) })
+            // Let the sound start and the device fill before stopping.
+            try await Task.sleep(for: .milliseconds(150))
+            try await whileRinging(self)
+            let stopAt = Date()
+            try await client.stop(id: id)
+            let ended = try await soundEnded(for: id, in: agent)
+            guard let scheduled, let received = call.receivedAt else {
+                throw SandboxError.failed("no fire date or Notify time for \(title)")
+            }
+            return Sample(
+                notify: .seconds(wall(received).timeIntervalSince(scheduled)),
+                firstFrame: .seconds(ended.firstFrame.timeIntervalSince(scheduled)),
+                stopToPlayer: .seconds(ended.stopRequested.timeIntervalSince(stopAt)),
+                stopToSilence: .seconds(ended.dropCalled.timeIntervalSince(stopAt)),
+                stopToDropReturned: .seconds(ended.silenced.timeIntervalSince(stopAt)))
+        }
+
+        func stop() {
+            client.connection.close()
+            sandbox.stop()
+        }
+    }
+
+    /// p50 / p99 / max of `values`.
+    static func line(_ values: [Duration]) -> String {
+        "\(Measure.format(Measure.percentile(values, 0.5))) / \(Measure.format(Measure.percentile(values, 0.99))) / \(Measure.format(values.max() ?? .zero))"
+    }
+
+    /// The load average over the last minute, as `uptime` prints it.
+    static func load() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    /// A short name for the build in `folder`: the checkout's folder for `<checkout>/.build/release`,
+    /// else the folder's own name.
+    static func buildName(of folder: URL) -> String {
+        let parts = folder.standardizedFileURL.pathComponents
+        if parts.count >= 3, parts[parts.count - 2] == ".build" { return parts[parts.count - 3] }
+        return folder.lastPathComponent
+    }
+
+    /// Today's agent and an older build's (`other`: its bin folder, holding `reveilled` and
+    /// `reveille`), each in a sandbox of its own, ringing in turn, one alert each, so that both
+    /// meet the same machine: the load other programs put on it comes and goes over a run, and
+    /// alternating spreads it over both. Which agent rings first alternates too.
+    static func compare(alerts: Int, other: URL) async throws {
+        print("== alerts, today's agent and \(other.path)'s, alternately (release agents, dunst, ALSA capture paced to real time)")
+        print("load average at the start: \(load())")
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let today = try await Rig(name: "today", folder: folder)
+        defer { today.stop() }
+        let older = try await Rig(name: buildName(of: other), folder: other)
+        defer { older.stop() }
+        let rigs = [today, older]
+        for kind in ["alarm", "timer"] {
+            var samples: [[Sample]] = [[], []]
+            for index in 0..<alerts {
+                for turn in 0..<2 {
+                    let which = (index + turn) % 2
+                    samples[which].append(try await rigs[which].ringOnce(kind: kind, index: index))
+                }
+            }
+            for (which, rig) in rigs.enumerated() {
+                Measure.report("\(rig.name): \(kind)s, instant to Notify, p50 / p99 / max (\(alerts))", line(samples[which].map(\.notify)))
+            }
+            for (which, rig) in rigs.enumerated() {
+                Measure.report("\(rig.name): \(kind)s, instant to first audio frame", line(samples[which].map(\.firstFrame)))
+            }
+            for (which, rig) in rigs.enumerated() {
+                Measure.report("\(rig.name): \(kind)s, Stop call to snd_pcm_drop called", line(samples[which].map(\.stopToSilence)))
+            }
+        }
+        print("load average at the end: \(load())")
+    }
+
     static func run(alerts: Int) async throws {
         print("== alerts (release agent, dunst, ALSA capture paced to real time)")
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let reveilled = folder.appendingPathComponent("reveilled").path
-        guard FileManager.default.isExecutableFile(atPath: reveilled) else {
+        guard FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("reveilled").path) else {
             print("reveilled must be built beside reveille-bench: swift build -c release")
             return
         }
-        let sandbox = try DesktopSandbox(startsNotificationServer: true, pacedBytesPerSecond: 48_000 * 4)
-        defer { sandbox.stop() }
-        let agent = try sandbox.spawn(reveilled, ["--verbose"])
-        try sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(20))
-        let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        try sandbox.run(folder.appendingPathComponent("reveille").path, ["auth", "allow", ownExecutable])
-        let client = AgentClient(connection: try DBusConnection.connect(address: sandbox.busAddress))
-        let monitor = try sandbox.monitorNotifyCalls(promptStamps: true)
-        // The monitor stamps messages on the continuous clock; this maps them to the wall clock.
-        let (wallOrigin, continuousOrigin) = (Date(), ContinuousClock.now)
-        func wall(_ instant: ContinuousClock.Instant) -> Date {
-            wallOrigin.addingTimeInterval((instant - continuousOrigin) / .seconds(1))
-        }
+        let rig = try await Rig(name: "today", folder: folder)
+        defer { rig.stop() }
+        let (sandbox, agent, client, monitor, reveilled) = (rig.sandbox, rig.agent, rig.client, rig.monitor, rig.reveilled)
+        func wall(_ instant: ContinuousClock.Instant) -> Date { rig.wall(instant) }
 
         var cpu: Double?
         for kind in ["alarm", "timer"] {
             var samples: [Sample] = []
             for index in 0..<alerts {
-                let id = UUID()
-                let title = "\(kind) \(index)"
-                let definition: AlarmDefinition
-                if kind == "alarm" {
-                    // The next whole second at least 0.6 s away: what a clock-time alarm looks like.
-                    let at = (Date().timeIntervalSince1970 + 0.6).rounded(.up)
-                    definition = Fixtures.definition(.fixed(Date(timeIntervalSince1970: at)), title: title)
-                } else {
-                    definition = Fixtures.timer(1, title: title)
-                }
-                let scheduled = try await client.schedule(id: id, definition: definition).fireDate
-                let call = try await monitor.waitForNotify(matching: { $0.summary == title && $0.urgency == .byte(2) })
-                // Let the sound start and the device fill before stopping.
-                try await Task.sleep(for: .milliseconds(150))
-                if cpu == nil, kind == "alarm" {
-                    cpu = try await ringingCPU(pid: agent.pid, seconds: 20)
-                }
-                let stopAt = Date()
-                try await client.stop(id: id)
-                let ended = try await soundEnded(for: id, in: agent)
-                guard let scheduled, let received = call.receivedAt else {
-                    throw SandboxError.failed("no fire date or Notify time for \(title)")
-                }
-                samples.append(Sample(
-                    notify: .seconds(wall(received).timeIntervalSince(scheduled)),
-                    firstFrame: .seconds(ended.firstFrame.timeIntervalSince(scheduled)),
-                    stopToPlayer: .seconds(ended.stopRequested.timeIntervalSince(stopAt)),
-                    stopToSilence: .seconds(ended.dropCalled.timeIntervalSince(stopAt)),
-                    stopToDropReturned: .seconds(ended.silenced.timeIntervalSince(stopAt))))
-            }
-            func line(_ values: [Duration]) -> String {
-                "\(Measure.format(Measure.percentile(values, 0.5))) / \(Measure.format(Measure.percentile(values, 0.99))) / \(Measure.format(values.max() ?? .zero))"
+                samples.append(try await rig.ringOnce(kind: kind, index: index) { rig in
+                    if cpu == nil, kind == "alarm" { cpu = try await ringingCPU(pid: rig.agent.pid, seconds: 20) }
+                })
             }
             Measure.report("\(kind)s: scheduled instant to Notify, p50 / p99 / max (\(alerts))", line(samples.map(\.notify)), target: "p99 < 5 ms")
             Measure.report("\(kind)s: scheduled instant to first audio frame, p50 / p99 / max", line(samples.map(\.firstFrame)), target: "p99 < 30 ms")
@@ -112,7 +207,7 @@ enum AlertBenchmark {
         for id in burstIDs { try await client.stop(id: id) }
         var lastFrame = Date.distantPast
         for id in burstIDs { lastFrame = max(lastFrame, try await soundEnded(for: id, in: agent).firstFrame) }
-        let lastNotify = wall(burstCalls.compactMap(\.receivedAt).max() ?? continuousOrigin)
+        let lastNotify = wall(burstCalls.compactMap(\.receivedAt).max() ?? .now)
         Measure.report("\(burst) alarms in the same second: the last Notify call after the instant", Measure.format(.seconds(lastNotify.timeIntervalSince(due))))
         Measure.report("\(burst) alarms in the same second: the last first audio frame after the instant", Measure.format(.seconds(lastFrame.timeIntervalSince(due))))
         try await offPool { try sandbox.closeAll() }
@@ -151,7 +246,6 @@ enum AlertBenchmark {
         if let cpu {
             Measure.report("agent CPU while one alert rings (20 s, volume ramp on, ALSA file capture)", String(format: "%.3f%% of a core", cpu), target: "< 2%")
         }
-        client.connection.close()
     }
 
     /// Waits until the agent owns its bus name again.

@@ -5,6 +5,8 @@
 //   .build/release/reveille-bench wire                                  1,000 alarms on the wire
 //   .build/release/reveille-bench agent [--idle-seconds N]              the agent over D-Bus
 //   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence (at PipeWire's sink), CPU
+//   .build/release/reveille-bench alert --compare DIR [--alerts N]      lateness of today's agent and DIR's (an older build's
+//                                                                        bin folder), ringing in turn in one run
 //   .build/release/reveille-bench alert-pipewire [--alerts N]           only the PipeWire part of alert
 //   .build/release/reveille-bench search [--calls N]                     the desktop's search providers: query to reply
 //   .build/release/reveille-bench day                                   a simulated day of clock and zone changes
@@ -15,6 +17,7 @@
 //                                                                        a stand-in that stores nothing, in rounds whose
 //                                                                        ratios' median is printed (not in "everything")
 
+import Foundation
 import TestSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -53,10 +56,17 @@ if selected.isEmpty || selected.contains("agent") {
 if selected.isEmpty || selected.contains("search") {
     try await SearchBenchmark.run(calls: option("--calls", 200))
 }
-if selected.isEmpty || selected.contains("alert") {
+/// The word after an option such as `--compare`, or nil.
+func textOption(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+let compared = textOption("--compare").map { URL(fileURLWithPath: $0) }
+if let compared, selected.contains("alert") {
+    try await AlertBenchmark.compare(alerts: alerts, other: compared)
+} else if selected.isEmpty || selected.contains("alert") {
     try await AlertBenchmark.run(alerts: alerts)
 }
-if selected.isEmpty || selected.contains("alert") || selected.contains("alert-pipewire") {
+if compared == nil, selected.isEmpty || selected.contains("alert") || selected.contains("alert-pipewire") {
     try await PipeWireAlertBenchmark.run(alerts: min(alerts, 30))
 }
 if selected.contains("fuzz") {
