@@ -25,7 +25,7 @@ let package = Package(
         // Command, Installed (the one program the package installs), System, CModules, TestOnly
         // (README, "Layout").
         // - AlarmModel: what apps see: AlarmKit's types, schedule math, the clock. Foundation only.
-        // - AlarmCore: the agent's engine: state machine, deadline queue, threads, the store (SQLite).
+        // - AlarmCore: the agent's engine: state machine, deadline queue, the store (SQLite).
         // - AlarmProtocol: the wire between client and agent: names, encoding, finding and starting the agent.
         // - AlarmKit: the client library apps import; it re-exports AlarmModel only.
         // - CommandLineText: the CLI's text input and tables, and the grammar of TIME anything may
@@ -34,10 +34,18 @@ let package = Package(
         // - AlarmRecords: what the agent keeps about an alarm and where it is in time; the engine, the
         //   wire and the CLI share it, apps never see it.
         .target(name: "AlarmRecords", dependencies: ["AlarmModel"], path: "Sources/Shared/AlarmRecords"),
+        // - AgentRuntime: the agent's threads: named threads, a serial executor on a thread of its own,
+        //   a thread pool, a callback one thread sets and others call.
+        .target(name: "AgentRuntime", dependencies: ["AlarmModel", "LinuxSystem"], path: "Sources/Agent/AgentRuntime"),
+        // - AlarmPresentation: the alert path's contract, between the engine that decides and the
+        //   presenters that show and ring (AlarmPresenter, PresentationEffect).
+        .target(name: "AlarmPresentation", dependencies: ["AlarmModel", "AlarmRecords"], path: "Sources/Agent/AlarmPresentation"),
         .target(
             name: "AlarmCore",
             dependencies: [
+                "AgentRuntime",
                 "AlarmModel",
+                "AlarmPresentation",
                 "AlarmRecords",
                 "CSQLite",
                 "LinuxSystem",
@@ -126,7 +134,8 @@ let package = Package(
         .target(
             name: "AlarmDesktop",
             dependencies: [
-                "AlarmModel", "AlarmRecords", "AlarmCore", "CALSA", "CSndFile", "DBus", "CLibNotify", "Localization", "LinuxSystem",
+                "AgentRuntime", "AlarmModel", "AlarmPresentation", "AlarmRecords", "CALSA", "CSndFile", "DBus", "CLibNotify",
+                "Localization", "LinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Agent/AlarmDesktop"
@@ -134,7 +143,8 @@ let package = Package(
         .target(
             name: "AlarmAgent",
             dependencies: [
-                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus", "Localization", "LinuxSystem",
+                "AgentRuntime", "AlarmModel", "AlarmPresentation", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "DBus",
+                "Localization", "LinuxSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Agent/AlarmAgent"
@@ -185,7 +195,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["AlarmModel", "AlarmCore", "LinuxSystem"],
+            dependencies: ["AlarmModel", "AlarmPresentation", "AlarmCore", "LinuxSystem"],
             path: "Sources/TestOnly/TestSupport",
             // The GNOME Shell test extension and the gjs scripts GNOMEShellServer runs.
             exclude: ["GNOMEShell"]
@@ -210,7 +220,7 @@ let package = Package(
         ),
         // Test traits the test targets share: `.requires(…)`, which fails a test where what it needs is
         // missing, instead of skipping it.
-        .target(name: "TestRequirements", dependencies: ["AlarmModel", "AlarmCore"], path: "Tests/TestRequirements"),
+        .target(name: "TestRequirements", dependencies: ["AgentRuntime", "AlarmModel"], path: "Tests/TestRequirements"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
@@ -249,7 +259,7 @@ let package = Package(
             name: "AlarmCoreTests",
             dependencies: [
                 "AlarmCore",
-                "AlarmModel", "AlarmRecords",
+                "AgentRuntime", "AlarmModel", "AlarmPresentation", "AlarmRecords",
                 "CommandLineText",
                 "TestSupport",
                 "TestRequirements",
@@ -260,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "AgentTests",
             dependencies: [
-                "AlarmKit", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
+                "AlarmKit", "AgentRuntime", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
                 "DBus", "StressTesting", "TestSupport", "TestRequirements",
             ],
             exclude: ["Scripts", "FrozenInterfaces"]

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 import TestRequirements
 
+import AgentRuntime
 @testable import AlarmCore
 import AlarmModel
 

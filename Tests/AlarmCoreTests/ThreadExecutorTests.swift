@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestRequirements
 
+import AgentRuntime
 @testable import AlarmCore
 import AlarmModel
 import TestSupport

@@ -1,6 +1,6 @@
 // Swift Testing is there only when tests are built: `swift build -c release` builds this target empty.
 #if canImport(Testing)
-import AlarmCore
+import AgentRuntime
 import AlarmModel
 import Testing
 

@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmModel
+import AlarmRecords
 import DBus
 import FoundationEssentials
 import Localization
@@ -146,6 +147,6 @@ package actor AuthorizationCenter {
 
     /// A name for the app a person recognises: the app id, or the executable's file name.
     static func displayName(_ identity: CallerIdentity) -> String {
-        AlarmCaller.displayName(ofOwner: identity.appID) ?? identity.appID
+        AlarmOwner.displayName(of: identity.appID) ?? identity.appID
     }
 }

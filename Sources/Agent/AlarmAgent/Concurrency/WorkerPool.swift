@@ -1,5 +1,5 @@
 @_spi(ExperimentalScheduling) import _Concurrency
-import AlarmCore
+import AgentRuntime
 import AlarmModel
 import FoundationEssentials
 

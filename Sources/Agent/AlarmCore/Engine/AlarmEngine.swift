@@ -1,4 +1,6 @@
+import AgentRuntime
 import AlarmModel
+import AlarmPresentation
 import AlarmRecords
 import FoundationEssentials
 import Logging
@@ -14,16 +16,9 @@ package enum AlarmCaller: Hashable, Sendable {
     /// The owner name alarms scheduled by this caller get.
     package var ownerName: String {
         switch self {
-        case .user: "user"
+        case .user: AlarmOwner.user
         case .app(let id): id
         }
-    }
-
-    /// The name a person recognises for the app that owns alarms as `owner`: an app id as it is,
-    /// an executable's file name for an executable's path; `nil` for the person's own alarms.
-    package static func displayName(ofOwner owner: String) -> String? {
-        if owner == AlarmCaller.user.ownerName { return nil }
-        return owner.hasPrefix("/") ? URL(fileURLWithPath: owner).lastPathComponent : owner
     }
 
     /// Whether this caller may see and change the alarm.

@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmModel
 import CSQLite
 import Synchronization

@@ -1,4 +1,3 @@
-import AlarmCore
 import AlarmModel
 import AlarmRecords
 import FoundationEssentials
@@ -380,7 +379,7 @@ extension NotificationContent {
     /// This content naming the app that set `record` in `originHint` ("Reveille · Clocks" in
     /// Plasma's header), so a person sees whose alarm rings; unchanged for their own alarms.
     package func namingOrigin(of record: AlarmRecord) -> NotificationContent {
-        guard let origin = AlarmCaller.displayName(ofOwner: record.owner) else { return self }
+        guard let origin = AlarmOwner.displayName(of: record.owner) else { return self }
         var named = self
         named.hints[Self.originHint] = .string(origin)
         return named

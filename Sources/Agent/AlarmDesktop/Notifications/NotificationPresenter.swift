@@ -1,5 +1,5 @@
-import AlarmCore
 import AlarmModel
+import AlarmPresentation
 import AlarmRecords
 import CLibNotify
 import FoundationEssentials

@@ -1,5 +1,6 @@
-import AlarmCore
+import AgentRuntime
 import AlarmModel
+import AlarmPresentation
 import AlarmRecords
 import CLibNotify
 import FoundationEssentials

@@ -1,4 +1,3 @@
-import AlarmModel
 import Synchronization
 
 /// A handler that one thread sets and others call: a `Mutex` around a closure, minus its trap.

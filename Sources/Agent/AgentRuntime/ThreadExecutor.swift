@@ -8,24 +8,24 @@ import LinuxSystem
 /// holds one of the few threads that run tasks (the agent's worker pool). The thread sleeps on a condition
 /// variable while there is nothing to run, so an idle executor never wakes up, and it ends once
 /// `finish()` was called and the jobs queued before it have run.
-final class ThreadExecutor: SerialExecutor, Sendable {
+package final class ThreadExecutor: SerialExecutor, Sendable {
     private let thread: JobThread
 
     /// Starts the thread, named `name` (as `top -H` and `perf` show it, cut to 15 bytes).
-    init(name: String) {
+    package init(name: String) {
         thread = JobThread()
         // The thread keeps the executor (its job runner holds it), so a late job still finds it.
         thread.start(named: name) { job in job.runSynchronously(on: self.asUnownedSerialExecutor()) }
     }
 
     /// Queues a job; the thread runs it after every job queued before.
-    func enqueue(_ job: consuming ExecutorJob) { thread.enqueue(UnownedJob(job)) }
+    package func enqueue(_ job: consuming ExecutorJob) { thread.enqueue(UnownedJob(job)) }
 
     /// How many jobs wait for the thread (for tests that need calls queued before going on).
-    var queuedJobCount: Int { thread.queuedJobCount }
+    package var queuedJobCount: Int { thread.queuedJobCount }
 
     /// Lets the thread end once it has run what is queued.
-    func finish() { thread.finish() }
+    package func finish() { thread.finish() }
 }
 
 /// A task executor that runs its jobs, in order, on one thread of its own: tasks that prefer it
