@@ -65,8 +65,11 @@ package final class AgentPresenter: AlarmPresenter {
         self.observers = observers
     }
 
-    /// Runs the stop intent when an alert is stopped, and hands the effect on.
+    /// Hands the effect to the desktop presenter first (the notification and the sound, or their
+    /// end, are what a person waits for), then tells the observers and runs the stop intent when an
+    /// alert is stopped: what they start (bus calls, tasks) does not compete with the `Notify`.
     package func perform(_ effect: PresentationEffect) {
+        desktop?.perform(effect)
         switch effect {
         case .alert(let record):
             state.withLock { $0.ringing[record.id] = record }
@@ -85,7 +88,6 @@ package final class AgentPresenter: AlarmPresenter {
         case .endCountdown, .missed:
             break
         }
-        desktop?.perform(effect)
     }
 
     /// Runs the secondary intent of a ringing alarm whose secondary button is `.custom` (the

@@ -94,7 +94,8 @@ package final class AlertSounds: Sendable {
         guard isNew else { return }
         let logger = self.logger
         Task.detached(priority: .userInitiated) { [self] in
-            // Found on a thread of its own: an alert never waits for a file that does not answer.
+            // Found on a file thread (one that stays, asleep, after the first alert): an alert never
+            // waits for a file that does not answer.
             let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [self] in sound(for: record.definition.sound) }
                 ?? fallback(for: record)
             // A device that fails (unplugged, its server gone) is tried again, less and less often,
