@@ -1,4 +1,3 @@
-import AlarmCore
 import AlarmDesktop
 import AlarmModel
 import AlarmProtocol
@@ -32,7 +31,7 @@ package struct MediaPlayerTrack: Hashable, Sendable {
         id = record.id
         title = NotificationContent.displayTitle(of: record.definition)
         time = NotificationContent.alertTimeText(record, style: timeStyle)
-        app = AlarmCaller.displayName(ofOwner: record.owner)
+        app = AlarmOwner.displayName(of: record.owner)
         canSnooze = record.definition.presentation.alert.secondaryButtonBehavior == .countdown
         if case .alerting(let ringing) = record.phase { startedAt = ringing.startedAt }
     }
