@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Who owns an alarm, as its record says (`AlarmRecord.owner`): the person, or an app by its id
 /// or executable's path.
