@@ -1,5 +1,6 @@
 @testable import AlarmCore
 import AlarmModel
+import AlarmPresentation
 import AlarmRecords
 import Dispatch
 import Foundation

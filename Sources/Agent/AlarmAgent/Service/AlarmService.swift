@@ -1,5 +1,6 @@
 import AlarmCore
 import AlarmModel
+import AlarmPresentation
 import AlarmRecords
 import AlarmDesktop
 import AlarmProtocol

@@ -620,14 +620,6 @@ package actor AlarmEngine {
     }
 }
 
-/// One alarm's change, as `AlarmEngine.observeChanges(_:)` reports it.
-package enum AlarmChange: Hashable, Sendable {
-    /// The alarm is new or changed: its record now.
-    case updated(AlarmRecord)
-    /// The alarm is gone: its last record.
-    case removed(AlarmRecord)
-}
-
 /// A boot-clock moment in the current boot, ordered by uptime.
 struct BootMoment: Comparable, Hashable, Sendable {
     var uptime: Duration

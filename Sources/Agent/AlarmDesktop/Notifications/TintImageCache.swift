@@ -1,4 +1,4 @@
-import AlarmCore
+import AlarmPresentation
 import AlarmRecords
 import FoundationEssentials
 import Synchronization
