@@ -259,7 +259,7 @@ let package = Package(
             name: "AlarmCoreTests",
             dependencies: [
                 "AlarmCore",
-                "AgentRuntime", "AlarmModel", "AlarmPresentation", "AlarmRecords",
+                "AgentRuntime", "AlarmModel", "AlarmPresentation", "AlarmRecords", "LinuxSystem",
                 "CommandLineText",
                 "TestSupport",
                 "TestRequirements",

@@ -62,4 +62,10 @@ package enum SystemCall: String, Hashable, Sendable, CaseIterable {
     case setDumpable
     /// `getrlimit(2)`.
     case getResourceLimit
+    /// `epoll_create1(2)`.
+    case epollCreate
+    /// `epoll_ctl(2)`.
+    case epollControl
+    /// `epoll_wait(2)`.
+    case epollWait
 }

@@ -1,4 +1,4 @@
-import Dispatch
+import AgentRuntime
 import FoundationEssentials
 import LinuxSystem
 import Synchronization
@@ -10,7 +10,7 @@ import Synchronization
 /// by renaming a new one over it, a socket a restarted daemon makes anew), so the watch is on its
 /// folder, for entries of its name being created, moved in, written, deleted or changed in their
 /// attributes. Nothing is polled: the inotify descriptor is read when the kernel says it is
-/// readable (a dispatch read source).
+/// readable (on the agent's event loop).
 package final class FileEntryWatcher: Sendable {
     /// The watched file.
     package let path: String
@@ -22,7 +22,7 @@ package final class FileEntryWatcher: Sendable {
     private let descriptor: FileDescriptor
     private let name: [UInt8]
     private let continuation: AsyncStream<Void>.Continuation
-    private let source = Mutex<(any DispatchSourceRead)?>(nil)
+    private let watch = Mutex<EventLoop.Watch?>(nil)
 
     /// The events that mean the entry may be another file now.
     private static let mask: InotifyEvents = [.created, .movedTo, .closedAfterWriting, .deleted, .attributesChanged]
@@ -47,22 +47,21 @@ package final class FileEntryWatcher: Sendable {
             throw POSIXError(error)
         }
         let descriptor = self.descriptor
-        source.withLock { source in
-            let readSource = DispatchSource.makeReadSource(
-                fileDescriptor: descriptor.rawValue, queue: DispatchQueue(label: "reveille.file-entry"))
-            readSource.setEventHandler { [weak self] in self?.readEvents() }
-            // The descriptor is closed once dispatch has let go of it.
-            readSource.setCancelHandler { try? descriptor.close() }
-            readSource.resume()
-            source = readSource
+        do {
+            let watch = try EventLoop.shared.watchReadable(descriptor) { [weak self] in self?.readEvents() }
+            self.watch.withLock { $0 = watch }
+        } catch {
+            try? descriptor.close()
+            throw POSIXError(error)
         }
     }
 
     /// Stops watching and finishes `changes`.
     package func stop() {
-        source.withLock { source in
-            source?.cancel()
-            source = nil
+        // The descriptor is closed once, by whoever takes the watch: after it no longer runs.
+        if let watch = watch.withLock({ $0.take() }) {
+            watch.cancel()
+            try? descriptor.close()
         }
         continuation.finish()
     }

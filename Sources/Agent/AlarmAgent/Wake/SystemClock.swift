@@ -1,5 +1,5 @@
 import AlarmModel
-import Dispatch
+import AgentRuntime
 import LinuxSystem
 import FoundationEssentials
 import Synchronization
@@ -126,13 +126,12 @@ extension SystemClock {
     }
 }
 
-/// Waits for the first of several timers to become readable, on dispatch read sources.
+/// Waits for the first of several timers to become readable, on the agent's event loop.
 private final class TimerWaiter: Sendable {
     private let timers: [TimerFD]
-    private let queue = DispatchQueue(label: "reveille.clock")
     private struct State {
         var continuation: CheckedContinuation<WakeReason, any Error>?
-        var sources: [any DispatchSourceRead] = []
+        var watches: [EventLoop.Watch] = []
         var finished = false
     }
     private let state = Mutex(State())
@@ -141,20 +140,27 @@ private final class TimerWaiter: Sendable {
 
     func wait() async throws -> WakeReason {
         try await withCheckedThrowingContinuation { continuation in
-            let cancelled = state.withLock { state -> Bool in
-                if state.finished { return true }
+            let failure = state.withLock { state -> (any Error)? in
+                if state.finished { return CancellationError() }
                 state.continuation = continuation
-                for (index, timer) in timers.enumerated() {
-                    let source = DispatchSource.makeReadSource(fileDescriptor: timer.descriptor.rawValue, queue: queue)
-                    source.setEventHandler { [weak self] in self?.readable(index) }
-                    // The descriptor stays open until dispatch has let go of it.
-                    source.setCancelHandler { withExtendedLifetime(timer) {} }
-                    state.sources.append(source)
-                    source.resume()
+                do throws(Errno) {
+                    for (index, timer) in timers.enumerated() {
+                        // The handler holds the timer, so its descriptor stays open until the
+                        // watch is cancelled and the handler let go.
+                        state.watches.append(try EventLoop.shared.watchReadable(timer.descriptor) { [weak self] in
+                            withExtendedLifetime(timer) { self?.readable(index) }
+                        })
+                    }
+                    return nil
+                } catch {
+                    state.continuation = nil
+                    return POSIXError(error)
                 }
-                return false
             }
-            if cancelled { continuation.resume(throwing: CancellationError()) }
+            if let failure {
+                cancelWatches()
+                continuation.resume(throwing: failure)
+            }
         }
     }
 
@@ -170,13 +176,21 @@ private final class TimerWaiter: Sendable {
 
     func cancel() { finish(.failure(CancellationError())) }
 
-    private func finish(_ result: Result<WakeReason, any Error>) {
-        let (continuation, sources) = state.withLock { state in
-            state.finished = true
-            defer { state.continuation = nil; state.sources = [] }
-            return (state.continuation, state.sources)
+    private func cancelWatches() {
+        let watches = state.withLock { state in
+            defer { state.watches = [] }
+            return state.watches
         }
-        for source in sources { source.cancel() }
+        for watch in watches { watch.cancel() }
+    }
+
+    private func finish(_ result: Result<WakeReason, any Error>) {
+        let continuation = state.withLock { state in
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        cancelWatches()
         continuation?.resume(with: result)
     }
 }
