@@ -155,7 +155,7 @@ let package = Package(
         .target(
             name: "ReveilledCLI",
             dependencies: [
-                "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop", "AlarmProtocol", "LinuxSystem",
+                "AgentRuntime", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmDesktop", "AlarmProtocol", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -171,7 +171,7 @@ let package = Package(
         ),
         // The agent and the command as programs of their own, for development and the tests (the
         // search providers' own, reveille-search, is below).
-        .executableTarget(name: "reveilled", dependencies: ["AlarmAgent", "ReveilledCLI"], path: "Sources/Agent/reveilled"),
+        .executableTarget(name: "reveilled", dependencies: ["ReveilledCLI"], path: "Sources/Agent/reveilled"),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"], path: "Sources/Command/reveille"),
         // The desktop's search providers (GNOME Shell's SearchProvider2, Plasma's krunner1): the
         // command's grammar, the agent through AlarmKit's client, and the bus to be found on. A
@@ -190,7 +190,7 @@ let package = Package(
         // so that the Swift runtime and Foundation Essentials are installed once.
         .executableTarget(
             name: "reveille-multicall",
-            dependencies: ["AlarmAgent", "LinuxSystem", "ReveilleCLI", "ReveilledCLI", "SearchProviders"],
+            dependencies: ["LinuxSystem", "ReveilleCLI", "ReveilledCLI", "SearchProviders"],
             path: "Sources/Installed/reveille-multicall"
         ),
         .target(

@@ -10,7 +10,9 @@ import Synchronization
 /// whose manager and worker threads came and went around each event, and saves the hop from
 /// libdispatch's manager thread to a queue's worker on the way from a timer's expiry to the
 /// engine. Handlers must be quick (read the descriptor, resume a waiter): every watch shares the
-/// thread. The thread starts with the first watch and then stays for the life of the process.
+/// thread. The agent's `main` gives it the main thread (`runOnCurrentThread(startingWith:)`), which
+/// would otherwise only wait; anywhere else (tests) a thread of its own starts with the first
+/// watch and then stays for the life of the process.
 package final class EventLoop: Sendable {
     /// The process's event loop.
     package static let shared = EventLoop()
@@ -64,6 +66,21 @@ package final class EventLoop: Sendable {
         }
         if starts { Threads.start(named: "reveille-events") { [self] in run(epoll) } }
         return Watch(loop: self, token: token, descriptor: descriptor)
+    }
+
+    /// Runs the loop on the calling thread, for good, after `start()` (which starts what will add
+    /// watches): the agent's main thread serves the descriptors instead of waiting for nothing.
+    /// Watches added before or while `start()` runs are served here too, by no other thread.
+    package func runOnCurrentThread(startingWith start: () -> Void) -> Never {
+        state.withLock { $0.started = true }
+        start()
+        switch epoll {
+        case .success(let epoll): run(epoll)
+        case .failure: break
+        }
+        // No loop (no epoll descriptor, or a broken one): every watch has failed or will fail, and
+        // the thread has nothing else to do.
+        Threads.sleepForever()
     }
 
     private func run(_ epoll: FileDescriptor) {

@@ -1,5 +1,5 @@
+import AgentRuntime
 import DBus
-import Dispatch
 import FoundationEssentials
 import LinuxSystem
 
@@ -23,25 +23,55 @@ package enum AgentIntrospection {
     }
 }
 
-/// Runs a handler once when SIGTERM or SIGINT arrives (dispatch signal sources; the signals'
-/// default actions are ignored while it lives).
-package final class SignalWatcher: @unchecked Sendable {  // immutable after init; dispatch sources are thread-safe
-    private let sources: [any DispatchSourceSignal]
+/// Runs a handler when SIGTERM or SIGINT arrives, on the agent's event loop: the signals are read
+/// from a signal descriptor (`signalfd(2)`), so they must be blocked in every thread, which
+/// `blockTerminationSignals()` does when the agent's `main` calls it before it starts any thread.
+/// If the descriptor cannot be made, the signals are unblocked again and end the process as they
+/// would by default.
+package final class SignalWatcher: Sendable {
+    /// The signals that ask the agent to end.
+    package static let terminationSignals = [SIGTERM, SIGINT]
 
-    private init(sources: [any DispatchSourceSignal]) { self.sources = sources }
+    private let descriptor: FileDescriptor?
+    private let watch: EventLoop.Watch?
 
-    /// Starts watching for SIGTERM and SIGINT.
-    package static func onTermination(_ handler: @escaping @Sendable () -> Void) -> SignalWatcher {
-        let queue = DispatchQueue(label: "reveille.signals")
-        let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
-            SignalDisposition.ignore.apply(to: number)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
-        }
-        return SignalWatcher(sources: sources)
+    private init(descriptor: FileDescriptor?, watch: EventLoop.Watch?) {
+        self.descriptor = descriptor
+        self.watch = watch
     }
 
-    deinit { sources.forEach { $0.cancel() } }
+    /// Blocks SIGTERM and SIGINT in the calling thread and every thread it starts from then on:
+    /// the agent's `main` calls it first, so that only `onTermination(_:)` sees them.
+    package static func blockTerminationSignals() {
+        SignalMask.block(terminationSignals)
+    }
+
+    /// Starts watching for SIGTERM and SIGINT; `handler` runs on each, on the event loop's thread.
+    package static func onTermination(_ handler: @escaping @Sendable () -> Void) -> SignalWatcher {
+        blockTerminationSignals()
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.signals(terminationSignals)
+        } catch {
+            SignalMask.unblock(terminationSignals)
+            return SignalWatcher(descriptor: nil, watch: nil)
+        }
+        do {
+            let watch = try EventLoop.shared.watchReadable(descriptor) {
+                var received = false
+                while (try? descriptor.takeSignal()).flatMap({ $0 }) != nil { received = true }
+                if received { handler() }
+            }
+            return SignalWatcher(descriptor: descriptor, watch: watch)
+        } catch {
+            try? descriptor.close()
+            SignalMask.unblock(terminationSignals)
+            return SignalWatcher(descriptor: nil, watch: nil)
+        }
+    }
+
+    deinit {
+        watch?.cancel()
+        try? descriptor?.close()
+    }
 }

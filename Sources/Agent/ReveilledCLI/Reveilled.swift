@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmAgent
 import AlarmCore
 import AlarmModel
@@ -18,6 +19,26 @@ package enum ReveilledCommand {
     /// process with its status. Install the agent's executors (`AgentExecutors.install()`) first.
     package static func main() async {
         await Reveilled.main()
+    }
+
+    /// Runs the agent as its process's `main`, from the main thread, before any other thread has
+    /// started; ends the process when the agent ends.
+    ///
+    /// - SIGTERM and SIGINT are blocked first, so that every thread inherits the mask and only the
+    ///   agent's signal descriptor (`SignalWatcher`) takes them.
+    /// - Every task runs on the agent's own worker pool, installed before the first task exists:
+    ///   libdispatch's workers would wake the idle agent every second (see `AgentExecutors`).
+    /// - The main thread then serves the agent's event loop (kernel timers, inotify, signals),
+    ///   where it would otherwise only wait.
+    package static func runAsProcessMain() -> Never {
+        SignalWatcher.blockTerminationSignals()
+        AgentExecutors.install()
+        EventLoop.shared.runOnCurrentThread {
+            Task.detached {
+                await main()
+                exit(0)
+            }
+        }
     }
 }
 

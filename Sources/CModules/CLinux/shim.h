@@ -11,6 +11,7 @@
 #include <malloc.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>

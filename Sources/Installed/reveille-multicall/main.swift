@@ -1,4 +1,3 @@
-import AlarmAgent
 import Dispatch
 import LinuxSystem
 import ReveilleCLI
@@ -23,13 +22,9 @@ import Glibc
 // is an app (a symbolic link runs the installed file, which the kernel names by its own path).
 let name = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
 if name == "reveilled" {
-    // Every task of the agent runs on its own worker pool, installed before the first task exists
-    // (see `AgentExecutors`).
-    AgentExecutors.install()
-    Task {
-        await ReveilledCommand.main()
-        exit(0)
-    }
+    // The agent: its signals blocked, its worker pool installed, and this thread serving its event
+    // loop, before any other thread starts (`ReveilledCommand.runAsProcessMain()`).
+    ReveilledCommand.runAsProcessMain()
 } else {
     // The file's capabilities are the agent's (CAP_WAKE_ALARM, for wake timers): the command and
     // the search providers (which answer any caller on the bus) give them up before they start a

@@ -68,4 +68,6 @@ package enum SystemCall: String, Hashable, Sendable, CaseIterable {
     case epollControl
     /// `epoll_wait(2)`.
     case epollWait
+    /// `signalfd(2)`.
+    case signalfd
 }

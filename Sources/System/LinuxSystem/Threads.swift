@@ -35,6 +35,11 @@ package enum Threads {
         reveille_name_thread(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// Suspends the calling thread for good (`pause(2)`, again after each signal handler).
+    package static func sleepForever() -> Never {
+        while true { pause() }
+    }
+
     /// What a new thread runs, handed to it through `pthread_create`'s argument.
     private final class Start: Sendable {
         let name: String

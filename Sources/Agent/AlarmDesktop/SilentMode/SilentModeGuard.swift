@@ -1,7 +1,8 @@
+import AgentRuntime
+import Dispatch
 import FoundationEssentials
 import Logging
 import Synchronization
-import Dispatch
 
 /// Silent mode: the output the alert sounds go to is muted, or at zero volume. `status` says so;
 /// with `unmuteTo` set (opt-in), the mixer is turned up to that level while an alarm that breaks
@@ -10,7 +11,8 @@ import Dispatch
 /// Reveille set, replayed when the agent starts after a crash.
 ///
 /// The mixer is read when an alert starts and when the status is asked for; it is not watched.
-/// Work runs on a serial queue of its own (alsa-lib calls block briefly).
+/// Work runs, in order, on a thread of its own (`reveille-mixer`: alsa-lib calls block briefly),
+/// which sleeps between alerts.
 package final class SilentModeGuard: Sendable {
     /// The mixer.
     package let mixer: OutputMixer
@@ -18,11 +20,11 @@ package final class SilentModeGuard: Sendable {
     package let unmuteTo: Int?
     private let journal: RestoreJournal
     private let logger: Logger
-    private let queue = DispatchQueue(label: "reveille-silent-mode")
+    private let queue = ThreadPool<@Sendable () -> Void>(name: "reveille-mixer", maximumThreads: 1) { $0() }
     private let machine = Mutex(Breakthrough())
     /// The alarms started here and not yet ended, kept as calls come (the machine learns of them
-    /// later, on the queue): an end for any other alarm, such as every countdown's, has nothing to
-    /// put back and costs no trip to the queue.
+    /// later, on its thread): an end for any other alarm, such as every countdown's, has nothing to
+    /// put back and costs no trip to that thread.
     private let started = Mutex<Set<UUID>>([])
 
     /// Creates the guard and puts back a level a crashed agent left raised.
@@ -31,17 +33,17 @@ package final class SilentModeGuard: Sendable {
         self.unmuteTo = unmuteTo.map { min(max($0, 1), 100) }
         self.journal = journal
         self.logger = logger
-        queue.async { [self] in
+        queue.submit([{ [self] in
             guard let entry = journal.load() else { return }
             logger.notice("Putting back the output volume left raised by an agent that stopped")
             restore(entry)
-        }
+        }])
     }
 
     /// An alarm that breaks through started ringing: raise the output if it is silent (opt-in).
     package func alertStarted(_ id: UUID) {
         started.withLock { _ = $0.insert(id) }
-        queue.async { [self] in
+        queue.submit([{ [self] in
             let reading: OutputMixer.Reading?
             do {
                 reading = try mixer.read()
@@ -58,22 +60,26 @@ package final class SilentModeGuard: Sendable {
                 "Read the output's volume as an alarm started ringing",
                 metadata: ["alarm": "\(id)", "reading": "\(reading.map { "\($0.value) \($0.percent)%" } ?? "none")", "actions": "\(actions)"])
             if actions.contains(.lift), let reading, let unmuteTo { lift(reading, to: unmuteTo) }
-        }
+        }])
     }
 
     /// An alarm stopped ringing: put the output back after the last one.
     package func alertEnded(_ id: UUID) {
         guard started.withLock({ $0.remove(id) }) != nil else { return }
-        queue.async { [self] in
+        queue.submit([{ [self] in
             for case .restore(let entry) in machine.withLock({ $0.alertEnded(id) }) { restore(entry) }
-        }
+        }])
     }
 
     /// Puts back what was raised (on shutdown).
     package func shutDown() {
-        queue.sync {
+        // After what is queued: the last alert's end may still be on its way.
+        let done = DispatchSemaphore(value: 0)
+        queue.submit([{ [self] in
             if case .lifted(let entry) = machine.withLock({ $0.lift }) { restore(entry) }
-        }
+            done.signal()
+        }])
+        done.wait()
     }
 
     /// What `reveille status` shows on its `volume` line.
