@@ -213,7 +213,7 @@ let package = Package(
         .executableTarget(
             name: "reveille-bench",
             dependencies: [
-                "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmKit", "AlarmProtocol", "CommandLineText", "DBus",
+                "AgentRuntime", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmKit", "AlarmProtocol", "CommandLineText", "DBus",
                 "StressTesting", "TestSupport",
             ],
             path: "Benchmarks/reveille-bench"
@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
         .testTarget(
-            name: "SoundTests", dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"],
+            name: "SoundTests", dependencies: ["AgentRuntime", "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"],
             // One tone in every format the README claims, made by real encoders (Formats/README.md).
             exclude: ["Formats"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),

@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmProtocol
 import AlarmCore
 import AlarmModel

@@ -1,4 +1,4 @@
-import AgentRuntime
+@testable import AgentRuntime
 import AlarmCore
 import AlarmModel
 import Foundation
@@ -57,15 +57,15 @@ struct WorkerPoolTests {
         #expect((result.threads.count...3).contains(pool.threadCount), "\(pool.threadCount) started")
     }
 
-    @Test("the deadline thread hands items out soonest first, one already due at once, none before its deadline", .timeLimit(.minutes(2)))
+    @Test("the deadline timer hands items out soonest first, one already due at once, none before its deadline", .timeLimit(.minutes(2)))
     func deadlinesInOrder() async throws {
         let (deliveries, delivered) = AsyncStream.makeStream(of: (item: Int, at: Duration).self)
-        let thread = try DeadlineThread<Int>(name: "test-deadlines") { items in
-            let now = DeadlineThread<Int>.now
+        let thread = try DeadlineTimer<Int> { items in
+            let now = DeadlineTimer<Int>.now
             for item in items { delivered.yield((item, now)) }
         }
         defer { thread.finish() }
-        let start = DeadlineThread<Int>.now
+        let start = DeadlineTimer<Int>.now
         // Later ones first: each earlier deadline must re-arm the timer.
         for milliseconds in [400, 100, 250, 30, -1_000] {
             thread.insert(milliseconds, at: start + .milliseconds(milliseconds))

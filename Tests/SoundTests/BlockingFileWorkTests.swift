@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmDesktop
 import Foundation
 import Testing

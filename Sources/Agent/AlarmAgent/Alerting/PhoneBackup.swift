@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmDesktop
 import AlarmModel
 import FoundationEssentials

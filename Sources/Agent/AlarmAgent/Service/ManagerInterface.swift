@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmCore
 import AlarmModel
 import AlarmRecords

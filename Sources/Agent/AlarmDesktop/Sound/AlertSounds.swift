@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmModel
 import AlarmRecords
 import FoundationEssentials

@@ -1,5 +1,4 @@
 @_spi(ExperimentalScheduling) import _Concurrency
-import AgentRuntime
 import AlarmModel
 import FoundationEssentials
 
@@ -8,8 +7,8 @@ import FoundationEssentials
 /// Swift's default executor on Linux runs jobs on libdispatch's worker threads, and once one of
 /// them has run, libdispatch's pool monitor wakes the process every second for the rest of its
 /// life. This executor runs jobs on a ``ThreadPool``, whose threads sleep while there is no job,
-/// and a job due later (`Task.sleep`) waits on a ``DeadlineThread``, so an idle process makes no
-/// wake-ups. Jobs run in the order they came, whatever their priority.
+/// and a job due later (`Task.sleep`) waits on a ``DeadlineTimer`` (one timerfd on the agent's
+/// event loop), so an idle process makes no wake-ups. Jobs run in the order they came, whatever their priority.
 final class WorkerPool: TaskExecutor, SchedulingExecutor {
     /// A job and the executor it runs as.
     private struct Job: Sendable {
@@ -20,13 +19,13 @@ final class WorkerPool: TaskExecutor, SchedulingExecutor {
     }
 
     private let threads: ThreadPool<Job>
-    private let delayed: DeadlineThread<Job>
+    private let delayed: DeadlineTimer<Job>
 
     /// A pool whose threads are named `name` (cut to 15 bytes), at most `maximumThreads` of them.
     init(name: String, maximumThreads: Int) throws {
         let threads = ThreadPool<Job>(name: name, maximumThreads: maximumThreads) { $0.run() }
         self.threads = threads
-        self.delayed = try DeadlineThread(name: "\(name)-timer") { threads.submit($0) }
+        self.delayed = try DeadlineTimer { threads.submit($0) }
     }
 
     /// Queues a job to run as soon as a thread is free.
@@ -45,6 +44,6 @@ final class WorkerPool: TaskExecutor, SchedulingExecutor {
         guard let delay = clock.now.duration(to: instant) as? Duration, delay > .zero else {
             return threads.submit([job])
         }
-        delayed.insert(job, at: DeadlineThread<Job>.now + delay)
+        delayed.insert(job, at: DeadlineTimer<Job>.now + delay)
     }
 }

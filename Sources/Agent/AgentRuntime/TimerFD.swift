@@ -10,9 +10,9 @@ import AlarmModel
 /// absolute instant of its clock, it becomes readable when the instant comes. A `CLOCK_REALTIME`
 /// timer armed with `cancelOnSet` also becomes readable when the wall clock is set, and its read
 /// then fails with `ECANCELED` (so does a `CLOCK_REALTIME_ALARM` one).
-final class TimerFD: Sendable {
+package final class TimerFD: Sendable {
     /// What a read found.
-    enum Expiry {
+    package enum Expiry {
         /// The instant came.
         case expired
         /// The wall clock was set (`ECANCELED`).
@@ -22,22 +22,15 @@ final class TimerFD: Sendable {
     }
 
     /// The timer's descriptor, owned by this object: arm it with `armTimer`, wait on it, never close it.
-    let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
 
     /// Makes a non-blocking, close-on-exec timer on `clock` (`FileDescriptor.timer`).
-    init(clock: ClockID) throws(Errno) {
+    package init(clock: ClockID) throws(Errno) {
         descriptor = try .timer(clock: clock)
     }
 
-    /// Blocks the calling thread until the timer is readable (`poll`; a signal does not end the
-    /// wait).
-    func waitUntilReadable() {
-        var entries = [PollDescriptor(descriptor, events: .readable)]
-        _ = try? FileDescriptor.poll(&entries, timeoutMilliseconds: -1)
-    }
-
     /// Reads the expiry count (`readExpirations`), telling an expiry from a clock set.
-    func read() -> Expiry {
+    package func read() -> Expiry {
         do {
             _ = try descriptor.readExpirations()
             return .expired
@@ -47,18 +40,4 @@ final class TimerFD: Sendable {
     }
 
     deinit { try? descriptor.close() }
-}
-
-/// Readings of the kernel's clocks (`clock_gettime`).
-enum KernelClock {
-    /// Seconds and nanoseconds of a clock.
-    static func read(_ clock: ClockID) -> (seconds: Int64, nanoseconds: Int64) {
-        clock.reading
-    }
-
-    /// The kernel's identifier of this boot (`/proc/sys/kernel/random/boot_id`).
-    static let bootID: String = {
-        let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
-        return text?.trimmingWhitespace() ?? "unknown-boot"
-    }()
 }

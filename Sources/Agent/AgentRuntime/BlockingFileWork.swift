@@ -1,4 +1,3 @@
-import AgentRuntime
 import Dispatch
 import FoundationEssentials
 import LinuxSystem
