@@ -28,8 +28,8 @@ package struct RestoreEntry: Codable, Sendable, Hashable {
 
 /// One journal file (such as `dnd-restore.json` in the store's folder) holding at most one entry.
 ///
-/// `record` writes a temporary file, `fsync`s it, renames it over the journal and `fsync`s the
-/// folder, so after a crash the journal is either the old one or the new one, whole.
+/// `record` replaces the file durably (`DurableFile`), so after a crash the journal is either the
+/// old one or the new one, whole.
 package struct RestoreJournal: Sendable {
     /// The journal's file.
     package let url: URL
@@ -54,41 +54,13 @@ package struct RestoreJournal: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(entry)
-        let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temporary = folder.appendingPathComponent("." + url.lastPathComponent + ".new")
-        do throws(Errno) {
-            let descriptor = try FileDescriptor.open(
-                temporary.path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: 0o600)
-            // Written once, and a short write fails (`EIO`): the journal is small.
-            let written = data.withUnsafeBytes { bytes in Result { () throws(Errno) in try descriptor.write(bytes) } }
-            let synced = Result { () throws(Errno) in try descriptor.sync() }
-            try? descriptor.close()
-            do throws(Errno) {
-                guard try written.get() == data.count else { throw Errno.ioError }
-                try synced.get()
-                try FileSystem.rename(temporary.path, to: url.path)
-            } catch {
-                try? FileSystem.unlink(temporary.path)
-                throw error
-            }
-        } catch {
-            throw POSIXError(error)
-        }
-        Self.syncFolder(folder)
+        try DurableFile.replace(url, with: try encoder.encode(entry))
     }
 
     /// Removes the journal (the setting is back, or the person took it over).
     package func clear() {
         guard (try? FileSystem.unlink(url.path)) != nil else { return }
-        Self.syncFolder(url.deletingLastPathComponent())
-    }
-
-    private static func syncFolder(_ folder: URL) {
-        guard let descriptor = try? FileDescriptor.open(folder.path, .readOnly, options: [.directory, .closeOnExec]) else { return }
-        try? descriptor.sync()
-        try? descriptor.close()
+        DurableFile.syncFolder(url.deletingLastPathComponent())
     }
 }
 
