@@ -41,6 +41,12 @@ struct SystemBusDouble: Sendable {
         try await call("org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "Suspend", [.boolean(false)])
     }
 
+    /// A suspend that lasts `seconds`: the double emits `PrepareForSleep(true)` now and
+    /// `PrepareForSleep(false)` `seconds` later; returns at once.
+    func sleep(for seconds: TimeInterval) async throws {
+        try await call("org.freedesktop.login1", "/org/freedesktop/login1", "io.github.reveille.Test.Sleep", "SleepFor", [.double(seconds)])
+    }
+
     /// Calls timedate1's `SetTimezone(zone, false)`.
     func setTimeZone(_ zone: String) async throws {
         try await call("org.freedesktop.timedate1", "/org/freedesktop/timedate1", "org.freedesktop.timedate1", "SetTimezone", [.string(zone), .boolean(false)])

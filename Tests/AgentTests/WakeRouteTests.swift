@@ -94,8 +94,16 @@ struct WakeRouteTests {
         }
     }
 
-    static func started(_ instant: Date) -> String {
-        "started reveille-wake.timer OnCalendar=\(calendar(instant)) WakeSystem=true AccuracyUSec=1 RemainAfterElapse=false aux=reveille-wake.service:/bin/true"
+    /// How long before each alarm the agent has the machine woken: the least margin, 10 s, with
+    /// no resume measured yet (each test's store is new).
+    static let margin: TimeInterval = 10
+
+    /// The wake-up for an alarm at `alarm`: `margin` before it.
+    static func wake(_ alarm: Date) -> Date { alarm.addingTimeInterval(-margin) }
+
+    /// The line the user manager double prints for the timer that wakes the machine for an alarm at `alarm`.
+    static func started(_ alarm: Date) -> String {
+        "started reveille-wake.timer OnCalendar=\(calendar(wake(alarm))) WakeSystem=true AccuracyUSec=1 RemainAfterElapse=false aux=reveille-wake.service:/bin/true"
     }
 
     /// `reveille status --json`'s wake fields, once it is no longer checking.
@@ -178,20 +186,20 @@ struct WakeRouteTests {
 
             let later = Self.ahead(3_600)
             let laterID = try await Self.add(fixture, at: later)
-            let wakeups = try await waitUntil("PowerDevil's wake-up at \(later)", detail: { doubles.outputs() }) { () -> [String]? in
+            let wakeups = try await waitUntil("PowerDevil's wake-up \(Self.margin) s before \(later)", detail: { doubles.outputs() }) { () -> [String]? in
                 let lines = doubles.standardOutput.split(separator: "\n").filter { $0.hasPrefix("scheduled ") || $0.hasPrefix("cleared ") }
-                return lines.last?.hasSuffix(" \(Int(later.timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake") == true
+                return lines.last?.hasSuffix(" \(Int(Self.wake(later).timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake") == true
                     ? lines.map(String.init) : nil
             }
             // The user manager, which refused, is not asked again.
-            #expect(!doubles.standardOutput.split(separator: "\n").dropFirst(4).contains { $0.hasPrefix("started ") && $0.contains("\(Self.calendar(later))") })
+            #expect(!doubles.standardOutput.split(separator: "\n").dropFirst(4).contains { $0.hasPrefix("started ") && $0.contains("\(Self.calendar(Self.wake(later)))") })
 
             let earlier = Self.ahead(1_800)
             let earlierID = try await Self.add(fixture, at: earlier)
             let cookie = try #require(wakeups.last?.split(separator: " ")[1])
-            try await waitUntil("the wake-up moved to \(earlier)", detail: { doubles.outputs() }) {
+            try await waitUntil("the wake-up moved \(Self.margin) s before \(earlier)", detail: { doubles.outputs() }) {
                 let text = doubles.standardOutput
-                return text.contains("cleared \(cookie)\n") && text.hasSuffix(" \(Int(earlier.timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake\n")
+                return text.contains("cleared \(cookie)\n") && text.hasSuffix(" \(Int(Self.wake(earlier).timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake\n")
                     ? true : nil
             }
             // PowerDevil calls back when it wakes the machine: the agent answers.

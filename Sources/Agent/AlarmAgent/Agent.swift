@@ -39,13 +39,17 @@ package struct AgentConfiguration: Sendable {
     /// Where the kernel lists real-time clocks (`/sys/class/rtc`): one with a `wakealarm` can
     /// wake the machine.
     package var rtcClassDirectory: String
+    /// How long (seconds) before each alarm the machine is woken from suspend; nil learns it from
+    /// this machine's resumes (`reveilled --wake-ahead`).
+    package var wakeAhead: TimeInterval?
 
     /// Creates a configuration.
     package init(
         storeDirectory: URL, policy: AlarmPolicy, busAddress: String?, trustedExecutables: Set<String>, version: String,
         desktop: DesktopOptions?, systemBusAddress: String? = nil, localTimePath: String = SystemClock.defaultLocalTimePath,
-        wakeFromSuspend: Bool = true, rtcClassDirectory: String = "/sys/class/rtc"
+        wakeFromSuspend: Bool = true, rtcClassDirectory: String = "/sys/class/rtc", wakeAhead: TimeInterval? = nil
     ) {
+        self.wakeAhead = wakeAhead
         self.wakeFromSuspend = wakeFromSuspend
         self.rtcClassDirectory = rtcClassDirectory
         self.storeDirectory = storeDirectory
@@ -258,7 +262,13 @@ package final class AlarmAgent: Sendable {
                 ],
                 logger: logger)
             : nil
-        let engineClock: any AlarmClock = router.map { WakingClock(base: clock, router: $0) } ?? clock
+        // The machine is woken a margin before each deadline, and held awake until it has rung.
+        let wakeAhead = configuration.wakeFromSuspend
+            ? WakeAhead(
+                clock: clock, margin: WakeAheadMargin(fixed: configuration.wakeAhead), router: router, inhibitor: sleepInhibitor,
+                record: ResumeRecord(directory: configuration.storeDirectory, writable: store.readOnlyReason == nil), logger: logger)
+            : nil
+        let engineClock: any AlarmClock = wakeAhead.map { WakingClock(base: clock, wakeAhead: $0) } ?? clock
         engine = AlarmEngine(store: store, clock: engineClock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
@@ -267,7 +277,7 @@ package final class AlarmAgent: Sendable {
         let resolver = CallerResolver(connection: connection, trustedExecutables: configuration.trustedExecutables)
         let authorization = try AuthorizationCenter(store: store, connection: connection, logger: logger)
         wakeSources = WakeSources(
-            engine: engine, clock: clock, router: router, systemBusAddress: configuration.systemBusAddress,
+            engine: engine, clock: clock, router: router, wakeAhead: wakeAhead, systemBusAddress: configuration.systemBusAddress,
             wakeFromSuspend: configuration.wakeFromSuspend, graceWindow: configuration.policy.graceWindow,
             rtcClassDirectory: configuration.rtcClassDirectory, logger: logger)
         sleepInhibitor.setSystemBus { [wakeSources] in wakeSources.systemBus }
@@ -334,6 +344,7 @@ package final class AlarmAgent: Sendable {
         checkpointer.stop()
         phoneBackup?.stop()
         await engine.shutdown()
+        wakeSources.wakeAhead?.stop()
         // The wake-up armed through the user manager or PowerDevil is taken back.
         await wakeSources.router?.stop()
         await desktop?.shutDown()

@@ -121,6 +121,13 @@ struct Reveilled: AsyncParsableCommand {
     var noWake = false
 
     @Option(
+        name: .customLong("wake-ahead"),
+        help: ArgumentHelp(
+            "How long (seconds, 0-600) before each alarm a suspended machine is woken, so that the resume is over when it rings; by default learned from this machine's resumes (at least 10, at most 120).",
+            valueName: "seconds"))
+    var wakeAhead: Double?
+
+    @Option(
         name: .customLong("rtc-class"),
         help: ArgumentHelp("Where the kernel lists real-time clocks (for tests).", valueName: "folder", visibility: .hidden))
     var rtcClass: String = "/sys/class/rtc"
@@ -158,6 +165,9 @@ struct Reveilled: AsyncParsableCommand {
         guard ramp >= 0, ramp <= 3_600, ramp.isFinite else { throw ValidationError("--ramp must be between 0 and 3600 seconds") }
         guard !soundDevice.isEmpty else { throw ValidationError("--sound-device must name an ALSA PCM") }
         if let unmuteTo, !(1...100).contains(unmuteTo) { throw ValidationError("--unmute-to must be between 1 and 100 (percent)") }
+        if let wakeAhead, !(wakeAhead.isFinite && wakeAhead >= 0 && wakeAhead <= 600) {
+            throw ValidationError("--wake-ahead must be between 0 and 600 seconds")
+        }
         if let phoneAfter, !(phoneAfter.isFinite && phoneAfter >= 1 && phoneAfter <= 86_400) {
             throw ValidationError("--phone-after must be between 1 and 86400 seconds")
         }
@@ -229,7 +239,8 @@ struct Reveilled: AsyncParsableCommand {
             systemBusAddress: systemBus,
             localTimePath: localTime,
             wakeFromSuspend: !noWake,
-            rtcClassDirectory: rtcClass)
+            rtcClassDirectory: rtcClass,
+            wakeAhead: wakeAhead)
         let agent: AlarmAgent
         do {
             agent = try await AlarmAgent(configuration: configuration, logger: logger)

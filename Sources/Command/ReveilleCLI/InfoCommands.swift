@@ -15,7 +15,8 @@ struct StatusCommand: AsyncParsableCommand {
             Also tells whether the agent starts at your next login and how (the systemd user \
             unit, the autostart entry, or only D-Bus activation), and what to run when it will not; \
             which notification server shows alerts and whether sound can play, whether \
-            do-not-disturb is on and how an alarm gets through it right now, whether alarms can wake the machine from suspend here and through which route (the agent's wake clocks, the systemd user manager's WakeSystem timer, or KDE's PowerDevil), or every reason none works, and \
+            do-not-disturb is on and how an alarm gets through it right now, whether alarms can wake the machine from suspend here and through which route (the agent's wake clocks, the systemd user manager's WakeSystem timer, or KDE's PowerDevil), or every reason none works, \
+            how long before each alarm the machine is woken and the resumes that margin was learned from, and \
             which events make the agent check its deadlines again: clock sets, time-zone changes and \
             resume from suspend. Does not start the agent.
 
@@ -79,6 +80,15 @@ struct StatusCommand: AsyncParsableCommand {
                     object["canWakeFromSuspend"] = .bool(canWake)
                     object["wakeFromSuspend"] = .string(wake)
                     lines.append("wake     " + wake)
+                }
+                // How long before each alarm the machine is woken, and the resumes it was learned from.
+                if let ahead = try? await client.property("WakeAhead").dictionaryValue,
+                    let seconds = ahead["seconds"]?.doubleValue, let description = ahead["description"]?.stringValue
+                {
+                    object["wakeAhead"] = seconds
+                    object["wakeAheadDetail"] = description
+                    object["resumeTimes"] = ahead["resumes"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+                    lines.append("ahead    " + description)
                 }
                 if let timer = try? await client.property("WakeTimer").stringValue {
                     object["wakeTimer"] = .string(timer)

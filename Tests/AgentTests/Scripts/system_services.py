@@ -7,9 +7,12 @@ Owns org.freedesktop.login1 and org.freedesktop.timedate1 on BUS_ADDRESS and pri
   org.freedesktop.login1.Manager.Suspend(b interactive) at /org/freedesktop/login1
       emits PrepareForSleep(true), then PrepareForSleep(false), as logind does around a suspend
       (nothing is suspended), and prints "suspended".
+  io.github.reveille.Test.Sleep.SleepFor(d seconds) at /org/freedesktop/login1
+      a suspend that lasts: emits logind's PrepareForSleep(true) at once and PrepareForSleep(false)
+      SECONDS later (nothing is suspended; the clocks run on), and prints "slept SECONDS" then.
   org.freedesktop.login1.Manager.Inhibit(s what, s who, s why, s mode) at /org/freedesktop/login1
       returns the write end of a pipe as logind returns its inhibitor's descriptor, and prints
-      "inhibited WHAT WHO MODE"; once every copy of that end is closed (the inhibitor released),
+      "inhibited WHAT WHO MODE (WHY)"; once every copy of that end is closed (the inhibitor released),
       prints "released WHAT". With REFUSE_LID set in the environment, refuses a WHAT naming
       handle-lid-switch with AccessDenied, as polkit may.
   org.freedesktop.timedate1.SetTimezone(s zone, b interactive) at /org/freedesktop/timedate1
@@ -40,6 +43,17 @@ class Login1(dbus.service.Object):
         self.PrepareForSleep(False)
         print("suspended", flush=True)
 
+    @dbus.service.method("io.github.reveille.Test.Sleep", in_signature="d", out_signature="")
+    def SleepFor(self, seconds):
+        self.PrepareForSleep(True)
+
+        def woken():
+            self.PrepareForSleep(False)
+            print("slept %s" % seconds, flush=True)
+            return False
+
+        GLib.timeout_add(int(seconds * 1000), woken)
+
     @dbus.service.signal(LOGIN1 + ".Manager", signature="b")
     def PrepareForSleep(self, start):
         pass
@@ -59,7 +73,7 @@ class Login1(dbus.service.Object):
             return False
 
         GLib.io_add_watch(read_end, GLib.IO_IN | GLib.IO_HUP, released)
-        print("inhibited %s %s %s" % (what, who, mode), flush=True)
+        print("inhibited %s %s %s (%s)" % (what, who, mode, why), flush=True)
         descriptor = dbus.types.UnixFd(write_end)  # dbus-python keeps a duplicate
         os.close(write_end)
         return descriptor

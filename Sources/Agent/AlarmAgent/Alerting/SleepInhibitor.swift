@@ -3,12 +3,14 @@ import FoundationEssentials
 import Logging
 import Synchronization
 
-/// Keeps the machine awake while alarms ring: a logind inhibitor (`Inhibit`, mode `block`) for
-/// sleep, idle and the lid switch, taken when the first alert starts and released the moment the
-/// last one ends.
+/// Keeps the machine awake while alarms ring, and from the wake-ahead moment until an alarm due
+/// rings: a logind inhibitor (`Inhibit`, mode `block`) for sleep, idle and the lid switch, taken
+/// when the first alert starts (or `WakeAhead` says an alarm is due, `alarmDue(true)`) and
+/// released the moment nothing needs it any more.
 ///
 /// After a wake from suspend, some desktops put the machine to sleep again within half a minute
-/// when no one touches it; an alarm ringing must not be cut short that way. logind holds the
+/// when no one touches it, and logind does when the lid is still closed; neither an alarm
+/// ringing nor one about to ring must be cut short that way. logind holds the
 /// inhibitor for as long as the file descriptor its `Inhibit` returns stays open: releasing is
 /// closing it. Where the lid switch may not be inhibited (polkit), sleep and idle are asked alone.
 /// Without a system bus, or where logind refuses, alarms ring all the same, and `status` says why
@@ -24,6 +26,10 @@ package final class SleepInhibitor: Sendable {
     private struct State {
         /// The alerts ringing now.
         var ringing: Set<UUID> = []
+        /// Whether an alarm is due within the wake-ahead margin.
+        var due = false
+        /// Whether anything needs the inhibitor.
+        var needed: Bool { due || !ringing.isEmpty }
         /// The inhibitor, while held: closing it releases it.
         var held: (descriptor: UnixFileDescriptor, what: String)?
         /// Whether an `Inhibit` call is under way.
@@ -46,38 +52,58 @@ package final class SleepInhibitor: Sendable {
 
     /// An alert started ringing: takes the inhibitor if none is held.
     package func alertStarted(_ id: UUID) {
-        let request = state.withLock { state -> Bool in
-            state.ringing.insert(id)
-            guard state.held == nil, !state.requesting else { return false }
-            state.requesting = true
-            return true
-        }
-        if request { Task { await take() } }
+        change { $0.ringing.insert(id) }
     }
 
     /// An alert ended (stopped, snoozed, timed out, cancelled): releases the inhibitor when it was
-    /// the last one ringing.
+    /// the last one ringing and no alarm is due.
     package func alertEnded(_ id: UUID) {
-        let released = state.withLock { state -> String? in
-            guard state.ringing.remove(id) != nil, state.ringing.isEmpty, let held = state.held else { return nil }
+        change { $0.ringing.remove(id) }
+    }
+
+    /// An alarm is due within the wake-ahead margin (`true`: takes the inhibitor if none is held),
+    /// or no longer is (`false`: releases it unless an alert rings).
+    package func alarmDue(_ due: Bool) {
+        change { $0.due = due }
+    }
+
+    /// Applies `update` to the state, then takes the inhibitor when it is needed and neither held
+    /// nor being taken, or releases it when it is held and no longer needed.
+    private func change(_ update: (inout State) -> Void) {
+        enum Step { case take, release(String), none }
+        let step = state.withLock { state -> Step in
+            update(&state)
+            if state.needed {
+                guard state.held == nil, !state.requesting else { return .none }
+                state.requesting = true
+                return .take
+            }
+            guard let held = state.held else { return .none }
             state.held = nil
-            return held.what
+            return .release(held.what)
         }
-        if let released { logger.info("Released the sleep inhibitor: no alarm rings", metadata: ["what": "\(released)"]) }
+        switch step {
+        case .take: Task { await take() }
+        case .release(let what): logger.info("Released the sleep inhibitor: no alarm rings or is due", metadata: ["what": "\(what)"])
+        case .none: break
+        }
     }
 
     /// What is held now, for `reveille status`.
     package var status: String {
         state.withLock { state in
-            if let held = state.held { return "held while alarms ring (\(held.what))" }
+            if let held = state.held {
+                return state.ringing.isEmpty ? "held until the alarm due has rung (\(held.what))" : "held while alarms ring (\(held.what))"
+            }
             if let problem = state.problem { return "not held: \(problem)" }
-            return state.ringing.isEmpty ? "none (no alarm rings)" : "being taken"
+            return state.needed ? "being taken" : "none (no alarm rings or is due)"
         }
     }
 
-    /// Calls logind's `Inhibit`, keeps the descriptor while an alert still rings, and drops it at
-    /// once when none does any more.
+    /// Calls logind's `Inhibit`, keeps the descriptor while an alert still rings or an alarm is
+    /// due, and drops it at once when not.
     private func take() async {
+        let why = state.withLock { $0.ringing.isEmpty } ? "An alarm is about to ring" : "An alarm is ringing"
         guard let connection = state.withLock({ $0.systemBus?() }) else {
             return finish(nil, problem: "the system bus cannot be reached")
         }
@@ -87,7 +113,7 @@ package final class SleepInhibitor: Sendable {
                 let reply = try await connection.call(
                     destination: "org.freedesktop.login1", path: "/org/freedesktop/login1",
                     interface: "org.freedesktop.login1.Manager", method: "Inhibit",
-                    arguments: [.string(what), .string("Reveille"), .string("An alarm is ringing"), .string("block")],
+                    arguments: [.string(what), .string("Reveille"), .string(why), .string("block")],
                     timeout: .seconds(10))
                 guard let descriptor = reply.first?.fileDescriptorValue else {
                     return finish(nil, problem: "logind's answer carried no file descriptor")
@@ -101,18 +127,18 @@ package final class SleepInhibitor: Sendable {
     }
 
     private func finish(_ taken: (descriptor: UnixFileDescriptor, what: String)?, problem: String?) {
-        // Kept only while an alert still rings; otherwise dropped here, which closes it.
+        // Kept only while still needed; otherwise dropped here, which closes it.
         let kept = state.withLock { state -> Bool in
             state.requesting = false
             state.problem = problem
-            guard let taken, !state.ringing.isEmpty else { return false }
+            guard let taken, state.needed else { return false }
             state.held = taken
             return true
         }
         if kept, let taken {
-            logger.info("Holding a sleep inhibitor while alarms ring", metadata: ["what": "\(taken.what)"])
+            logger.info("Holding a sleep inhibitor while alarms ring or are due", metadata: ["what": "\(taken.what)"])
         } else if let problem {
-            logger.notice("No sleep inhibitor while alarms ring", metadata: ["reason": "\(problem)"])
+            logger.notice("No sleep inhibitor while alarms ring or are due", metadata: ["reason": "\(problem)"])
         }
     }
 }

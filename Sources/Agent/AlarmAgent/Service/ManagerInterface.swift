@@ -209,6 +209,9 @@ extension AlarmService {
                 DBusProperty(name: "WakeFromSuspend", signature: "s", access: .read) { _ in
                     .string(try required(service).status.wakeSources?.capability.explanation ?? "")
                 },
+                DBusProperty(name: "WakeAhead", signature: "a{sv}", access: .read) { _ in
+                    Self.encode(wakeAhead: try required(service).status.wakeSources?.wakeAhead)
+                },
                 DBusProperty(name: "WakeTimer", signature: "s", access: .read) { _ in
                     let trouble = try await required(service).engine.wakeTimerTrouble
                     return .string(trouble?.sentence(at: Date()) ?? "armed")
@@ -370,6 +373,25 @@ extension AlarmService {
             "lifted": .boolean(status.lifted),
             "held": .uint32(UInt32(clamping: status.held)),
             "heldSound": .string(status.heldSound.rawValue),
+            "description": .string(status.sentence),
+        ])
+    }
+
+    /// What `WakeAhead` says: how long before each alarm the machine is woken (`seconds`), the
+    /// resumes that was learned from (`resumes`, seconds each, oldest first), whether it was set
+    /// by `--wake-ahead` rather than learned (`fixed`), and a sentence (`description`).
+    static func encode(wakeAhead: WakeAhead?) -> DBusValue {
+        guard let wakeAhead else {
+            return .dictionary([
+                "seconds": .double(0), "resumes": .array(elementSignature: "d", []), "fixed": .boolean(true),
+                "description": .string("none: the agent was started with --no-wake"),
+            ])
+        }
+        let status = wakeAhead.status
+        return .dictionary([
+            "seconds": .double(status.seconds),
+            "resumes": .array(elementSignature: "d", status.resumes.map { .double($0) }),
+            "fixed": .boolean(wakeAhead.isFixed),
             "description": .string(status.sentence),
         ])
     }

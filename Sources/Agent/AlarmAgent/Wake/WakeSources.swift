@@ -23,6 +23,9 @@ final class WakeSources: Sendable {
 
     /// The other routes of waking the machine, when the agent's timers are not wake timers.
     let router: WakeRouter?
+    /// The wake-ups a margin before each deadline, and the resumes measured from them; nil with
+    /// `--no-wake`.
+    let wakeAhead: WakeAhead?
     private let rtcClassDirectory: String
     private let wakeFromSuspend: Bool
     private let graceWindow: TimeInterval
@@ -74,14 +77,17 @@ final class WakeSources: Sendable {
     }
 
     /// Creates the wake sources; `start()` starts watching. `router` wakes the machine where the
-    /// clock's timers do not; the real-time clocks are looked for in `rtcClassDirectory`.
+    /// clock's timers do not, `wakeAhead` hears of each sleep and resume; the real-time clocks are
+    /// looked for in `rtcClassDirectory`.
     init(
-        engine: AlarmEngine, clock: SystemClock, router: WakeRouter?, systemBusAddress: String?, wakeFromSuspend: Bool,
+        engine: AlarmEngine, clock: SystemClock, router: WakeRouter?, wakeAhead: WakeAhead?, systemBusAddress: String?,
+        wakeFromSuspend: Bool,
         graceWindow: TimeInterval, rtcClassDirectory: String = WakeCapability.defaultRTCClassDirectory, logger: Logger
     ) {
         self.engine = engine
         self.clock = clock
         self.router = router
+        self.wakeAhead = wakeAhead
         self.systemBusAddress = systemBusAddress
         self.wakeFromSuspend = wakeFromSuspend
         self.graceWindow = graceWindow
@@ -274,8 +280,10 @@ final class WakeSources: Sendable {
         for await event in events.events {
             switch event {
             case .goingToSleep:
+                wakeAhead?.goingToSleep()
                 logger.debug("The machine is going to sleep")
             case .resumed:
+                wakeAhead?.resumed()
                 await engine.resumedFromSuspend()
                 router?.recheck()
                 logger.debug("Resumed from suspend: every deadline was checked again")

@@ -2,23 +2,24 @@ import AlarmModel
 import FoundationEssentials
 import Synchronization
 
-/// The system clock, telling a `WakeRouter` the instant of each wake-up the engine waits for, so
-/// that the machine is woken for it where the agent's own timers cannot wake it.
+/// The system clock, telling `WakeAhead` the instant of each wake-up the engine waits for, so
+/// that the machine is woken a margin before it and kept awake until it has rung.
 ///
 /// The engine keeps one wait at a time and cancels it when its earliest deadline changes; a
 /// cancelled wait may still be starting while its successor runs. So the waits under way are
-/// kept (newest last), a cancelled one is dropped, and the router is told the newest's instant.
+/// kept (newest last), a cancelled one is dropped, and `WakeAhead` is told the newest's instant.
 /// A wait that ends because its deadline came leaves the wake-up where it is: the engine waits
-/// again at once for its next deadline.
+/// again at once for its next deadline. A wait that ends because the wall clock was set tells
+/// `WakeAhead` too (a time service correcting the clock after a resume).
 final class WakingClock: AlarmClock {
-    private let base: SystemClock
-    private let router: WakeRouter
+    private let base: any AlarmClock
+    private let wakeAhead: WakeAhead
     private let waits = Mutex<(next: Int, live: [(id: Int, instant: Date?)])>((0, []))
 
-    /// The system clock `base`, reporting its waits to `router`.
-    init(base: SystemClock, router: WakeRouter) {
+    /// The clock `base` (the system's), reporting its waits to `wakeAhead`.
+    init(base: any AlarmClock, wakeAhead: WakeAhead) {
         self.base = base
-        self.router = router
+        self.wakeAhead = wakeAhead
     }
 
     func read() -> ClockReading { base.read() }
@@ -34,7 +35,7 @@ final class WakingClock: AlarmClock {
             waits.live.append((waits.next, instant))
             return waits.next
         }
-        router.request(instant)
+        wakeAhead.request(instant)
         // Checked after the wait was listed: a cancellation from before is seen here, one from
         // after runs the handler below.
         guard !Task.isCancelled else {
@@ -43,13 +44,15 @@ final class WakingClock: AlarmClock {
         }
         return try await withTaskCancellationHandler {
             defer { waits.withLock { $0.live.removeAll { $0.id == id } } }
-            return try await base.wait(for: wakeUp, armed: armed)
+            let reason = try await base.wait(for: wakeUp, armed: armed)
+            if reason == .clockChanged { wakeAhead.clockMayHaveBeenSet() }
+            return reason
         } onCancel: {
             withdraw(id)
         }
     }
 
-    /// Drops a cancelled wait; when it was the newest, the router is told the instant of the one
+    /// Drops a cancelled wait; when it was the newest, `WakeAhead` is told the instant of the one
     /// now newest.
     private func withdraw(_ id: Int) {
         let newest = waits.withLock { waits -> Date?? in
@@ -58,7 +61,7 @@ final class WakingClock: AlarmClock {
             guard wasNewest, let last = waits.live.last else { return .none }
             return .some(last.instant)
         }
-        if case .some(let instant) = newest { router.request(instant) }
+        if case .some(let instant) = newest { wakeAhead.request(instant) }
     }
 
     /// The wall-clock instant of a wake-up: its wall deadline or its elapsed one, whichever comes

@@ -1,0 +1,213 @@
+import AlarmModel
+import Foundation
+import Logging
+import Synchronization
+
+/// Wakes a suspended machine a margin before each deadline, and keeps it awake from then until the
+/// alarm has rung, so that an alarm rings on its instant after a resume, by the timer that was
+/// already armed for it.
+///
+/// The clock (`WakingClock`) tells it each deadline the engine waits for (`request(_:)`). The
+/// wake-up goes `WakeAheadMargin` before it: on the agent's own wake clock where it has one (a
+/// `CLOCK_REALTIME_ALARM` wait on `clock`), or through the `WakeRouter`. From that moment the
+/// `SleepInhibitor` holds logind's inhibitor (a deadline already within the margin takes it at
+/// once); the next deadline lets it go, by which time a ringing alert holds it. It never rings
+/// anything: the engine's own timer does, at the instant, never before; an alarm whose wake came
+/// late is due on resume, and rings at once.
+///
+/// It also measures each resume from its wake (`ResumeMeter`), keeps the last in `ResumeRecord`,
+/// and learns the margin from them.
+final class WakeAhead: Sendable {
+    private let clock: any AlarmClock
+    private let margin: WakeAheadMargin
+    private let router: WakeRouter?
+    private let inhibitor: SleepInhibitor?
+    private let record: ResumeRecord?
+    private let logger: Logger
+    private let state: Mutex<State>
+    /// Writes the record one after another, off the caller's thread.
+    private let writes = DispatchQueue(label: "reveille.resume-record")
+
+    private struct State {
+        var meter: ResumeMeter
+        /// The deadline asked for now.
+        var instant: Date?
+        /// The wake-ahead moment of that deadline.
+        var wakeAt: Date?
+        /// Whether the inhibitor is held for it.
+        var holding = false
+        /// The wait for the wake-ahead moment.
+        var waiting: Task<Void, Never>?
+        var stopped = false
+    }
+
+    /// Wakes ahead by `margin`, waiting on `clock` (whose timers wake the machine where the agent
+    /// may), through `router` where it may not, holding `inhibitor`, and keeping the resumes in
+    /// `record`.
+    init(
+        clock: any AlarmClock, margin: WakeAheadMargin, router: WakeRouter?, inhibitor: SleepInhibitor?, record: ResumeRecord?,
+        logger: Logger
+    ) {
+        self.clock = clock
+        self.margin = margin
+        self.router = router
+        self.inhibitor = inhibitor
+        self.record = record
+        self.logger = logger
+        state = Mutex(State(meter: ResumeMeter(resumes: record?.load() ?? [])))
+    }
+
+    /// Whether the margin was set (`--wake-ahead`) rather than learned.
+    var isFixed: Bool { margin.fixed != nil }
+
+    /// The margin now, in seconds.
+    var seconds: TimeInterval { margin.seconds(resumes: state.withLock { $0.meter.seconds }) }
+
+    /// What `status` says: the margin, the sentence, and the resumes it came from (seconds, oldest first).
+    var status: (seconds: TimeInterval, sentence: String, resumes: [TimeInterval]) {
+        let resumes = state.withLock { $0.meter.seconds }
+        return (margin.seconds(resumes: resumes), margin.sentence(resumes: resumes), resumes)
+    }
+
+    /// The wake-ahead moment and whether the inhibitor is held for it, for tests.
+    var planned: (wakeAt: Date?, holding: Bool) { state.withLock { ($0.wakeAt, $0.holding) } }
+
+    /// The engine waits for `instant` next (nil: for nothing): the wake-up moves a margin before it.
+    ///
+    /// Carried out whole under the state's lock (the router and the inhibitor only note what they
+    /// are told and act on tasks of their own), so that requests that overlap leave the newest's
+    /// wake-up, and hold, in place.
+    func request(_ instant: Date?) {
+        let reading = clock.read()
+        state.withLock { state in
+            guard !state.stopped else { return }
+            if let old = state.instant, let instant, abs(old.timeIntervalSince(instant)) < 0.001 { return }
+            if state.instant == nil, instant == nil { return }
+            state.waiting?.cancel()
+            state.waiting = nil
+            let wasHolding = state.holding
+            state.holding = false
+            state.instant = instant
+            guard let instant else {
+                state.wakeAt = nil
+                state.meter.armed(nil)
+                router?.request(nil)
+                if wasHolding { inhibitor?.alarmDue(false) }
+                return
+            }
+            let wakeAt = instant.addingTimeInterval(-margin.seconds(resumes: state.meter.seconds))
+            // Within the margin already: held from now, and a suspend now is woken at the instant.
+            let ahead = wakeAt > reading.now
+            let wake = ahead ? wakeAt : instant
+            state.wakeAt = wake
+            state.meter.armed(wake)
+            router?.request(wake)
+            if ahead {
+                state.waiting = Task { [weak self] in await self?.waitForWake(at: wakeAt) }
+                if wasHolding { inhibitor?.alarmDue(false) }
+            } else {
+                state.holding = true
+                // Handed on from the deadline before without letting go.
+                if !wasHolding { inhibitor?.alarmDue(true) }
+            }
+        }
+    }
+
+    /// Waits for the wake-ahead moment on the clock (a wake timer where the agent may set one),
+    /// through clock sets, then holds the machine awake.
+    private func waitForWake(at wakeAt: Date) async {
+        while !Task.isCancelled {
+            do {
+                switch try await clock.wait(for: WakeUp(wall: wakeAt, basis: clock.read())) {
+                case .deadline:
+                    guard let instant = state.withLock({ $0.wakeAt == wakeAt ? $0.instant : nil }) else { return }
+                    hold(for: instant)
+                    return
+                case .clockChanged:
+                    clockMayHaveBeenSet()
+                }
+            } catch {
+                if error is CancellationError || Task.isCancelled { return }
+                // Timers that cannot be made: the engine's own wait reports the trouble; the
+                // machine is held awake from now instead.
+                logger.notice("The wake-ahead timer could not be armed; holding the machine awake from now", metadata: ["error": "\(error)"])
+                if let instant = state.withLock({ $0.wakeAt == wakeAt ? $0.instant : nil }) { hold(for: instant) }
+                return
+            }
+        }
+    }
+
+    /// Takes the inhibitor for the deadline at `instant`, if it is still the one asked for.
+    private func hold(for instant: Date) {
+        let take = state.withLock { state -> Bool in
+            guard !state.stopped, state.instant == instant, !state.holding else { return false }
+            state.holding = true
+            return true
+        }
+        guard take else { return }
+        logger.debug("Holding the machine awake until the alarm has rung", metadata: ["due": "\(instant)"])
+        inhibitor?.alarmDue(true)
+    }
+
+    // MARK: - Measuring resumes
+
+    /// The machine is going to sleep (logind's `PrepareForSleep(true)`).
+    func goingToSleep() {
+        let reading = clock.read()
+        state.withLock { $0.meter.goingToSleep(reading) }
+    }
+
+    /// The machine resumed (logind's `PrepareForSleep(false)`): measures the resume if it was the
+    /// agent's wake.
+    func resumed() {
+        let reading = clock.read()
+        let measured = state.withLock { state -> [ResumeMeter.Resume]? in
+            state.meter.resumed(reading) ? state.meter.resumes : nil
+        }
+        guard let measured, let last = measured.last else { return }
+        logger.info(
+            "Resumed for an alarm",
+            metadata: ["wokenAt": "\(last.wokenAt)", "resumeSeconds": "\(String(format: "%.3f", last.seconds))", "margin": "\(seconds)"])
+        save(measured)
+    }
+
+    /// A timer reported that the wall clock may have been set: a time service stepping it right
+    /// after a resume corrects that resume's measurement.
+    func clockMayHaveBeenSet() {
+        let reading = clock.read()
+        let corrected = state.withLock { state -> [ResumeMeter.Resume]? in
+            state.meter.clockMayHaveBeenSet(reading) ? state.meter.resumes : nil
+        }
+        guard let corrected, let last = corrected.last else { return }
+        logger.info(
+            "The clock was set after the resume: its measurement corrected",
+            metadata: ["resumeSeconds": "\(String(format: "%.3f", last.seconds))"])
+        save(corrected)
+    }
+
+    private func save(_ resumes: [ResumeMeter.Resume]) {
+        guard let record else { return }
+        writes.async { [logger] in
+            do {
+                try record.save(resumes)
+            } catch {
+                logger.notice("Could not keep the resume times", metadata: ["file": "\(record.url.path)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Stops waiting and lets the inhibitor go; the router is stopped by its owner.
+    func stop() {
+        let (task, holding) = state.withLock { state in
+            state.stopped = true
+            defer {
+                state.waiting = nil
+                state.holding = false
+            }
+            return (state.waiting, state.holding)
+        }
+        task?.cancel()
+        if holding { inhibitor?.alarmDue(false) }
+        writes.sync {}
+    }
+}
