@@ -3,7 +3,15 @@
 
   guest.py clock-offset SSH-COMMAND...
       The guest's wall clock minus the host's, in seconds, from 40 round trips over one ssh
-      session (the one with the shortest round trip counts). Prints JSON: offset, rtt.
+      session (the one with the shortest round trip counts), and the host's wall clock minus the
+      guest's boot clock (CLOCK_BOOTTIME, which nothing sets: what turns the recorders' boot-clock
+      stamps into host time). Prints JSON: offset, boot (host minus guest boot clock), rtt.
+
+  guest.py first-event BOOT-OFFSET SINCE [SUMMARY] < RECORDS
+      Reads a recorder's JSON lines (scripts/vm/guest/: each with the guest's `boottime`) and
+      prints, as JSON, the first whose host time (boottime + BOOT-OFFSET) is SINCE (host seconds)
+      or later, and whose `summary` is SUMMARY when given: `host`, and the record. Exits 1 when
+      there is none.
 
   guest.py watch-alert ID SECONDS SSH-COMMAND...
       Runs `reveille watch --json` through SSH-COMMAND and prints JSON with `host`, the host's wall
@@ -20,7 +28,7 @@ import time
 ECHO = (
     "import sys, time\n"
     "for line in sys.stdin:\n"
-    "    sys.stdout.write(repr(time.time()) + '\\n'); sys.stdout.flush()\n"
+    "    sys.stdout.write('%r %r\\n' % (time.time(), time.clock_gettime(time.CLOCK_BOOTTIME))); sys.stdout.flush()\n"
 )
 
 
@@ -37,16 +45,17 @@ def clock_offset(ssh):
             ready, _, _ = select.select([process.stdout], [], [], 30)
             if not ready:
                 raise TimeoutError("the guest did not answer within 30 s")
-            guest = float(process.stdout.readline())
+            guest, boot = map(float, process.stdout.readline().split())
             after = time.time()
             rtt = after - before
             if best is None or rtt < best[1]:
-                best = (guest - (before + after) / 2, rtt)
+                middle = (before + after) / 2
+                best = (guest - middle, rtt, middle - boot)
     finally:
         process.stdin.close()
         process.terminate()
         process.wait(timeout=10)
-    print(json.dumps({"offset": round(best[0], 4), "rtt": round(best[1], 4)}))
+    print(json.dumps({"offset": round(best[0], 4), "rtt": round(best[1], 4), "boot": round(best[2], 4)}))
     return 0
 
 
@@ -81,7 +90,22 @@ def watch_alert(alarm, seconds, ssh):
             process.kill()
 
 
+def first_event(boot_offset, since, summary):
+    for line in sys.stdin:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        host = record["boottime"] + boot_offset
+        if host >= since and (summary is None or record.get("summary") == summary):
+            print(json.dumps({"host": host, "record": record}))
+            return 0
+    return 1
+
+
 def main(argv):
+    if len(argv) in (4, 5) and argv[1] == "first-event":
+        return first_event(float(argv[2]), float(argv[3]), argv[4] if len(argv) == 5 else None)
     if len(argv) >= 3 and argv[1] == "clock-offset":
         return clock_offset(argv[2:])
     if len(argv) >= 5 and argv[1] == "watch-alert":
