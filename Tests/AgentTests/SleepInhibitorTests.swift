@@ -90,6 +90,8 @@ struct SleepInhibitorTests {
             let timer = try await fixture.reveille("timer", "1s")
             try #require(timer.status == .exited(0), "\(timer)")
             _ = try await system.services.waitForStandardOutput(containing: "inhibited sleep:idle Reveille block", timeout: .seconds(30))
+            // Taken as the timer came within the wake-ahead margin; stopped once it rings.
+            try await Self.waitUntilAlerting(fixture, count: 1)
             let stop = try await fixture.reveille("stop", timer.line)
             #expect(stop.status == .exited(0), "\(stop)")
             _ = try await system.services.waitForStandardOutput(containing: "released sleep:idle", timeout: .seconds(10))

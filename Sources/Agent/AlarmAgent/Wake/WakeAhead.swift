@@ -32,6 +32,9 @@ final class WakeAhead: Sendable {
         var meter: ResumeMeter
         /// The deadline asked for now.
         var instant: Date?
+        /// Whether any deadline (or none) was asked for yet: the first is always passed on, so
+        /// that the router tries its routes from the start.
+        var requested = false
         /// The wake-ahead moment of that deadline.
         var wakeAt: Date?
         /// Whether the inhibitor is held for it.
@@ -81,8 +84,11 @@ final class WakeAhead: Sendable {
         let reading = clock.read()
         state.withLock { state in
             guard !state.stopped else { return }
-            if let old = state.instant, let instant, abs(old.timeIntervalSince(instant)) < 0.001 { return }
-            if state.instant == nil, instant == nil { return }
+            if state.requested {
+                if let old = state.instant, let instant, abs(old.timeIntervalSince(instant)) < 0.001 { return }
+                if state.instant == nil, instant == nil { return }
+            }
+            state.requested = true
             state.waiting?.cancel()
             state.waiting = nil
             let wasHolding = state.holding
