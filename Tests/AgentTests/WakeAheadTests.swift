@@ -117,9 +117,11 @@ struct WakeAheadTests {
         func disarm() async { disarmed.withLock { $0 += 1 } }
     }
 
-    /// Waits (in real time, briefly) until `condition` holds: the wake-ahead acts on a task of its own.
+    /// Waits (in real time, up to 30 s on a busy machine) until `condition` holds: the wake-ahead
+    /// and the router act on tasks of their own.
     static func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<200 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(condition(), "\(what)")
     }
 

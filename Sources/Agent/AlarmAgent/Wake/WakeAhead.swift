@@ -166,29 +166,30 @@ final class WakeAhead: Sendable {
     /// The machine resumed (logind's `PrepareForSleep(false)`): measures the resume if it was the
     /// agent's wake.
     func resumed() {
-        let reading = clock.read()
-        let measured = state.withLock { state -> [ResumeMeter.Resume]? in
-            state.meter.resumed(reading) ? state.meter.resumes : nil
-        }
-        guard let measured, let last = measured.last else { return }
-        logger.info(
-            "Resumed for an alarm",
-            metadata: ["wokenAt": "\(last.wokenAt)", "resumeSeconds": "\(String(format: "%.3f", last.seconds))", "margin": "\(seconds)"])
-        save(measured)
+        measure("Resumed for an alarm") { $0.resumed($1) }
     }
 
     /// A timer reported that the wall clock may have been set: a time service stepping it right
     /// after a resume corrects that resume's measurement.
     func clockMayHaveBeenSet() {
+        measure("The clock was set after the resume: its measurement corrected") { $0.clockMayHaveBeenSet($1) }
+    }
+
+    /// Tells the meter what happened, read now; when its measurements changed, logs `message`
+    /// with the last and keeps them.
+    private func measure(_ message: Logger.Message, _ step: (inout ResumeMeter, ClockReading) -> Bool) {
         let reading = clock.read()
-        let corrected = state.withLock { state -> [ResumeMeter.Resume]? in
-            state.meter.clockMayHaveBeenSet(reading) ? state.meter.resumes : nil
+        let changed = state.withLock { state -> [ResumeMeter.Resume]? in
+            step(&state.meter, reading) ? state.meter.resumes : nil
         }
-        guard let corrected, let last = corrected.last else { return }
+        guard let changed, let last = changed.last else { return }
         logger.info(
-            "The clock was set after the resume: its measurement corrected",
-            metadata: ["resumeSeconds": "\(String(format: "%.3f", last.seconds))"])
-        save(corrected)
+            message,
+            metadata: [
+                "wokenAt": "\(last.wokenAt)", "resumeSeconds": "\(String(format: "%.3f", last.seconds))",
+                "margin": "\(margin.seconds(resumes: changed.map(\.seconds)))",
+            ])
+        save(changed)
     }
 
     private func save(_ resumes: [ResumeMeter.Resume]) {
