@@ -272,6 +272,8 @@ let package = Package(
             dependencies: [
                 "AlarmKit", "AgentRuntime", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
                 "DBus", "StressTesting", "TestSupport", "TestRequirements",
+                // The wake-ahead's unit tests make the agent's parts, which take a Logger.
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Scripts", "FrozenInterfaces"]
         ),
