@@ -9,7 +9,7 @@ import TestSupport
 /// from the wake-ahead moment until the alarm has rung, measures a suspend that its wake ended
 /// (the double's `PrepareForSleep` pair, spaced as a real suspend is), keeps the measurement in
 /// the store's folder, and `reveille status` shows the margin and the resumes it came from.
-@Suite("Agent: waking ahead of an alarm, end to end", .onItsOwnThread, .serialized)
+@Suite("Agent: waking ahead of an alarm, end to end", .onItsOwnThread, .serialized, .timeLimit(.minutes(5)))
 struct WakeAheadAgentTests {
     /// Runs `body` with a sandbox, the system bus double and the agent (given `arguments`)
     /// serving on the one and watching the other; the agent's launch is handed over so a test can

@@ -18,7 +18,7 @@ struct WakeAheadTests {
     static func reading(_ seconds: TimeInterval, wallOffset: TimeInterval = 0, boot: String = "boot-1") -> ClockReading {
         ClockReading(
             now: t0.addingTimeInterval(seconds + wallOffset), uptime: .seconds(1_000) + .milliseconds(Int64(seconds * 1000)), bootID: boot,
-            timeZone: TimeZone(identifier: "UTC")!)
+            timeZone: .utc)
     }
 
     @Test("The margin is the longest resume measured and 5 s, at least 10 s and at most 2 minutes; --wake-ahead sets it")
@@ -143,10 +143,10 @@ struct WakeAheadTests {
         #expect(!wake.planned.holding)
         try await Self.eventually("the route asked to wake 10 s ahead") { route.armed.withLock { $0 } == [start.addingTimeInterval(50)] }
 
-        await clock.advance(by: 49.9)
+        try await clock.advance(by: 49.9)
         try await Task.sleep(for: .milliseconds(100))
         #expect(!wake.planned.holding, "not held before the wake")
-        await clock.advance(by: 0.1)
+        try await clock.advance(by: 0.1)
         try await Self.eventually("held from the wake") { wake.planned.holding }
 
         // The same deadline asked again (the engine re-armed after a clock set): still held.
@@ -186,12 +186,12 @@ struct WakeAheadTests {
         let first = UUID()
         try await engine.schedule(id: first, definition: Fixtures.definition(.fixed(Self.t0.addingTimeInterval(120))), caller: .user)
         try await Self.eventually("the wake 30 s ahead") { wake.planned.wakeAt == Self.t0.addingTimeInterval(90) }
-        await clock.advance(by: 90)
+        try await clock.advance(by: 90)
         try await Self.eventually("held from the wake") { wake.planned.holding }
-        await clock.advance(by: 29.999)
+        try await clock.advance(by: 29.999)
         #expect(presenter.alerted.isEmpty, "nothing rings before the instant")
         #expect(try await engine.alarm(id: first, caller: .user).state == .scheduled)
-        await clock.advance(by: 0.001)
+        try await clock.advance(by: 0.001)
         #expect(presenter.alerted == [first])
         #expect(try await engine.history().first?.lateness == 0)
         try await engine.stop(id: first, caller: .user)

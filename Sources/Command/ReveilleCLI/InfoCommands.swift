@@ -85,9 +85,9 @@ struct StatusCommand: AsyncParsableCommand {
                 if let ahead = try? await client.property("WakeAhead").dictionaryValue,
                     let seconds = ahead["seconds"]?.doubleValue, let description = ahead["description"]?.stringValue
                 {
-                    object["wakeAhead"] = seconds
-                    object["wakeAheadDetail"] = description
-                    object["resumeTimes"] = ahead["resumes"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+                    object["wakeAhead"] = .number(seconds)
+                    object["wakeAheadDetail"] = .string(description)
+                    object["resumeTimes"] = .array((ahead["resumes"]?.arrayValue?.compactMap(\.doubleValue) ?? []).map(JSONValue.number))
                     lines.append("ahead    " + description)
                 }
                 if let timer = try? await client.property("WakeTimer").stringValue {

@@ -1,5 +1,5 @@
 import AlarmModel
-import Foundation
+import FoundationEssentials
 
 /// Measures how long this machine's resumes take, from the wake the agent asked for to when the
 /// agent runs again, without privileges: a value type that is told what happened and returns

@@ -1,5 +1,5 @@
 import AlarmDesktop
-import Foundation
+import FoundationEssentials
 
 /// The last resumes measured (`ResumeMeter`), kept in `resume-times.json` in the store's folder so
 /// that the wake-ahead margin outlives the agent: replaced whole and durably after each

@@ -1,5 +1,6 @@
 import AlarmModel
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Logging
 import Synchronization
 
@@ -186,7 +187,7 @@ final class WakeAhead: Sendable {
         logger.info(
             message,
             metadata: [
-                "wokenAt": "\(last.wokenAt)", "resumeSeconds": "\(String(format: "%.3f", last.seconds))",
+                "wokenAt": "\(last.wokenAt)", "resumeSeconds": "\(WakeAheadMargin.decimal(last.seconds, places: 3))",
                 "margin": "\(margin.seconds(resumes: changed.map(\.seconds)))",
             ])
         save(changed)

@@ -1,4 +1,5 @@
-import Foundation
+import AlarmModel
+import FoundationEssentials
 
 /// How long before an alarm's instant a suspended machine is woken, so that the resume is over,
 /// and the clock set right again by the time service, when the alarm is due.
@@ -38,6 +39,16 @@ struct WakeAheadMargin: Sendable, Hashable {
     /// Seconds as `status` shows them: `10 s`, `0.34 s`.
     static func shown(_ seconds: TimeInterval) -> String {
         if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
-        return String(format: seconds < 10 ? "%.2f s" : "%.1f s", seconds)
+        return "\(decimal(seconds, places: seconds < 10 ? 2 : 1)) s"
+    }
+
+    /// A non-negative number with `places` decimals, rounded half to even (as `%.2f` wrote it,
+    /// without Foundation's ICU-backed formatting): `0.34`, `12.0`.
+    static func decimal(_ value: Double, places: Int) -> String {
+        var scale: Int64 = 1
+        for _ in 0..<places { scale *= 10 }
+        let scaled = Int64((value * Double(scale)).rounded(.toNearestOrEven))
+        let whole = "\(scaled / scale)"
+        return places == 0 ? whole : whole + "." + GregorianDate.padded(scaled % scale, places)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LinuxSystem
 
 /// Small files in the store's folder replaced whole and durably: the journals of settings to put
