@@ -10,7 +10,8 @@
   guest.py first-event BOOT-OFFSET SINCE [SUMMARY] < RECORDS
       Reads a recorder's JSON lines (scripts/vm/guest/: each with the guest's `boottime`) and
       prints, as JSON, the first whose host time (boottime + BOOT-OFFSET) is SINCE (host seconds)
-      or later, and whose `summary` is SUMMARY when given: `host`, and the record. Exits 1 when
+      or later, and whose `summary` is SUMMARY when given: `host`, `wall` (the guest's wall clock
+      minus the host's at that moment, from the record's `realtime`), and the record. Exits 1 when
       there is none.
 
   guest.py watch-alert ID SECONDS SSH-COMMAND...
@@ -98,7 +99,7 @@ def first_event(boot_offset, since, summary):
             continue
         host = record["boottime"] + boot_offset
         if host >= since and (summary is None or record.get("summary") == summary):
-            print(json.dumps({"host": host, "record": record}))
+            print(json.dumps({"host": host, "wall": round(record["realtime"] - host, 4), "record": record}))
             return 0
     return 1
 
