@@ -169,6 +169,35 @@ struct WakeAheadTests {
         try await Self.eventually("the wake-up taken back") { route.disarmed.withLock { $0 } >= 1 }
     }
 
+    @Test("A resume within the RTC's second before the wake-ahead moment is the wake come early: held from it; one earlier is not")
+    func heldFromAnEarlyWake() async throws {
+        let clock = VirtualClock(now: Self.t0)
+        let wake = WakeAhead(clock: clock, margin: WakeAheadMargin(fixed: 10), router: nil, inhibitor: nil, record: nil, logger: Logger(label: "test"))
+        defer { wake.stop() }
+        // The virtual clock moves on once something waits on it again, as the engine always does.
+        let engine = Task { _ = try? await clock.wait(for: WakeUp(wall: Self.t0.addingTimeInterval(86_400))) }
+        defer { engine.cancel() }
+
+        wake.request(Self.t0.addingTimeInterval(60))
+        #expect(wake.planned.wakeAt == Self.t0.addingTimeInterval(50))
+        // A resume 1.5 s before the wake-ahead moment: something else woke the machine.
+        wake.goingToSleep()
+        try await clock.advance(by: 48.5)
+        wake.resumed()
+        #expect(!wake.planned.holding, "a resume 1.5 s before the wake-ahead moment is not the wake")
+        // Asleep again; the RTC, set in whole seconds, wakes it 0.53 s before the moment, before the
+        // wake timer has fired: held from the resume.
+        wake.goingToSleep()
+        try await clock.advance(by: 0.97)
+        wake.resumed()
+        #expect(wake.planned.holding, "held from the wake that came 0.53 s early")
+        // The wake timer firing then changes nothing; the next deadline lets go.
+        try await clock.advance(by: 0.53)
+        try await Self.eventually("still held at the wake-ahead moment") { wake.planned.holding }
+        wake.request(nil)
+        #expect(!wake.planned.holding)
+    }
+
     @Test("Woken ahead, the alarm rings on its instant, never before; woken late, it rings at once")
     func ringsOnTheInstant() async throws {
         let clock = VirtualClock(now: Self.t0)

@@ -165,10 +165,24 @@ final class WakeAhead: Sendable {
     }
 
     /// The machine resumed (logind's `PrepareForSleep(false)`): measures the resume if it was the
-    /// agent's wake.
+    /// agent's wake, and holds the machine awake from now when it came within `rtcResolution` of
+    /// the wake-ahead moment: that resume is the wake itself, come early.
     func resumed() {
         measure("Resumed for an alarm") { $0.resumed($1) }
+        let reading = clock.read()
+        let due = state.withLock { state -> Date? in
+            guard let wakeAt = state.wakeAt, let instant = state.instant, !state.holding,
+                reading.now >= wakeAt.addingTimeInterval(-Self.rtcResolution)
+            else { return nil }
+            return instant
+        }
+        if let due { hold(for: due) }
     }
+
+    /// How early a wake may come: the kernel sets the RTC's alarm from its reading in whole seconds,
+    /// so the machine was seen running again 0.53 s before the moment the wake timer was set for,
+    /// before that timer had fired (a Debian 13 guest, `scripts/vm-test`).
+    static let rtcResolution: TimeInterval = 1
 
     /// A timer reported that the wall clock may have been set: a time service stepping it right
     /// after a resume corrects that resume's measurement.
