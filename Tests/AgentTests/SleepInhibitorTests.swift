@@ -84,6 +84,24 @@ struct SleepInhibitorTests {
         }
     }
 
+    @Test("Refused while logind still finishes the suspend a wake ended (OperationInProgress), the inhibitor is asked for again, and held before the alarm rings")
+    func askedAgainAfterAResume() async throws {
+        try await Self.withAgent(systemEnvironment: ["BUSY_FOR": "3"]) { fixture, system, _ in
+            // Due within the wake-ahead margin (10 s): held from now, while it counts down.
+            let timer = try await fixture.reveille("timer", "8s")
+            try #require(timer.status == .exited(0), "\(timer)")
+            _ = try await system.services.waitForStandardOutput(containing: "busy sleep:idle:handle-lid-switch", timeout: .seconds(30))
+            _ = try await system.services.waitForStandardOutput(
+                containing: "inhibited sleep:idle:handle-lid-switch Reveille block", timeout: .seconds(5))
+            let list = try await fixture.reveille("list", "--json")
+            #expect(list.output.contains(#""state":"countdown""#), "held before the timer rang: \(list.output)")
+            try await Self.waitUntilAlerting(fixture, count: 1)
+            let stop = try await fixture.reveille("stop", timer.line)
+            #expect(stop.status == .exited(0), "\(stop)")
+            _ = try await system.services.waitForStandardOutput(containing: "released sleep:idle:handle-lid-switch", timeout: .seconds(10))
+        }
+    }
+
     @Test("Where the lid switch may not be inhibited, sleep and idle still are")
     func lidRefused() async throws {
         try await Self.withAgent(systemEnvironment: ["REFUSE_LID": "1"]) { fixture, system, _ in

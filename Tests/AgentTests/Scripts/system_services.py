@@ -13,7 +13,8 @@ Owns org.freedesktop.login1 and org.freedesktop.timedate1 on BUS_ADDRESS and pri
   org.freedesktop.login1.Manager.Inhibit(s what, s who, s why, s mode) at /org/freedesktop/login1
       returns the write end of a pipe as logind returns its inhibitor's descriptor, and prints
       "inhibited WHAT WHO MODE (WHY)"; once every copy of that end is closed (the inhibitor released),
-      prints "released WHAT". With REFUSE_LID set in the environment, refuses a WHAT naming
+      prints "released WHAT" (with BUSY_FOR=N, the first N calls are refused with
+      OperationInProgress, printing "busy WHAT"). With REFUSE_LID set in the environment, refuses a WHAT naming
       handle-lid-switch with AccessDenied, as polkit may.
   org.freedesktop.timedate1.SetTimezone(s zone, b interactive) at /org/freedesktop/timedate1
       points ZONE_LINK at /usr/share/zoneinfo/ZONE (a new link renamed over the old, as timedated
@@ -29,6 +30,9 @@ import dbus.bus
 import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
+
+# As logind right at a resume: the first BUSY_FOR Inhibit calls are refused with OperationInProgress.
+busy_refusals = int(os.environ.get("BUSY_FOR", "0"))
 
 ADDRESS, ZONE_LINK = sys.argv[1], sys.argv[2]
 LOGIN1 = "org.freedesktop.login1"
@@ -60,6 +64,13 @@ class Login1(dbus.service.Object):
 
     @dbus.service.method(LOGIN1 + ".Manager", in_signature="ssss", out_signature="h")
     def Inhibit(self, what, who, why, mode):
+        global busy_refusals
+        if busy_refusals > 0:
+            busy_refusals -= 1
+            print("busy %s" % what, flush=True)
+            raise dbus.exceptions.DBusException(
+                "The operation inhibition has been requested for is already running",
+                name="org.freedesktop.login1.OperationInProgress")
         if os.environ.get("REFUSE_LID") and "handle-lid-switch" in what:
             raise dbus.exceptions.DBusException("Permission denied", name="org.freedesktop.DBus.Error.AccessDenied")
         read_end, write_end = os.pipe()

@@ -109,22 +109,38 @@ package final class SleepInhibitor: Sendable {
         }
         var failure = ""
         for what in [Self.fullInhibition, Self.fallbackInhibition] {
-            do {
-                let reply = try await connection.call(
-                    destination: "org.freedesktop.login1", path: "/org/freedesktop/login1",
-                    interface: "org.freedesktop.login1.Manager", method: "Inhibit",
-                    arguments: [.string(what), .string("Reveille"), .string(why), .string("block")],
-                    timeout: .seconds(10))
-                guard let descriptor = reply.first?.fileDescriptorValue else {
-                    return finish(nil, problem: "logind's answer carried no file descriptor")
+            for attempt in 1... {
+                do {
+                    let reply = try await connection.call(
+                        destination: "org.freedesktop.login1", path: "/org/freedesktop/login1",
+                        interface: "org.freedesktop.login1.Manager", method: "Inhibit",
+                        arguments: [.string(what), .string("Reveille"), .string(why), .string("block")],
+                        timeout: .seconds(10))
+                    guard let descriptor = reply.first?.fileDescriptorValue else {
+                        return finish(nil, problem: "logind's answer carried no file descriptor")
+                    }
+                    return finish((descriptor, what), problem: nil)
+                } catch let error as DBusError where error.name == Self.operationInProgress && attempt < Self.busyAttempts {
+                    // Right at a resume (the wake) logind still finishes the sleep it was asked
+                    // for, and refuses a sleep inhibitor until it has: asked again shortly.
+                    failure = "\(error)"
+                    try? await Task.sleep(for: Self.busyRetryDelay)
+                    guard state.withLock({ $0.needed }) else { return finish(nil, problem: nil) }
+                } catch {
+                    failure = "\(error)"
+                    break
                 }
-                return finish((descriptor, what), problem: nil)
-            } catch {
-                failure = "\(error)"
             }
         }
         finish(nil, problem: "logind refused it: \(failure)")
     }
+
+    /// logind's answer while it still carries out a suspend (right at the resume that ends it).
+    static let operationInProgress = "org.freedesktop.login1.OperationInProgress"
+    /// How often, and how far apart, an inhibitor refused that way is asked for again: for up to
+    /// 10 s (a resume under emulation took over a second to finish).
+    static let busyAttempts = 40
+    static let busyRetryDelay: Duration = .milliseconds(250)
 
     private func finish(_ taken: (descriptor: UnixFileDescriptor, what: String)?, problem: String?) {
         // Kept only while still needed; otherwise dropped here, which closes it.
