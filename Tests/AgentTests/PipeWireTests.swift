@@ -114,6 +114,51 @@ struct PipeWireTests {
         #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }
 
+    @Test("An alert's sound is opened ahead: its stream is in PipeWire, silent, while the timer still counts down; it plays once the timer ends; a cancelled timer's stream goes away and alsa-lib is unloaded")
+    func openedAhead() async throws {
+        let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0"])
+        defer { fixture.stop() }
+        let recording = try pipewire.recordSpeakers()
+        try await waitUntil("the recording to start", timeout: .seconds(20)) { PipeWireServer.samples(of: recording).count > 0 ? () : nil }
+        let streams = { try pipewire.nodes(ofClass: "Stream/Output/Audio") }
+        let state = { (id: String) async throws -> String in
+            let list = try await fixture.reveille("list", "--json")
+            let alarms = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]], "\(list)")
+            return alarms.first { ($0["id"] as? String) == id }?["state"] as? String ?? "gone"
+        }
+
+        // 15 s: the sound is opened 5 s before the end, while the timer still counts down.
+        let timer = try await fixture.reveille("timer", "15s", "--title", "Ahead")
+        try #require(timer.status == .exited(0), "\(timer)")
+        let stream = try await waitUntil("the agent's stream in PipeWire", timeout: .seconds(40), detail: { agent.outputs() }) { try streams().first }
+        let stateWhenOpened = try await state(timer.line)
+        let heardWhenOpened = Self.peak(PipeWireServer.samples(of: recording)[...])
+        #expect(stateWhenOpened == "countdown", "the stream appeared when the timer was \(stateWhenOpened), not ahead of its end")
+        #expect(stream.properties["media.name"] == "Ahead")
+        #expect(heardWhenOpened == 0, "the speakers played (peak \(heardWhenOpened)) before the timer ended")
+        // It plays once the timer ends, on the stream opened ahead.
+        try await waitUntil("the alarm at the speakers", timeout: .seconds(40), detail: { "\(agent.outputs())" }) {
+            Self.peak(PipeWireServer.samples(of: recording).suffix(4_800)) > 8_000 ? true : nil
+        }
+        #expect(try streams().map(\.id) == [stream.id], "one stream, the one opened ahead")
+        #expect(try await state(timer.line) == "alerting")
+        let stop = try await fixture.reveille("stop", timer.line)
+        #expect(stop.status == .exited(0), "\(stop)")
+        try await waitUntil("the stream to leave PipeWire", timeout: .seconds(10)) { try streams().isEmpty ? true : nil }
+
+        // Cancelled within the lead: the stream opened ahead goes away, and alsa-lib is unloaded.
+        let cancelled = try await fixture.reveille("timer", "8s", "--title", "Cancelled")
+        try #require(cancelled.status == .exited(0), "\(cancelled)")
+        try await waitUntil("the cancelled timer's stream in PipeWire", timeout: .seconds(30)) { try streams().first }
+        let cancel = try await fixture.reveille("cancel", cancelled.line)
+        #expect(cancel.status == .exited(0), "\(cancel)")
+        try await waitUntil("the cancelled timer's stream to leave PipeWire", timeout: .seconds(10)) { try streams().isEmpty ? true : nil }
+        let loaded = { ProcessTable.mappedLibraries(of: agent.pid).filter { $0.hasPrefix("libasound.so") || $0.hasPrefix("libpipewire-0.3.so") } }
+        try await waitUntil("the agent to unload alsa-lib", timeout: .seconds(10), detail: { "\(loaded().sorted())" }) { loaded().isEmpty ? true : nil }
+        recording.terminate()
+        #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
+    }
+
     /// The `volume` line of `reveille status`.
     static func volumeLine(_ fixture: AgentFixture) async throws -> String {
         let status = try await fixture.reveille("status")

@@ -148,6 +148,8 @@ package final class AlarmAgent: Sendable {
     let idleInhibitor: IdleInhibitor?
     /// Descriptors held so that an alarm rings when the agent has run out of them.
     let descriptorReserve: DescriptorReserve
+    /// Opens each alert's sound a lead before it is due, when alerts have sound.
+    let soundAhead: SoundAhead?
     let logger: Logger
 
     /// Starts the agent: takes the store's lock, opens the store, starts the engine, exports the
@@ -268,8 +270,24 @@ package final class AlarmAgent: Sendable {
                 clock: clock, margin: WakeAheadMargin(fixed: configuration.wakeAhead), router: router, inhibitor: sleepInhibitor,
                 record: ResumeRecord(directory: configuration.storeDirectory, writable: store.readOnlyReason == nil), logger: logger)
             : nil
-        let engineClock: any AlarmClock = wakeAhead.map { WakingClock(base: clock, wakeAhead: $0) } ?? clock
+        // The alert's sound is opened a lead before it is due, on a clock that does not wake the machine.
+        let dueEngine = Mutex<AlarmEngine?>(nil)
+        soundAhead = desktop?.sounds.map { sounds in
+            SoundAhead(
+                clock: SystemClock(localTimePath: configuration.localTimePath, wakeTimers: false),
+                sounds: sounds
+            ) { instant in
+                guard let engine = dueEngine.withLock({ $0 }) else { return [] }
+                let reading = clock.read()
+                return await engine.alarms(visibleTo: .user).filter { record in
+                    record.fireDate(from: reading).map { abs($0.timeIntervalSince(instant)) < 0.001 } ?? false
+                }
+            }
+        }
+        let engineClock: any AlarmClock = wakeAhead != nil || soundAhead != nil
+            ? WakingClock(base: clock, wakeAhead: wakeAhead, soundAhead: soundAhead) : clock
         engine = AlarmEngine(store: store, clock: engineClock, policy: configuration.policy, presenter: agentPresenter, logger: logger)
+        dueEngine.withLock { [engine] in $0 = engine }
         checkpointer = StoreCheckpointer(store: store, engine: engine, logger: logger)
         responder.attach(engine: engine, presenter: agentPresenter)
         historyEngine.withLock { [engine] in $0 = engine }
@@ -345,6 +363,7 @@ package final class AlarmAgent: Sendable {
         phoneBackup?.stop()
         await engine.shutdown()
         wakeSources.wakeAhead?.stop()
+        soundAhead?.stop()
         // The wake-up armed through the user manager or PowerDevil is taken back.
         await wakeSources.router?.stop()
         await desktop?.shutDown()

@@ -3,7 +3,8 @@ import FoundationEssentials
 import Synchronization
 
 /// The system clock, telling `WakeAhead` the instant of each wake-up the engine waits for, so
-/// that the machine is woken a margin before it and kept awake until it has rung.
+/// that the machine is woken a margin before it and kept awake until it has rung, and
+/// `SoundAhead`, so that the alert's sound is opened a lead before it.
 ///
 /// The engine keeps one wait at a time and cancels it when its earliest deadline changes; a
 /// cancelled wait may still be starting while its successor runs. So the waits under way are
@@ -13,13 +14,15 @@ import Synchronization
 /// `WakeAhead` too (a time service correcting the clock after a resume).
 final class WakingClock: AlarmClock {
     private let base: any AlarmClock
-    private let wakeAhead: WakeAhead
+    private let wakeAhead: WakeAhead?
+    private let soundAhead: SoundAhead?
     private let waits = Mutex<(next: Int, live: [(id: Int, instant: Date?)])>((0, []))
 
-    /// The clock `base` (the system's), reporting its waits to `wakeAhead`.
-    init(base: any AlarmClock, wakeAhead: WakeAhead) {
+    /// The clock `base` (the system's), reporting its waits to `wakeAhead` and `soundAhead`.
+    init(base: any AlarmClock, wakeAhead: WakeAhead?, soundAhead: SoundAhead? = nil) {
         self.base = base
         self.wakeAhead = wakeAhead
+        self.soundAhead = soundAhead
     }
 
     func read() -> ClockReading { base.read() }
@@ -35,7 +38,7 @@ final class WakingClock: AlarmClock {
             waits.live.append((waits.next, instant))
             return waits.next
         }
-        wakeAhead.request(instant)
+        request(instant)
         // Checked after the wait was listed: a cancellation from before is seen here, one from
         // after runs the handler below.
         guard !Task.isCancelled else {
@@ -45,7 +48,7 @@ final class WakingClock: AlarmClock {
         return try await withTaskCancellationHandler {
             defer { waits.withLock { $0.live.removeAll { $0.id == id } } }
             let reason = try await base.wait(for: wakeUp, armed: armed)
-            if reason == .clockChanged { wakeAhead.clockMayHaveBeenSet() }
+            if reason == .clockChanged { wakeAhead?.clockMayHaveBeenSet() }
             return reason
         } onCancel: {
             withdraw(id)
@@ -61,7 +64,13 @@ final class WakingClock: AlarmClock {
             guard wasNewest, let last = waits.live.last else { return .none }
             return .some(last.instant)
         }
-        if case .some(let instant) = newest { wakeAhead.request(instant) }
+        if case .some(let instant) = newest { request(instant) }
+    }
+
+    /// Tells both of the instant waited for now.
+    private func request(_ instant: Date?) {
+        wakeAhead?.request(instant)
+        soundAhead?.request(instant)
     }
 
     /// The wall-clock instant of a wake-up: its wall deadline or its elapsed one, whichever comes

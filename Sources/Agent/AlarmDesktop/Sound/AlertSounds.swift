@@ -33,6 +33,21 @@ package final class AlertSounds: Sendable {
         var cache: [AlertConfiguration.AlertSound: (resolved: SoundResolver.Resolved, stamp: FileStamp?)] = [:]
         /// The sound a person is hearing to choose one (`preview`), while it plays.
         var preview: SoundPlayer?
+        /// Players opened ahead for alerts about to be due (`prepareAhead(_:due:)`), by alarm.
+        var prepared: [UUID: PreparedSound] = [:]
+        /// How many times what was opened ahead was let go, and the last `notDueBy` then: an
+        /// opening that was under way meanwhile is not kept when its alert is due later.
+        var releases = (count: 0, notDueBy: Date.distantFuture)
+    }
+
+    /// A player opened ahead for one alert: what it was made for, to be sure it still fits.
+    private struct PreparedSound: Sendable {
+        let player: SoundPlayer
+        let resolved: SoundResolver.Resolved
+        let sound: AlertConfiguration.AlertSound
+        /// The file's identity when it was decoded (nil for a sound that is no file).
+        let stamp: FileStamp?
+        let due: Date
     }
 
     /// Creates the sound side; `prepare()` decodes the default sound ahead of time.
@@ -94,41 +109,148 @@ package final class AlertSounds: Sendable {
         }
         guard isNew else { return }
         let logger = self.logger
+        // Opened ahead for this alert, and still what it would play now: only the writes remain.
+        let prepared = takePrepared(for: record, configuration: playingConfiguration(for: record, maximumGain: maximumGain))
         Task.detached(priority: .userInitiated) { [self] in
+            if let prepared {
+                // Unless its file changed or went away since it was decoded (checked off the
+                // caller's thread, as the file is read; a file gone as it was opened ahead has no
+                // stamp, and is read again).
+                let unchanged = await BlockingFileWork.run(timeout: Self.soundLookupLimit) {
+                    guard let url = prepared.resolved.source.url else { return true }
+                    return prepared.stamp != nil && FileStamp(url) == prepared.stamp
+                }
+                if unchanged == true {
+                    return await ring(record, alert: alert, prepared: prepared.player, resolved: prepared.resolved, maximumGain: maximumGain, logger: logger)
+                }
+                prepared.player.stop()
+            }
             // Found on a file thread (one that stays, asleep, after the first alert): an alert never
             // waits for a file that does not answer.
             let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [self] in sound(for: record.definition.sound) }
                 ?? fallback(for: record)
-            // A device that fails (unplugged, its server gone) is tried again, less and less often,
-            // for as long as the alert rings.
-            for attempt in 0... {
-                if attempt > 0 {
-                    try? await Task.sleep(for: Self.retryDelay(attempt: attempt))
-                    guard !alert.isStopped else { return }
-                }
-                var playing = configuration
-                playing.maximumGain = min(playing.maximumGain, maximumGain, Self.gain(ofVolume: record.definition.volume))
-                if let ramp = record.definition.soundRamp { playing.rampDuration = .seconds(ramp) }
-                playing.identity.mediaName = record.definition.displayTitle
-                let player = SoundPlayer(sound: resolved.sound, configuration: playing)
-                guard alert.attach(player) else { return }
-                do {
-                    try await player.start()
-                    logger.debug("Ringing", metadata: ["alarm": "\(record.id)", "sound": "\(resolved.source)", "attempt": "\(attempt)"])
-                    await player.waitUntilFinished()
-                    Self.logEnd(of: player, record: record, logger: logger)
-                    guard let failure = player.failure else { return }
-                    logger.warning("The alarm sound stopped; trying the device again", metadata: ["alarm": "\(record.id)", "reason": "\(failure)"])
-                } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
-                    let message: Logger.Message = "No sound output; alerts are shown without sound"
-                    let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]
-                    if firstReport { logger.warning(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
-                } catch {
-                    logger.error("The alarm sound did not start", metadata: ["alarm": "\(record.id)", "error": "\(error)"])
-                    return
-                }
+            await ring(record, alert: alert, prepared: nil, resolved: resolved, maximumGain: maximumGain, logger: logger)
+        }
+    }
+
+    /// Plays an alert's sound until it is stopped: the player opened ahead first, when there is
+    /// one, then new players of `resolved` as a device that fails (unplugged, its server gone) is
+    /// tried again, less and less often, for as long as the alert rings.
+    private func ring(
+        _ record: AlarmRecord, alert: RingingSound, prepared: SoundPlayer?, resolved: SoundResolver.Resolved, maximumGain: Double,
+        logger: Logger
+    ) async {
+        for attempt in 0... {
+            if attempt > 0 {
+                try? await Task.sleep(for: Self.retryDelay(attempt: attempt))
+                guard !alert.isStopped else { return }
+            }
+            let player = (attempt == 0 ? prepared : nil)
+                ?? SoundPlayer(sound: resolved.sound, configuration: playingConfiguration(for: record, maximumGain: maximumGain))
+            guard alert.attach(player) else { return }
+            do {
+                let openedAhead = player.isPrepared
+                try await player.start()
+                var metadata: Logger.Metadata = [
+                    "alarm": "\(record.id)", "sound": "\(resolved.source)", "attempt": "\(attempt)", "openedAhead": "\(openedAhead)",
+                ]
+                if let times = player.openTimes { metadata.merge(Self.metadata(of: times)) { $1 } }
+                logger.info("Ringing", metadata: metadata)
+                await player.waitUntilFinished()
+                Self.logEnd(of: player, record: record, logger: logger)
+                guard let failure = player.failure else { return }
+                logger.warning("The alarm sound stopped; trying the device again", metadata: ["alarm": "\(record.id)", "reason": "\(failure)"])
+            } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
+                let message: Logger.Message = "No sound output; alerts are shown without sound"
+                let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]
+                if firstReport { logger.warning(message, metadata: metadata) } else { logger.debug(message, metadata: metadata) }
+            } catch {
+                logger.error("The alarm sound did not start", metadata: ["alarm": "\(record.id)", "error": "\(error)"])
+                return
             }
         }
+    }
+
+    /// How `record`'s alert plays: the configuration, with its volume, ramp and title, at most
+    /// `maximumGain`.
+    private func playingConfiguration(for record: AlarmRecord, maximumGain: Double) -> SoundPlayer.Configuration {
+        var playing = configuration
+        playing.maximumGain = min(playing.maximumGain, maximumGain, Self.gain(ofVolume: record.definition.volume))
+        if let ramp = record.definition.soundRamp { playing.rampDuration = .seconds(ramp) }
+        playing.identity.mediaName = record.definition.displayTitle
+        return playing
+    }
+
+    // MARK: Opened ahead
+
+    /// Opens the sound device ahead for alerts about to be due at `due` (`SoundAhead`, a lead
+    /// before the instant): each alarm's sound decoded (or taken from the cache), alsa-lib loaded,
+    /// its configuration read, the PCM opened and set up (on PipeWire, the stream connected and
+    /// linked, not started), so that at the instant only the writes remain. An alarm already
+    /// opened ahead, or ringing, is left as it is. Returns at once; the work is on other threads.
+    package func prepareAhead(_ records: [AlarmRecord], due: Date) {
+        let releases = state.withLock { $0.releases.count }
+        for record in records {
+            let wanted = state.withLock { state -> Bool in
+                state.players[record.id] == nil && state.prepared[record.id] == nil
+            }
+            guard wanted else { continue }
+            Task.detached(priority: .userInitiated) { [self] in
+                guard let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit, { [self] in sound(for: record.definition.sound) })
+                else { return }
+                let player = SoundPlayer(sound: resolved.sound, configuration: playingConfiguration(for: record, maximumGain: 1))
+                let prepared = PreparedSound(
+                    player: player, resolved: resolved, sound: record.definition.sound, stamp: FileStamp(resolved.source.url), due: due)
+                let kept = state.withLock { state -> Bool in
+                    guard state.players[record.id] == nil, state.prepared[record.id] == nil else { return false }
+                    guard state.releases.count == releases || due <= state.releases.notDueBy else { return false }
+                    state.prepared[record.id] = prepared
+                    return true
+                }
+                guard kept else { return }
+                player.prepare()
+                logger.debug("Opening the sound device ahead of an alert", metadata: ["alarm": "\(record.id)", "due": "\(due)"])
+            }
+        }
+    }
+
+    /// Closes the devices opened ahead for alerts not due by `date` (their alarm was cancelled or
+    /// moved: the next deadline is another), and those opened for an instant more than
+    /// `keptAfterDue` before `now` that no alert took (it rang silently, or not at all).
+    package func releaseAhead(notDueBy date: Date, now: Date) {
+        let released = state.withLock { state -> [SoundPlayer] in
+            state.releases = (state.releases.count + 1, date)
+            let gone = state.prepared.filter { $0.value.due > date || now.timeIntervalSince($0.value.due) > Self.keptAfterDue }
+            for id in gone.keys { state.prepared[id] = nil }
+            return gone.values.map(\.player)
+        }
+        for player in released { player.stop() }
+    }
+
+    /// How long a device opened ahead is kept after its alert's instant for the alert to take it.
+    static let keptAfterDue: TimeInterval = 60
+
+    /// The alarms whose devices are open ahead now, or opening (for tests).
+    package var preparedAhead: Set<UUID> { state.withLock { Set($0.prepared.keys) } }
+
+    /// The player opened ahead for `record`'s alert, taken, when it plays what the alert plays now
+    /// (the same sound, volume, ramp and title; its file is checked by the caller); one that no
+    /// longer fits is closed.
+    private func takePrepared(
+        for record: AlarmRecord, configuration playing: SoundPlayer.Configuration
+    ) -> PreparedSound? {
+        guard let prepared = state.withLock({ $0.prepared.removeValue(forKey: record.id) }) else { return nil }
+        guard prepared.sound == record.definition.sound, prepared.player.configuration == playing else {
+            prepared.player.stop()
+            return nil
+        }
+        return prepared
+    }
+
+    /// The opening's times as log metadata, in milliseconds from the call on the audio thread.
+    private static func metadata(of times: SoundPlayer.OpenTimes) -> Logger.Metadata {
+        func milliseconds(_ duration: Duration) -> Logger.MetadataValue { "\(Int((duration.timeInterval * 1000).rounded()))" }
+        return ["libraryLoadedMs": milliseconds(times.library), "pcmOpenedMs": milliseconds(times.opened), "streamReadyMs": milliseconds(times.ready)]
     }
 
     /// The gain of an alarm's own volume: its percentage of full scale, as a factor on the samples
@@ -176,15 +298,19 @@ package final class AlertSounds: Sendable {
 
     /// Stops `id`'s sound at once (the player drops what the device holds).
     package func stop(_ id: UUID) {
-        state.withLock { $0.players.removeValue(forKey: id) }?.stop()
+        let (ringing, prepared) = state.withLock { ($0.players.removeValue(forKey: id), $0.prepared.removeValue(forKey: id)) }
+        ringing?.stop()
+        prepared?.player.stop()
     }
 
     /// Stops every sound and waits until every device is closed.
     package func stopAll() async {
-        let (alerts, preview) = state.withLock { state -> ([RingingSound], SoundPlayer?) in
-            defer { (state.players, state.preview) = ([:], nil) }
-            return (Array(state.players.values), state.preview)
+        let (alerts, preview, prepared) = state.withLock { state -> ([RingingSound], SoundPlayer?, [SoundPlayer]) in
+            defer { (state.players, state.preview, state.prepared) = ([:], nil, [:]) }
+            return (Array(state.players.values), state.preview, state.prepared.values.map(\.player))
         }
+        for player in prepared { player.stop() }
+        for player in prepared { await player.waitUntilFinished() }
         preview?.stop()
         for alert in alerts { alert.stop() }
         for alert in alerts { await alert.player?.waitUntilFinished() }
@@ -259,6 +385,8 @@ package final class AlertSounds: Sendable {
             return resolved  // not kept: the file may come back
         }
         let stamp = FileStamp(resolved.source.url)
+        // A file that went away as it was read has no stamp to tell its return by: not kept.
+        if resolved.source.url != nil, stamp == nil { return resolved }
         state.withLock { $0.cache[sound] = (resolved, stamp) }
         return resolved
     }

@@ -110,6 +110,12 @@ package final class SoundPlayer: Sendable {
 
     private struct State {
         var started = false
+        /// Opened ahead (`prepare()`) and waiting for `start()`.
+        var held = false
+        /// How the device opened, once it did (or failed to).
+        var openResult: Result<Void, SoundPlayerError>?
+        /// How long opening took, once it did.
+        var openTimes: OpenTimes?
         var stopRequested = false
         var running = false
         var finished = false
@@ -179,6 +185,11 @@ package final class SoundPlayer: Sendable {
     /// When `snd_pcm_drop` returned after `stop()`, on the wall clock: the moment of silence, for
     /// comparing with another process's clock readings.
     package var silencedDate: Date? { state.withLock { $0.droppedDate } }
+    /// How long opening the device took, once it did: for the log, and for measuring what
+    /// `prepare()` takes off an alert's path.
+    package var openTimes: OpenTimes? { state.withLock { $0.openTimes } }
+    /// Whether the device was opened ahead (`prepare()`) and waits for `start()`.
+    package var isPrepared: Bool { state.withLock { $0.held && $0.openResult != nil } }
     /// Whether the thread is playing (opened and not yet stopped or failed).
     package var isPlaying: Bool { state.withLock { $0.running } }
     /// Why playback ended early (a write ALSA could not recover from), if it did.
@@ -187,22 +198,67 @@ package final class SoundPlayer: Sendable {
     // MARK: Starting and stopping
 
     /// Starts the audio thread and returns once the device is open and set up (or could not be).
+    /// On a player opened ahead (`prepare()`), plays at once what is already open, or waits for
+    /// the opening under way.
     ///
     /// - Throws: `SoundPlayerError.unavailable` when the device cannot be opened or set to the
     ///   sound's format (nothing is printed: alsa-lib's error messages are silenced);
     ///   `SoundPlayerError.alreadyStarted` on a second call.
     package func start() async throws {
-        let first = state.withLock { state -> Bool in
-            if state.started { return false }
-            state.started = true
-            return true
+        enum Step {
+            case launch, refuse, opened(Result<Void, SoundPlayerError>), opening
         }
-        guard first else { throw SoundPlayerError.alreadyStarted }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            state.withLock { $0.startWaiter = continuation }
-            Threads.start(named: "reveille-sound") { [self] in run() }
+            let step = state.withLock { state -> Step in
+                if !state.started {
+                    state.started = true
+                    state.startWaiter = continuation
+                    return .launch
+                }
+                guard state.held else { return .refuse }
+                state.held = false
+                if let result = state.openResult {
+                    if case .success = result { state.running = true }
+                    return .opened(result)
+                }
+                state.startWaiter = continuation
+                return .opening
+            }
+            switch step {
+            case .launch:
+                Threads.start(named: "reveille-sound") { [self] in run() }
+            case .refuse:
+                continuation.resume(throwing: SoundPlayerError.alreadyStarted)
+            case .opened(let result):
+                // The thread waits for this, the device open: it plays at once.
+                try? wakeDescriptor.signalEvent()
+                continuation.resume(with: result.mapError { $0 as any Error })
+            case .opening:
+                try? wakeDescriptor.signalEvent()
+            }
         }
     }
+
+    /// Opens and sets up the device now, on the audio thread, and keeps it open without playing
+    /// until `start()` (which then only writes) or `stop()` (which closes it): for an alert about
+    /// to be due, so that loading alsa-lib, reading its configuration and connecting the stream to
+    /// the sound server happen before its instant. Returns at once; does nothing on a player that
+    /// was started or prepared already, or that has no eventfd to be woken by (`start()` then
+    /// opens the device itself). A device that fails to open is reported by `start()`.
+    package func prepare() {
+        let first = state.withLock { state -> Bool in
+            guard !state.started, wakeDescriptor.rawValue >= 0 else { return false }
+            state.started = true
+            state.held = true
+            return true
+        }
+        guard first else { return }
+        Threads.start(named: Self.aheadThreadName) { [self] in run() }
+    }
+
+    /// The name of a player's thread while it holds a device opened ahead, silent; it is named
+    /// `reveille-sound`, as every player's thread is from its start, once it plays.
+    package static let aheadThreadName = "reveille-ahead"
 
     /// Stops the sound at once: wakes the audio thread (eventfd), which drops what the device holds
     /// (`snd_pcm_drop`) and closes it. Returns without waiting; `waitUntilFinished()` waits. Safe to
@@ -241,6 +297,19 @@ package final class SoundPlayer: Sendable {
         Self.output.withLock { $0 = .available }
     }
 
+    /// How long a device took to open, from the call on the audio thread: alsa-lib loaded
+    /// (`dlopen`), the PCM opened (`snd_pcm_open`: the configuration read, the sound server
+    /// connected), its parameters set (`snd_pcm_set_params`: on PipeWire, the stream created and
+    /// linked to the output).
+    package struct OpenTimes: Sendable, Equatable {
+        /// Until alsa-lib was loaded (or found loaded).
+        package var library: Duration
+        /// Until `snd_pcm_open` returned.
+        package var opened: Duration
+        /// Until `snd_pcm_set_params` returned: the whole opening.
+        package var ready: Duration
+    }
+
     /// An open PCM, the configuration it was opened from (a file of its own), and the alsa-lib
     /// it was opened with.
     private struct OpenDevice {
@@ -271,6 +340,7 @@ package final class SoundPlayer: Sendable {
         }
         defer { close(device) }
         reportStart(.success(()))
+        guard waitForStart() else { return }
         play(device)
     }
 
@@ -280,14 +350,18 @@ package final class SoundPlayer: Sendable {
     /// alsa-lib is acquired first (`ALSALibrary.acquire()`); a device opened is closed with
     /// `close(_:)`, which releases it, and one that fails to open releases it here.
     private func openDevice() throws(SoundPlayerError) -> OpenDevice {
+        let begun = ContinuousClock.now
         let alsa: ALSALibrary
         do {
             alsa = try ALSALibrary.acquire()
         } catch {
             throw unavailable(error.description)
         }
+        let loaded = ContinuousClock.now
         do {
-            let (pcm, config) = try openDevice(with: alsa)
+            let (pcm, config, opened) = try openDevice(with: alsa)
+            let ready = ContinuousClock.now
+            state.withLock { $0.openTimes = OpenTimes(library: loaded - begun, opened: opened - begun, ready: ready - begun) }
             return OpenDevice(pcm: pcm, config: config, alsa: alsa)
         } catch {
             ALSALibrary.release()
@@ -296,7 +370,7 @@ package final class SoundPlayer: Sendable {
     }
 
     /// `openDevice()`'s work, with alsa-lib loaded.
-    private func openDevice(with alsa: ALSALibrary) throws(SoundPlayerError) -> (OpaquePointer, OpaquePointer?) {
+    private func openDevice(with alsa: ALSALibrary) throws(SoundPlayerError) -> (OpaquePointer, OpaquePointer?, ContinuousClock.Instant) {
         var pcm: OpaquePointer?
         var config: OpaquePointer?
         let mode = Int32(SND_PCM_NONBLOCK)
@@ -326,6 +400,7 @@ package final class SoundPlayer: Sendable {
             if let config { _ = alsa.snd_config_delete(config) }
             throw unavailable("cannot open the device: \(alsa.message(result))")
         }
+        let opened = ContinuousClock.now
         let latency = UInt32(clamping: configuration.latency.components.seconds * 1_000_000
             + configuration.latency.components.attoseconds / 1_000_000_000_000)
         result = alsa.snd_pcm_set_params(
@@ -341,7 +416,7 @@ package final class SoundPlayer: Sendable {
                 "the device refused \(sound.channels) channels at \(sound.sampleRate) Hz: \(alsa.message(result))")
         }
         state.withLock { $0.periodFrames = Int(max(periodSize, 64)) }
-        return (pcm, config)
+        return (pcm, config, opened)
     }
 
     private func unavailable(_ reason: String) -> SoundPlayerError {
@@ -358,14 +433,40 @@ package final class SoundPlayer: Sendable {
         return false
     }
 
+    /// Records how the device opened and tells `start()`'s caller, if one waits (a player opened
+    /// ahead has none until `start()`).
     private func reportStart(_ result: Result<Void, SoundPlayerError>) {
         if case .success = result { Self.output.withLock { $0 = .available } }
         let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            if case .success = result { state.running = true }
+            state.openResult = result
+            if case .success = result, !state.held { state.running = true }
             defer { state.startWaiter = nil }
             return state.startWaiter
         }
         waiter?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    /// On a player opened ahead, sleeps in `poll()` on the eventfd until `start()` or `stop()`
+    /// writes it; false when stopped (or `poll()` fails for good). At once on a player started
+    /// directly.
+    private func waitForStart() -> Bool {
+        var descriptors = [PollDescriptor(wakeDescriptor, events: .readable)]
+        while true {
+            let (held, stopped) = state.withLock { ($0.held, $0.stopRequested) }
+            if stopped { return false }
+            if !held { break }
+            do {
+                try FileDescriptor.poll(&descriptors, count: 1, timeoutMilliseconds: -1)
+            } catch {
+                return false
+            }
+            _ = try? wakeDescriptor.takeEvents()
+            if !state.withLock({ $0.held || $0.stopRequested }) { Threads.nameCurrentThread("reveille-sound") }
+        }
+        // start()'s signal may still be on its way: taken now, so that the waits for room ahead
+        // see only stop()'s.
+        _ = try? wakeDescriptor.takeEvents()
+        return !state.withLock { $0.stopRequested }
     }
 
     private func finish() {
@@ -470,7 +571,13 @@ package final class SoundPlayer: Sendable {
             } catch {
                 return false
             }
-            if !descriptors[0].returnedEvents.isEmpty || filled <= 0 { return true }
+            if !descriptors[0].returnedEvents.isEmpty {
+                // stop(), or the signal of a start() that came as a device opened ahead was
+                // already playing: taken, and the loop's condition tells which.
+                _ = try? wakeDescriptor.takeEvents()
+                continue
+            }
+            if filled <= 0 { return true }
             var events: UInt16 = 0
             let translated = descriptors.withUnsafeCPollDescriptors { buffer in
                 alsa.snd_pcm_poll_descriptors_revents(pcm, buffer.baseAddress! + 1, UInt32(filled), &events)
