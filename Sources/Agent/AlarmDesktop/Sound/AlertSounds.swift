@@ -196,11 +196,12 @@ package final class AlertSounds: Sendable {
             }
             guard wanted else { continue }
             Task.detached(priority: .userInitiated) { [self] in
-                guard let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit, { [self] in sound(for: record.definition.sound) })
+                guard let (resolved, stamp) = await BlockingFileWork.run(timeout: Self.soundLookupLimit, { [self] in
+                    stampedSound(for: record.definition.sound)
+                })
                 else { return }
                 let player = SoundPlayer(sound: resolved.sound, configuration: playingConfiguration(for: record, maximumGain: 1))
-                let prepared = PreparedSound(
-                    player: player, resolved: resolved, sound: record.definition.sound, stamp: FileStamp(resolved.source.url), due: due)
+                let prepared = PreparedSound(player: player, resolved: resolved, sound: record.definition.sound, stamp: stamp, due: due)
                 let kept = state.withLock { state -> Bool in
                     guard state.players[record.id] == nil, state.prepared[record.id] == nil else { return false }
                     guard state.releases.count == releases || due <= state.releases.notDueBy else { return false }
@@ -373,22 +374,33 @@ package final class AlertSounds: Sendable {
     /// used again only while its size and modification time are unchanged; a named file that stopped
     /// decoding since it was scheduled falls back, and the fallback is logged.
     func sound(for sound: AlertConfiguration.AlertSound) -> SoundResolver.Resolved {
+        stampedSound(for: sound).resolved
+    }
+
+    /// `sound(for:)`, with the stamp of the file the decoded sound came from: taken before it was
+    /// read when the alarm names the file by its path, so that a file replaced while it was read is
+    /// seen as changed afterwards, never the other way round; nil for a sound that is no file, or a
+    /// file that went away as it was read (such a sound is not cached).
+    func stampedSound(for sound: AlertConfiguration.AlertSound) -> (resolved: SoundResolver.Resolved, stamp: FileStamp?) {
         if let cached = state.withLock({ $0.cache[sound] }), cached.stamp == FileStamp(cached.resolved.source.url) {
-            return cached.resolved
+            return cached
         }
+        var path: String?
+        if case .named(let name) = sound, SoundResolver.isFilePath(name) { path = name }
+        let before = path.flatMap { FileStamp(URL(fileURLWithPath: $0)) }
         let resolved = resolver.resolve(sound)
         for skipped in resolved.skipped {
             logger.warning("An alarm sound could not be used; trying the next", metadata: ["reason": "\(skipped)"])
         }
-        if case .named(let name) = sound, SoundResolver.isFilePath(name), resolved.source.url?.path != name {
-            logger.warning("An alarm's sound is missing; ringing another", metadata: ["sound": "\(name)", "playing": "\(resolved.source)"])
-            return resolved  // not kept: the file may come back
+        if let path, resolved.source.url?.path != path {
+            logger.warning("An alarm's sound is missing; ringing another", metadata: ["sound": "\(path)", "playing": "\(resolved.source)"])
+            return (resolved, FileStamp(resolved.source.url))  // not kept: the file may come back
         }
-        let stamp = FileStamp(resolved.source.url)
+        let stamp = path != nil ? before : FileStamp(resolved.source.url)
         // A file that went away as it was read has no stamp to tell its return by: not kept.
-        if resolved.source.url != nil, stamp == nil { return resolved }
+        if resolved.source.url != nil, stamp == nil { return (resolved, nil) }
         state.withLock { $0.cache[sound] = (resolved, stamp) }
-        return resolved
+        return (resolved, stamp)
     }
 }
 
