@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "AgentTests",
             dependencies: [
-                "AlarmKit", "AgentRuntime", "AlarmAgent", "AlarmModel", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
+                "AlarmKit", "AgentRuntime", "AlarmAgent", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop", "CommandLineText",
                 "DBus", "StressTesting", "TestSupport", "TestRequirements",
                 // The wake-ahead's unit tests make the agent's parts, which take a Logger.
                 .product(name: "Logging", package: "swift-log"),

@@ -33,7 +33,7 @@ struct SoundAheadTests {
     static func make(alarms: [AlarmRecord]) -> (VirtualClock, RecordingSounds, SoundAhead, Task<Void, Never>) {
         let clock = VirtualClock(now: t0)
         let sounds = RecordingSounds()
-        let ahead = SoundAhead(clock: clock, sounds: sounds) { instant in
+        let ahead = SoundAhead(clock: clock, sounds: [sounds]) { instant in
             alarms.filter { $0.fireDate(from: clock.read()) == instant }
         }
         let engine = Task { _ = try? await clock.wait(for: WakeUp(wall: t0.addingTimeInterval(86_400))) }

@@ -272,10 +272,11 @@ package final class AlarmAgent: Sendable {
             : nil
         // The alert's sound is opened a lead before it is due, on a clock that does not wake the machine.
         let dueEngine = Mutex<AlarmEngine?>(nil)
+        let silentMode = desktop?.silentMode
         soundAhead = desktop?.sounds.map { sounds in
             SoundAhead(
                 clock: SystemClock(localTimePath: configuration.localTimePath, wakeTimers: false),
-                sounds: sounds
+                sounds: [sounds as any AlertSoundPreparing] + (silentMode.map { [$0] } ?? [])
             ) { instant in
                 guard let engine = dueEngine.withLock({ $0 }) else { return [] }
                 let reading = clock.read()

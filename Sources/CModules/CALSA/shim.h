@@ -28,7 +28,7 @@
     X(snd_mixer_selem_set_playback_volume_all) X(snd_mixer_selem_has_playback_switch) \
     X(snd_mixer_selem_get_playback_switch) X(snd_mixer_selem_set_playback_switch_all) \
     X(snd_mixer_get_hctl) X(snd_hctl_ctl) X(snd_ctl_card_info_malloc) X(snd_ctl_card_info_free) \
-    X(snd_ctl_card_info) X(snd_ctl_card_info_get_name)
+    X(snd_ctl_card_info) X(snd_ctl_card_info_get_name) X(snd_mixer_handle_events)
 
 /// One loaded copy of alsa-lib: its handle and its functions, by their own names.
 typedef struct {

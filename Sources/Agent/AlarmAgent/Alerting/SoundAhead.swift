@@ -5,7 +5,8 @@ import FoundationEssentials
 import Logging
 import Synchronization
 
-/// What `SoundAhead` gets ready and lets go: the alert sounds (`AlertSounds`), or a test's record.
+/// What `SoundAhead` gets ready and lets go: the alert sounds (`AlertSounds`), the output's mixer
+/// (`SilentModeGuard`), or a test's record.
 protocol AlertSoundPreparing: Sendable {
     /// Opens the sound device ahead for `records`, whose alerts are due at `due`.
     func prepareAhead(_ records: [AlarmRecord], due: Date)
@@ -14,6 +15,8 @@ protocol AlertSoundPreparing: Sendable {
 }
 
 extension AlertSounds: AlertSoundPreparing {}
+
+extension SilentModeGuard: AlertSoundPreparing {}
 
 /// Opens the sound device a short lead before each alert is due, so that at its instant only
 /// the writes remain.
@@ -35,7 +38,7 @@ final class SoundAhead: Sendable {
     static let defaultLead: TimeInterval = 5
 
     private let clock: any AlarmClock
-    private let sounds: any AlertSoundPreparing
+    private let sounds: [any AlertSoundPreparing]
     private let lead: TimeInterval
     private let alarmsDue: @Sendable (Date) async -> [AlarmRecord]
     private let state = Mutex(State())
@@ -50,10 +53,10 @@ final class SoundAhead: Sendable {
         var stopped = false
     }
 
-    /// Opens `sounds` `lead` before each deadline, waiting on `clock`; `alarmsDue` gives the
+    /// Opens each of `sounds` `lead` before each deadline, waiting on `clock`; `alarmsDue` gives the
     /// alarms that alert at a deadline.
     init(
-        clock: any AlarmClock, sounds: any AlertSoundPreparing, lead: TimeInterval = SoundAhead.defaultLead,
+        clock: any AlarmClock, sounds: [any AlertSoundPreparing], lead: TimeInterval = SoundAhead.defaultLead,
         alarmsDue: @escaping @Sendable (Date) async -> [AlarmRecord]
     ) {
         self.clock = clock
@@ -76,7 +79,7 @@ final class SoundAhead: Sendable {
             state.waiting?.cancel()
             state.waiting = nil
             state.instant = instant
-            sounds.releaseAhead(notDueBy: instant ?? now, now: now)
+            for sounds in sounds { sounds.releaseAhead(notDueBy: instant ?? now, now: now) }
             guard let instant else { return }
             state.waiting = Task { [weak self] in await self?.open(ahead: instant) }
         }
@@ -94,7 +97,7 @@ final class SoundAhead: Sendable {
                     guard !due.isEmpty else { return }
                     state.withLock { state in
                         guard !state.stopped, state.instant == instant, !Task.isCancelled else { return }
-                        sounds.prepareAhead(due, due: instant)
+                        for sounds in sounds { sounds.prepareAhead(due, due: instant) }
                     }
                     return
                 case .clockChanged:

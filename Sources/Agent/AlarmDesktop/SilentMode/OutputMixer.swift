@@ -68,20 +68,29 @@ package struct OutputMixer: Sendable {
     /// Reads the mixer; throws (with the reason) when there is none, as on a machine without a
     /// sound card.
     package func read() throws(DoNotDisturbError) -> Reading {
-        try withElement { alsa, element, name, card in
-            var minimum = 0
-            var maximum = 0
-            _ = alsa.snd_mixer_selem_get_playback_volume_range(element, &minimum, &maximum)
-            var volume = 0
-            _ = alsa.snd_mixer_selem_get_playback_volume(element, SND_MIXER_SCHN_FRONT_LEFT, &volume)
-            var on: Int32 = 1
-            if alsa.snd_mixer_selem_has_playback_switch(element) != 0 {
-                _ = alsa.snd_mixer_selem_get_playback_switch(element, SND_MIXER_SCHN_FRONT_LEFT, &on)
-            }
-            return Reading(
-                element: name, unmuted: on != 0, volume: volume, range: min(minimum, maximum)...max(minimum, maximum),
-                card: card)
+        try withElement { alsa, element, name, card in Self.reading(alsa, element, name, card) }
+    }
+
+    /// What `element` holds now.
+    fileprivate static func reading(_ alsa: ALSALibrary, _ element: OpaquePointer, _ name: String, _ card: String) -> Reading {
+        var minimum = 0
+        var maximum = 0
+        _ = alsa.snd_mixer_selem_get_playback_volume_range(element, &minimum, &maximum)
+        var volume = 0
+        _ = alsa.snd_mixer_selem_get_playback_volume(element, SND_MIXER_SCHN_FRONT_LEFT, &volume)
+        var on: Int32 = 1
+        if alsa.snd_mixer_selem_has_playback_switch(element) != 0 {
+            _ = alsa.snd_mixer_selem_get_playback_switch(element, SND_MIXER_SCHN_FRONT_LEFT, &on)
         }
+        return Reading(
+            element: name, unmuted: on != 0, volume: volume, range: min(minimum, maximum)...max(minimum, maximum), card: card)
+    }
+
+    /// Opens the mixer and keeps it open (`OpenedMixer`): for an alert about to be due, so that
+    /// reading it at the instant costs only the events since.
+    package func open() throws(DoNotDisturbError) -> OpenedMixer {
+        let opened = try openElement()
+        return OpenedMixer(alsa: opened.alsa, mixer: opened.mixer, element: opened.element, name: opened.name, card: opened.card)
     }
 
     /// Writes the switch and the volume (all channels).
@@ -104,31 +113,51 @@ package struct OutputMixer: Sendable {
     private func withElement<T>(
         _ body: (ALSALibrary, OpaquePointer, String, String) throws(DoNotDisturbError) -> T
     ) throws(DoNotDisturbError) -> T {
+        let opened = try openElement()
+        defer {
+            _ = opened.alsa.snd_mixer_close(opened.mixer)
+            ALSALibrary.release()
+        }
+        return try body(opened.alsa, opened.element, opened.name, opened.card)
+    }
+
+    /// Loads alsa-lib (`ALSALibrary.acquire()`), opens and loads the mixer, and finds the element;
+    /// the caller closes the mixer and releases alsa-lib. On failure both are done here.
+    private func openElement() throws(DoNotDisturbError) -> (
+        alsa: ALSALibrary, mixer: OpaquePointer, element: OpaquePointer, name: String, card: String
+    ) {
         let alsa: ALSALibrary
         do {
             alsa = try ALSALibrary.acquire()
         } catch {
             throw DoNotDisturbError(error.description)
         }
-        defer { ALSALibrary.release() }
         var mixer: OpaquePointer?
-        guard alsa.snd_mixer_open(&mixer, 0) == 0, let mixer else { throw DoNotDisturbError("no mixer could be opened") }
-        defer { _ = alsa.snd_mixer_close(mixer) }
-        guard alsa.snd_mixer_attach(mixer, device) == 0 else { throw DoNotDisturbError("no mixer found for ALSA \"\(device)\"") }
-        guard alsa.snd_mixer_selem_register(mixer, nil, nil) == 0, alsa.snd_mixer_load(mixer) == 0 else {
-            throw DoNotDisturbError("the mixer of ALSA \"\(device)\" cannot be read")
+        guard alsa.snd_mixer_open(&mixer, 0) == 0, let mixer else {
+            ALSALibrary.release()
+            throw DoNotDisturbError("no mixer could be opened")
         }
-        var identifier: OpaquePointer?
-        guard alsa.snd_mixer_selem_id_malloc(&identifier) == 0, let identifier else { throw DoNotDisturbError("out of memory") }
-        defer { alsa.snd_mixer_selem_id_free(identifier) }
-        for name in Self.elements {
-            alsa.snd_mixer_selem_id_set_index(identifier, 0)
-            alsa.snd_mixer_selem_id_set_name(identifier, name)
-            if let element = alsa.snd_mixer_find_selem(mixer, identifier), alsa.snd_mixer_selem_has_playback_volume(element) != 0 {
-                return try body(alsa, element, name, cardName(of: mixer, alsa))
+        do throws(DoNotDisturbError) {
+            guard alsa.snd_mixer_attach(mixer, device) == 0 else { throw DoNotDisturbError("no mixer found for ALSA \"\(device)\"") }
+            guard alsa.snd_mixer_selem_register(mixer, nil, nil) == 0, alsa.snd_mixer_load(mixer) == 0 else {
+                throw DoNotDisturbError("the mixer of ALSA \"\(device)\" cannot be read")
             }
+            var identifier: OpaquePointer?
+            guard alsa.snd_mixer_selem_id_malloc(&identifier) == 0, let identifier else { throw DoNotDisturbError("out of memory") }
+            defer { alsa.snd_mixer_selem_id_free(identifier) }
+            for name in Self.elements {
+                alsa.snd_mixer_selem_id_set_index(identifier, 0)
+                alsa.snd_mixer_selem_id_set_name(identifier, name)
+                if let element = alsa.snd_mixer_find_selem(mixer, identifier), alsa.snd_mixer_selem_has_playback_volume(element) != 0 {
+                    return (alsa, mixer, element, name, cardName(of: mixer, alsa))
+                }
+            }
+            throw DoNotDisturbError("the mixer of ALSA \"\(device)\" has no Master or PCM volume")
+        } catch {
+            _ = alsa.snd_mixer_close(mixer)
+            ALSALibrary.release()
+            throw error
         }
-        throw DoNotDisturbError("the mixer of ALSA \"\(device)\" has no Master or PCM volume")
     }
 
     /// The card name of the mixer's control device (`snd_mixer_get_hctl`, `snd_hctl_ctl`,
@@ -141,5 +170,37 @@ package struct OutputMixer: Sendable {
         defer { alsa.snd_ctl_card_info_free(info) }
         guard alsa.snd_ctl_card_info(control, info) == 0, let name = alsa.snd_ctl_card_info_get_name(info) else { return "" }
         return String(cString: name)
+    }
+}
+
+/// A mixer opened ahead (`OutputMixer.open()`) and kept open until `close()`: reading it takes in
+/// what changed since (`snd_mixer_handle_events`), then reads the element, without opening the
+/// mixer (on PipeWire: connecting to the server) again.
+package final class OpenedMixer: @unchecked Sendable {  // Used by one caller at a time (the silent-mode guard's serial queue); the pointers are only given to alsa-lib.
+    private let alsa: ALSALibrary
+    private var mixer: OpaquePointer?
+    private let element: OpaquePointer
+    private let name: String
+    private let card: String
+
+    fileprivate init(alsa: ALSALibrary, mixer: OpaquePointer, element: OpaquePointer, name: String, card: String) {
+        (self.alsa, self.mixer, self.element, self.name, self.card) = (alsa, mixer, element, name, card)
+    }
+
+    deinit { close() }
+
+    /// What the element holds now; throws when the mixer was closed or its events cannot be read
+    /// (the device went away).
+    package func read() throws(DoNotDisturbError) -> OutputMixer.Reading {
+        guard let mixer, alsa.snd_mixer_handle_events(mixer) >= 0 else { throw DoNotDisturbError("the mixer opened ahead is gone") }
+        return OutputMixer.reading(alsa, element, name, card)
+    }
+
+    /// Closes the mixer and releases alsa-lib; once.
+    package func close() {
+        guard let mixer else { return }
+        self.mixer = nil
+        _ = alsa.snd_mixer_close(mixer)
+        ALSALibrary.release()
     }
 }
