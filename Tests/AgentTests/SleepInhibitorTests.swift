@@ -24,7 +24,8 @@ struct SleepInhibitorTests {
         let system = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current, environment: systemEnvironment)
         defer { system.stop() }
         let agent = try fixture.sandbox.spawn(
-            Built.path("reveilled"), ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address])
+            Built.path("reveilled"),
+            ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address])
         try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         _ = try await log(agent, containing: "Watching logind and timedate1")
         try await body(fixture, system, agent)
@@ -84,7 +85,9 @@ struct SleepInhibitorTests {
         }
     }
 
-    @Test("Refused while logind still finishes the suspend a wake ended (OperationInProgress), the inhibitor is asked for again, and held before the alarm rings")
+    @Test(
+        "Refused while logind still finishes the suspend a wake ended (OperationInProgress), the inhibitor is asked for again, and held before the alarm rings"
+    )
     func askedAgainAfterAResume() async throws {
         try await Self.withAgent(systemEnvironment: ["BUSY_FOR": "3"]) { fixture, system, _ in
             // Due within the wake-ahead margin (10 s): held from now, while it counts down.

@@ -63,7 +63,9 @@ struct SoundAheadTests {
         #expect(sounds.opened.withLock { $0.count } == 1)
     }
 
-    @Test("A new deadline lets go of what was opened for a later one, and opens the new one's alarms at its own lead; none lets go of all not yet due")
+    @Test(
+        "A new deadline lets go of what was opened for a later one, and opens the new one's alarms at its own lead; none lets go of all not yet due"
+    )
     func letGoOnAChange() async throws {
         let later = Self.t0.addingTimeInterval(60)
         let sooner = Self.t0.addingTimeInterval(30)

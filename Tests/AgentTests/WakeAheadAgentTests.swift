@@ -50,17 +50,23 @@ struct WakeAheadAgentTests {
             let timer = try await fixture.reveille("timer", "15s", "--title", "Bread")
             try #require(timer.status == .exited(0), "\(timer)")
             try await Task.sleep(for: .seconds(2))
-            #expect(!system.services.standardOutput.contains("inhibited"), "held 13 s before the alarm, 5 s ahead was asked:\n\(system.services.standardOutput)")
+            #expect(
+                !system.services.standardOutput.contains("inhibited"),
+                "held 13 s before the alarm, 5 s ahead was asked:\n\(system.services.standardOutput)")
             _ = try await system.services.waitForStandardOutput(
                 containing: "inhibited sleep:idle:handle-lid-switch Reveille block (An alarm is about to ring)", timeout: .seconds(30))
             let list = try await fixture.reveille("list", "--json")
             #expect(list.output.contains(#""state":"countdown""#), "held before the alarm rings: \(list)")
             try await SleepInhibitorTests.waitUntilAlerting(fixture, count: 1)
-            #expect(!system.services.standardOutput.contains("released"), "let go between the wake and the ring:\n\(system.services.standardOutput)")
+            #expect(
+                !system.services.standardOutput.contains("released"),
+                "let go between the wake and the ring:\n\(system.services.standardOutput)")
             let stop = try await fixture.reveille("stop", timer.line)
             #expect(stop.status == .exited(0), "\(stop)")
             _ = try await system.services.waitForStandardOutput(containing: "released sleep:idle:handle-lid-switch", timeout: .seconds(10))
-            #expect(system.services.standardOutput.components(separatedBy: "inhibited ").count == 2, "one inhibitor from the wake to the end of the ring:\n\(system.services.standardOutput)")
+            #expect(
+                system.services.standardOutput.components(separatedBy: "inhibited ").count == 2,
+                "one inhibitor from the wake to the end of the ring:\n\(system.services.standardOutput)")
         }
     }
 
@@ -70,7 +76,9 @@ struct WakeAheadAgentTests {
             let before = try await Self.status(fixture)
             #expect(before["wakeAhead"] as? Double == 10, "\(before)")
             #expect(before["resumeTimes"] as? [Double] == [], "\(before)")
-            #expect((before["wakeAheadDetail"] as? String)?.hasPrefix("10 s before each alarm: the longest resume measured and 5 s to spare") == true, "\(before)")
+            #expect(
+                (before["wakeAheadDetail"] as? String)?.hasPrefix("10 s before each alarm: the longest resume measured and 5 s to spare")
+                    == true, "\(before)")
             let text = try await fixture.reveille("status")
             #expect(text.output.contains("\nahead    10 s before each alarm"), "\(text)")
 
@@ -107,7 +115,9 @@ struct WakeAheadAgentTests {
         try await Self.withAgent(["--wake-ahead", "30"]) { fixture, _, _, _ in
             let status = try await Self.status(fixture)
             #expect(status["wakeAhead"] as? Double == 30, "\(status)")
-            #expect(status["wakeAheadDetail"] as? String == "30 s before each alarm (reveilled --wake-ahead); no resume measured yet", "\(status)")
+            #expect(
+                status["wakeAheadDetail"] as? String == "30 s before each alarm (reveilled --wake-ahead); no resume measured yet",
+                "\(status)")
             for bad in ["601", "-1", "soon"] {
                 let refused = try await fixture.run(Built.path("reveilled"), ["--wake-ahead", bad])
                 #expect(refused.status == .exited(64) && refused.error.contains("--wake-ahead"), "\(bad): \(refused)")

@@ -32,9 +32,13 @@ struct WakeAheadTests {
         #expect(WakeAheadMargin(fixed: 0).seconds(resumes: [8.5]) == 0)
         #expect(learned.sentence(resumes: []).hasPrefix("10 s before each alarm: the longest resume measured and 5 s to spare"))
         #expect(learned.sentence(resumes: []).hasSuffix("no resume measured yet"))
-        #expect(learned.sentence(resumes: [0.34, 8.5]).hasSuffix("the last 2 resumes took 0.34 s, 8.50 s"), "\(learned.sentence(resumes: [0.34, 8.5]))")
+        #expect(
+            learned.sentence(resumes: [0.34, 8.5]).hasSuffix("the last 2 resumes took 0.34 s, 8.50 s"),
+            "\(learned.sentence(resumes: [0.34, 8.5]))")
         #expect(learned.sentence(resumes: [8.5]).hasPrefix("13.5 s before each alarm"))
-        #expect(WakeAheadMargin(fixed: 30).sentence(resumes: [1]) == "30 s before each alarm (reveilled --wake-ahead); the last resume took 1 s")
+        #expect(
+            WakeAheadMargin(fixed: 30).sentence(resumes: [1]) == "30 s before each alarm (reveilled --wake-ahead); the last resume took 1 s"
+        )
     }
 
     @Test("A resume is measured from the wake armed before the machine slept to when the agent hears of it; the last 5 are kept")
@@ -99,7 +103,10 @@ struct WakeAheadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let record = ResumeRecord(directory: folder)
         #expect(record.load().isEmpty)
-        let resumes = [ResumeMeter.Resume(wokenAt: Self.t0, seconds: 0.34), ResumeMeter.Resume(wokenAt: Self.t0.addingTimeInterval(86_400), seconds: 1.5)]
+        let resumes = [
+            ResumeMeter.Resume(wokenAt: Self.t0, seconds: 0.34),
+            ResumeMeter.Resume(wokenAt: Self.t0.addingTimeInterval(86_400), seconds: 1.5),
+        ]
         try record.save(resumes)
         #expect(record.load() == resumes)
         let readOnly = ResumeRecord(directory: folder, writable: false)
@@ -132,7 +139,8 @@ struct WakeAheadTests {
         let clock = VirtualClock(now: start)
         let route = RecordingRoute()
         let router = WakeRouter(routes: [route], logger: Logger(label: "test"))
-        let wake = WakeAhead(clock: clock, margin: WakeAheadMargin(fixed: nil), router: router, inhibitor: nil, record: nil, logger: Logger(label: "test"))
+        let wake = WakeAhead(
+            clock: clock, margin: WakeAheadMargin(fixed: nil), router: router, inhibitor: nil, record: nil, logger: Logger(label: "test"))
         defer { wake.stop() }
         // The virtual clock moves on once something waits on it again, as the engine always does.
         let engine = Task { _ = try? await clock.wait(for: WakeUp(wall: start.addingTimeInterval(86_400))) }
@@ -156,12 +164,16 @@ struct WakeAheadTests {
         wake.request(start.addingTimeInterval(200))
         #expect(!wake.planned.holding)
         #expect(wake.planned.wakeAt == start.addingTimeInterval(190))
-        try await Self.eventually("the route asked to wake 10 s before the next") { route.armed.withLock { $0.last } == start.addingTimeInterval(190) }
+        try await Self.eventually("the route asked to wake 10 s before the next") {
+            route.armed.withLock { $0.last } == start.addingTimeInterval(190)
+        }
         // A deadline already within the margin: held at once, woken at the instant itself.
         wake.request(start.addingTimeInterval(55))
         #expect(wake.planned.holding)
         #expect(wake.planned.wakeAt == start.addingTimeInterval(55))
-        try await Self.eventually("the route asked to wake at the instant") { route.armed.withLock { $0.last } == start.addingTimeInterval(55) }
+        try await Self.eventually("the route asked to wake at the instant") {
+            route.armed.withLock { $0.last } == start.addingTimeInterval(55)
+        }
         // No deadline: nothing held, the wake-up taken back.
         wake.request(nil)
         #expect(!wake.planned.holding)
@@ -172,7 +184,8 @@ struct WakeAheadTests {
     @Test("A resume within the RTC's second before the wake-ahead moment is the wake come early: held from it; one earlier is not")
     func heldFromAnEarlyWake() async throws {
         let clock = VirtualClock(now: Self.t0)
-        let wake = WakeAhead(clock: clock, margin: WakeAheadMargin(fixed: 10), router: nil, inhibitor: nil, record: nil, logger: Logger(label: "test"))
+        let wake = WakeAhead(
+            clock: clock, margin: WakeAheadMargin(fixed: 10), router: nil, inhibitor: nil, record: nil, logger: Logger(label: "test"))
         defer { wake.stop() }
         // The virtual clock moves on once something waits on it again, as the engine always does.
         let engine = Task { _ = try? await clock.wait(for: WakeUp(wall: Self.t0.addingTimeInterval(86_400))) }
@@ -201,7 +214,8 @@ struct WakeAheadTests {
     @Test("Woken ahead, the alarm rings on its instant, never before; woken late, it rings at once")
     func ringsOnTheInstant() async throws {
         let clock = VirtualClock(now: Self.t0)
-        let wake = WakeAhead(clock: clock, margin: WakeAheadMargin(fixed: 30), router: nil, inhibitor: nil, record: nil, logger: Logger(label: "test"))
+        let wake = WakeAhead(
+            clock: clock, margin: WakeAheadMargin(fixed: 30), router: nil, inhibitor: nil, record: nil, logger: Logger(label: "test"))
         defer { wake.stop() }
         let directory = Fixtures.temporaryDirectory("reveille-wake-ahead")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -93,7 +93,10 @@ struct ResumeMeter: Sendable {
         guard let last = resumes.indices.last, resumes[last].wokenAt == correctable.wokenAt else { return false }
         resumes[last] = corrected
         // A later set is measured against this one.
-        self.correctable = (ClockReading(now: ran, uptime: correctable.reading.uptime, bootID: reading.bootID, timeZone: reading.timeZone), correctable.wokenAt)
+        self.correctable = (
+            ClockReading(now: ran, uptime: correctable.reading.uptime, bootID: reading.bootID, timeZone: reading.timeZone),
+            correctable.wokenAt
+        )
         return true
     }
 

@@ -137,7 +137,8 @@ final class WakeAhead: Sendable {
                 if error is CancellationError || Task.isCancelled { return }
                 // Timers that cannot be made: the engine's own wait reports the trouble; the
                 // machine is held awake from now instead.
-                logger.notice("The wake-ahead timer could not be armed; holding the machine awake from now", metadata: ["error": "\(error)"])
+                logger.notice(
+                    "The wake-ahead timer could not be armed; holding the machine awake from now", metadata: ["error": "\(error)"])
                 if let instant = state.withLock({ $0.wakeAt == wakeAt ? $0.instant : nil }) { hold(for: instant) }
                 return
             }

@@ -29,11 +29,13 @@ struct WakeAheadMargin: Sendable, Hashable {
     /// What `status` says: the margin, and what it came from.
     func sentence(resumes: [TimeInterval]) -> String {
         let margin = Self.shown(seconds(resumes: resumes))
-        let measured = resumes.isEmpty
+        let measured =
+            resumes.isEmpty
             ? "no resume measured yet"
             : "the last \(resumes.count == 1 ? "resume took" : "\(resumes.count) resumes took") \(resumes.map(Self.shown).joined(separator: ", "))"
         if fixed != nil { return "\(margin) before each alarm (reveilled --wake-ahead); \(measured)" }
-        return "\(margin) before each alarm: the longest resume measured and \(Self.shown(Self.spare)) to spare, at least \(Self.shown(Self.minimum)) and at most \(Self.shown(Self.maximum)); \(measured)"
+        return
+            "\(margin) before each alarm: the longest resume measured and \(Self.shown(Self.spare)) to spare, at least \(Self.shown(Self.minimum)) and at most \(Self.shown(Self.maximum)); \(measured)"
     }
 
     /// Seconds as `status` shows them: `10 s`, `0.34 s`.

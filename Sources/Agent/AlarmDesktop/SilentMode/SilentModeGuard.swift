@@ -40,85 +40,99 @@ package final class SilentModeGuard: Sendable {
         self.unmuteTo = unmuteTo.map { min(max($0, 1), 100) }
         self.journal = journal
         self.logger = logger
-        queue.submit([{ [self] in
-            guard let entry = journal.load() else { return }
-            logger.notice("Putting back the output volume left raised by an agent that stopped")
-            restore(entry)
-        }])
+        queue.submit([
+            { [self] in
+                guard let entry = journal.load() else { return }
+                logger.notice("Putting back the output volume left raised by an agent that stopped")
+                restore(entry)
+            }
+        ])
     }
 
     /// An alarm that breaks through started ringing: raise the output if it is silent (opt-in).
     package func alertStarted(_ id: UUID) {
         started.withLock { _ = $0.insert(id) }
-        queue.submit([{ [self] in
-            let reading: OutputMixer.Reading?
-            let opened = ahead.withLock { ahead in
-                defer { ahead = nil }
-                return ahead?.mixer
+        queue.submit([
+            { [self] in
+                let reading: OutputMixer.Reading?
+                let opened = ahead.withLock { ahead in
+                    defer { ahead = nil }
+                    return ahead?.mixer
+                }
+                defer { opened?.close() }
+                do {
+                    reading = try (try? opened?.read()) ?? mixer.read()
+                } catch {
+                    // Treated as not silent: nothing is raised, and the log says why.
+                    logger.warning("The output's volume could not be read as an alarm started ringing", metadata: ["error": "\(error)"])
+                    reading = nil
+                }
+                let conditions = Breakthrough.Conditions(
+                    isOn: reading?.isSilent ?? false, criticalShown: false, canLift: unmuteTo != nil && reading != nil,
+                    value: reading?.value)
+                let actions = machine.withLock { $0.alertStarted(id, breaksThrough: true, conditions) }
+                logger.debug(
+                    "Read the output's volume as an alarm started ringing",
+                    metadata: [
+                        "alarm": "\(id)", "reading": "\(reading.map { "\($0.value) \($0.percent)%" } ?? "none")", "actions": "\(actions)",
+                    ])
+                if actions.contains(.lift), let reading, let unmuteTo { lift(reading, to: unmuteTo) }
             }
-            defer { opened?.close() }
-            do {
-                reading = try (try? opened?.read()) ?? mixer.read()
-            } catch {
-                // Treated as not silent: nothing is raised, and the log says why.
-                logger.warning("The output's volume could not be read as an alarm started ringing", metadata: ["error": "\(error)"])
-                reading = nil
-            }
-            let conditions = Breakthrough.Conditions(
-                isOn: reading?.isSilent ?? false, criticalShown: false, canLift: unmuteTo != nil && reading != nil,
-                value: reading?.value)
-            let actions = machine.withLock { $0.alertStarted(id, breaksThrough: true, conditions) }
-            logger.debug(
-                "Read the output's volume as an alarm started ringing",
-                metadata: ["alarm": "\(id)", "reading": "\(reading.map { "\($0.value) \($0.percent)%" } ?? "none")", "actions": "\(actions)"])
-            if actions.contains(.lift), let reading, let unmuteTo { lift(reading, to: unmuteTo) }
-        }])
+        ])
     }
 
     /// Opens the mixer ahead for alerts due at `due`, when one of them breaks through (the others
     /// do not touch it); on its thread, returning at once.
     package func prepareAhead(_ records: [AlarmRecord], due: Date) {
         guard records.contains(where: { $0.definition.breakthrough }) else { return }
-        queue.submit([{ [self] in
-            guard ahead.withLock({ $0 == nil }) else { return }
-            do {
-                let opened = try mixer.open()
-                ahead.withLock { $0 = (opened, due) }
-            } catch {
-                logger.debug("The mixer could not be opened ahead of an alert", metadata: ["error": "\(error)"])
+        queue.submit([
+            { [self] in
+                guard ahead.withLock({ $0 == nil }) else { return }
+                do {
+                    let opened = try mixer.open()
+                    ahead.withLock { $0 = (opened, due) }
+                } catch {
+                    logger.debug("The mixer could not be opened ahead of an alert", metadata: ["error": "\(error)"])
+                }
             }
-        }])
+        ])
     }
 
     /// Closes the mixer opened ahead when its alerts are due after `date` (cancelled or moved), or
     /// were due more than a minute before `now` and none started.
     package func releaseAhead(notDueBy date: Date, now: Date) {
-        queue.submit([{ [self] in
-            let gone = ahead.withLock { ahead -> OpenedMixer? in
-                guard let held = ahead, held.due > date || now.timeIntervalSince(held.due) > 60 else { return nil }
-                ahead = nil
-                return held.mixer
+        queue.submit([
+            { [self] in
+                let gone = ahead.withLock { ahead -> OpenedMixer? in
+                    guard let held = ahead, held.due > date || now.timeIntervalSince(held.due) > 60 else { return nil }
+                    ahead = nil
+                    return held.mixer
+                }
+                gone?.close()
             }
-            gone?.close()
-        }])
+        ])
     }
 
     /// An alarm stopped ringing: put the output back after the last one.
     package func alertEnded(_ id: UUID) {
         guard started.withLock({ $0.remove(id) }) != nil else { return }
-        queue.submit([{ [self] in
-            for case .restore(let entry) in machine.withLock({ $0.alertEnded(id) }) { restore(entry) }
-        }])
+        queue.submit([
+            { [self] in
+                for case .restore(let entry) in machine.withLock({ $0.alertEnded(id) }) { restore(entry) }
+            }
+        ])
     }
 
     /// Puts back what was raised (on shutdown).
     package func shutDown() {
         // After what is queued: the last alert's end may still be on its way.
         let done = DispatchSemaphore(value: 0)
-        queue.submit([{ [self] in
-            if case .lifted(let entry) = machine.withLock({ $0.lift }) { restore(entry) }
-            done.signal()
-        }])
+        queue.submit([
+            { [self] in
+                if case .lifted(let entry) = machine.withLock({ $0.lift }) { restore(entry) }
+                done.signal()
+            }
+        ])
         done.wait()
     }
 
@@ -145,7 +159,8 @@ package final class SilentModeGuard: Sendable {
             try journal.record(entry)
             try mixer.write(lifted)
             machine.withLock { $0.didLift(entry) }
-            logger.info("The output was silent: turned up while the alarm rings", metadata: ["was": "\(reading.value)", "now": "\(lifted)"])
+            logger.info(
+                "The output was silent: turned up while the alarm rings", metadata: ["was": "\(reading.value)", "now": "\(lifted)"])
         } catch {
             journal.clear()
             logger.error("The silent output could not be turned up", metadata: ["error": "\(error)"])

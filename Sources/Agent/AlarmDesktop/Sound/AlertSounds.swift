@@ -121,13 +121,16 @@ package final class AlertSounds: Sendable {
                     return prepared.stamp != nil && FileStamp(url) == prepared.stamp
                 }
                 if unchanged == true {
-                    return await ring(record, alert: alert, prepared: prepared.player, resolved: prepared.resolved, maximumGain: maximumGain, logger: logger)
+                    return await ring(
+                        record, alert: alert, prepared: prepared.player, resolved: prepared.resolved, maximumGain: maximumGain,
+                        logger: logger)
                 }
                 prepared.player.stop()
             }
             // Found on a file thread (one that stays, asleep, after the first alert): an alert never
             // waits for a file that does not answer.
-            let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [self] in sound(for: record.definition.sound) }
+            let resolved =
+                await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [self] in sound(for: record.definition.sound) }
                 ?? fallback(for: record)
             await ring(record, alert: alert, prepared: nil, resolved: resolved, maximumGain: maximumGain, logger: logger)
         }
@@ -145,7 +148,8 @@ package final class AlertSounds: Sendable {
                 try? await Task.sleep(for: Self.retryDelay(attempt: attempt))
                 guard !alert.isStopped else { return }
             }
-            let player = (attempt == 0 ? prepared : nil)
+            let player =
+                (attempt == 0 ? prepared : nil)
                 ?? SoundPlayer(sound: resolved.sound, configuration: playingConfiguration(for: record, maximumGain: maximumGain))
             guard alert.attach(player) else { return }
             do {
@@ -159,7 +163,8 @@ package final class AlertSounds: Sendable {
                 await player.waitUntilFinished()
                 Self.logEnd(of: player, record: record, logger: logger)
                 guard let failure = player.failure else { return }
-                logger.warning("The alarm sound stopped; trying the device again", metadata: ["alarm": "\(record.id)", "reason": "\(failure)"])
+                logger.warning(
+                    "The alarm sound stopped; trying the device again", metadata: ["alarm": "\(record.id)", "reason": "\(failure)"])
             } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
                 let message: Logger.Message = "No sound output; alerts are shown without sound"
                 let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]
@@ -196,9 +201,12 @@ package final class AlertSounds: Sendable {
             }
             guard wanted else { continue }
             Task.detached(priority: .userInitiated) { [self] in
-                guard let (resolved, stamp) = await BlockingFileWork.run(timeout: Self.soundLookupLimit, { [self] in
-                    stampedSound(for: record.definition.sound)
-                })
+                guard
+                    let (resolved, stamp) = await BlockingFileWork.run(
+                        timeout: Self.soundLookupLimit,
+                        { [self] in
+                            stampedSound(for: record.definition.sound)
+                        })
                 else { return }
                 let player = SoundPlayer(sound: resolved.sound, configuration: playingConfiguration(for: record, maximumGain: 1))
                 let prepared = PreparedSound(player: player, resolved: resolved, sound: record.definition.sound, stamp: stamp, due: due)
@@ -251,7 +259,10 @@ package final class AlertSounds: Sendable {
     /// The opening's times as log metadata, in milliseconds from the call on the audio thread.
     private static func metadata(of times: SoundPlayer.OpenTimes) -> Logger.Metadata {
         func milliseconds(_ duration: Duration) -> Logger.MetadataValue { "\(Int((duration.timeInterval * 1000).rounded()))" }
-        return ["libraryLoadedMs": milliseconds(times.library), "pcmOpenedMs": milliseconds(times.opened), "streamReadyMs": milliseconds(times.ready)]
+        return [
+            "libraryLoadedMs": milliseconds(times.library), "pcmOpenedMs": milliseconds(times.opened),
+            "streamReadyMs": milliseconds(times.ready),
+        ]
     }
 
     /// The gain of an alarm's own volume: its percentage of full scale, as a factor on the samples
