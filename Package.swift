@@ -225,13 +225,18 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "TestRequirements"]),
         .testTarget(name: "SandboxTests", dependencies: ["TestSupport", "TestRequirements"]),
         .testTarget(
-            name: "SoundTests", dependencies: ["AgentRuntime", "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"],
+            name: "SoundTests",
+            dependencies: ["AgentRuntime", "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "TestSupport", "TestRequirements"],
             // One tone in every format the README claims, made by real encoders (Formats/README.md).
             exclude: ["Formats"]),
-        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
+        .testTarget(
+            name: "LocalizationTests",
+            dependencies: ["Localization", "AlarmDesktop", "AlarmModel", "AlarmCore", "TestSupport", "TestRequirements"]),
         .testTarget(
             name: "NotificationTests",
-            dependencies: ["AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "CLibNotify", "TestSupport", "DBus", "TestRequirements"]),
+            dependencies: [
+                "AlarmDesktop", "AlarmModel", "AlarmRecords", "AlarmCore", "CLibNotify", "TestSupport", "DBus", "TestRequirements",
+            ]),
         .testTarget(
             name: "AlarmModelTests",
             dependencies: [
@@ -282,7 +287,9 @@ let package = Package(
             exclude: ["Scripts"]),
         .testTarget(
             name: "AlarmKitTests",
-            dependencies: ["AlarmKit", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "DBus", "TestSupport", "TestRequirements"]
+            dependencies: [
+                "AlarmKit", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "DBus", "TestSupport", "TestRequirements",
+            ]
         ),
         // The seed code itself imports AlarmKit only; the tests judge what it builds with the engine's state machine.
         // Built with warnings as errors: code written as the references write it must compile without a

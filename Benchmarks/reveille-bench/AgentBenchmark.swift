@@ -50,7 +50,8 @@ enum AgentBenchmark {
         // Idle: 100 alarms days ahead; count the agent's wake-ups (context switches of all its threads).
         for alarm in try await client.list() { try await client.cancel(id: alarm.alarm.id) }
         for index in 0..<100 {
-            let definition = Fixtures.definition(.fixed(Date().addingTimeInterval(Double(3 * 86_400 + index * 60))), title: "Later \(index)")
+            let definition = Fixtures.definition(
+                .fixed(Date().addingTimeInterval(Double(3 * 86_400 + index * 60))), title: "Later \(index)")
             _ = try await client.schedule(id: UUID(), definition: definition)
         }
         client.connection.close()

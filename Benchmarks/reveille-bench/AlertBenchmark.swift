@@ -173,12 +173,15 @@ enum AlertBenchmark {
         for kind in ["alarm", "timer"] {
             var samples: [Sample] = []
             for index in 0..<alerts {
-                samples.append(try await rig.ringOnce(kind: kind, index: index) { rig in
-                    if cpu == nil, kind == "alarm" { cpu = try await ringingCPU(pid: rig.agent.pid, seconds: 20) }
-                })
+                samples.append(
+                    try await rig.ringOnce(kind: kind, index: index) { rig in
+                        if cpu == nil, kind == "alarm" { cpu = try await ringingCPU(pid: rig.agent.pid, seconds: 20) }
+                    })
             }
-            Measure.report("\(kind)s: scheduled instant to Notify, p50 / p99 / max (\(alerts))", line(samples.map(\.notify)), target: "p99 < 5 ms")
-            Measure.report("\(kind)s: scheduled instant to first audio frame, p50 / p99 / max", line(samples.map(\.firstFrame)), target: "p99 < 30 ms")
+            Measure.report(
+                "\(kind)s: scheduled instant to Notify, p50 / p99 / max (\(alerts))", line(samples.map(\.notify)), target: "p99 < 5 ms")
+            Measure.report(
+                "\(kind)s: scheduled instant to first audio frame, p50 / p99 / max", line(samples.map(\.firstFrame)), target: "p99 < 30 ms")
             Measure.report("\(kind)s: Stop call to the player told (bus, engine, store)", line(samples.map(\.stopToPlayer)))
             // The file capture cannot say when a listener stops hearing it: the PipeWire section
             // below measures that at the sink.
@@ -208,8 +211,12 @@ enum AlertBenchmark {
         var lastFrame = Date.distantPast
         for id in burstIDs { lastFrame = max(lastFrame, try await soundEnded(for: id, in: agent).firstFrame) }
         let lastNotify = wall(burstCalls.compactMap(\.receivedAt).max() ?? .now)
-        Measure.report("\(burst) alarms in the same second: the last Notify call after the instant", Measure.format(.seconds(lastNotify.timeIntervalSince(due))))
-        Measure.report("\(burst) alarms in the same second: the last first audio frame after the instant", Measure.format(.seconds(lastFrame.timeIntervalSince(due))))
+        Measure.report(
+            "\(burst) alarms in the same second: the last Notify call after the instant",
+            Measure.format(.seconds(lastNotify.timeIntervalSince(due))))
+        Measure.report(
+            "\(burst) alarms in the same second: the last first audio frame after the instant",
+            Measure.format(.seconds(lastFrame.timeIntervalSince(due))))
         try await offPool { try sandbox.closeAll() }
 
         // Recovery: kill -9 while an alert rings, start the agent again, and time how long until the
@@ -244,7 +251,9 @@ enum AlertBenchmark {
             "  restart to its sound again, median / max",
             "\(Measure.format(Measure.percentile(toSound, 0.5))) / \(Measure.format(toSound.max() ?? .zero))", target: "< 1 s")
         if let cpu {
-            Measure.report("agent CPU while one alert rings (20 s, volume ramp on, ALSA file capture)", String(format: "%.3f%% of a core", cpu), target: "< 2%")
+            Measure.report(
+                "agent CPU while one alert rings (20 s, volume ramp on, ALSA file capture)", String(format: "%.3f%% of a core", cpu),
+                target: "< 2%")
         }
     }
 

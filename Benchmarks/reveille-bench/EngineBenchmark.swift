@@ -32,7 +32,9 @@ enum EngineBenchmark {
         }
         await engine.shutdown()
         Measure.report("schedule, per alarm (mean)", Measure.format(total / alarmCount))
-        Measure.report("schedule, per alarm (p50 / p99)", "\(Measure.format(Measure.percentile(samples, 0.5))) / \(Measure.format(Measure.percentile(samples, 0.99)))")
+        Measure.report(
+            "schedule, per alarm (p50 / p99)",
+            "\(Measure.format(Measure.percentile(samples, 0.5))) / \(Measure.format(Measure.percentile(samples, 0.99)))")
 
         // Start-up: a new store and engine over the 10,000 stored alarms, until armed.
         var startups: [Duration] = []
@@ -52,7 +54,9 @@ enum EngineBenchmark {
         }
         let (_, load) = try await Measure.time { try AlarmStore(directory: directory).loadAlarms() }
         Measure.report("  of which: open the store and read the alarms", Measure.format(load))
-        Measure.report("start-up with \(alarmCount) stored alarms (median of 5)", Measure.format(Measure.percentile(startups, 0.5)), target: "< 300 ms")
+        Measure.report(
+            "start-up with \(alarmCount) stored alarms (median of 5)", Measure.format(Measure.percentile(startups, 0.5)), target: "< 300 ms"
+        )
         Measure.report("memory: resident growth for \(alarmCount) alarms", Measure.mebibytes(residentDelta))
         Measure.report("memory: process resident size after", Measure.mebibytes(Measure.residentBytes()))
     }

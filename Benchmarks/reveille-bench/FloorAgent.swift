@@ -37,10 +37,13 @@ enum FloorAgent {
             guard let id = call.arguments.first?.stringValue.flatMap({ UUID(text: $0) }) else {
                 throw DBusError(name: DBusError.invalidArgs, message: "not an alarm id")
             }
-            let reading = ClockReading(now: Date(), uptime: .seconds(ProcessInfo.processInfo.systemUptime), bootID: "floor", timeZone: .current)
+            let reading = ClockReading(
+                now: Date(), uptime: .seconds(ProcessInfo.processInfo.systemUptime), bootID: "floor", timeZone: .current)
             do {
                 let definition = try AlarmWire.decodeConfiguration(call.arguments[1])
-                guard let record = try machine.schedule(id: id, owner: call.sender, definition: definition, at: reading).record else { return [] }
+                guard let record = try machine.schedule(id: id, owner: call.sender, definition: definition, at: reading).record else {
+                    return []
+                }
                 if announcer.isWatched { announcer.add(AlarmWire.encode(record, at: reading, summary: true)) }
                 return [AlarmWire.encode(record, at: reading)]
             } catch {

@@ -63,14 +63,15 @@ final class FloorAnnouncer: Sendable {
         // A group that began now is sent in `flushDelay` if it is not full by then.
         guard let opened else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.flushDelay) { [self] in
-            send(state.withLock { state in
-                guard state.sentGroups == opened, !state.group.isEmpty else { return [] }
-                defer {
-                    state.group = []
-                    state.sentGroups += 1
-                }
-                return state.group
-            })
+            send(
+                state.withLock { state in
+                    guard state.sentGroups == opened, !state.group.isEmpty else { return [] }
+                    defer {
+                        state.group = []
+                        state.sentGroups += 1
+                    }
+                    return state.group
+                })
         }
     }
 

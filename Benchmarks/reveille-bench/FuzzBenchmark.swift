@@ -36,7 +36,9 @@ enum FuzzBenchmark {
             time += stepTime
             done += step
             let alarms = await fuzzer.expected.mustExist.count
-            print("    after \(min(done, calls)) calls: VmRSS \(Measure.mebibytes(ProcessTable.residentBytes(of: agent.pid) ?? 0)), \(alarms) alarms")
+            print(
+                "    after \(min(done, calls)) calls: VmRSS \(Measure.mebibytes(ProcessTable.residentBytes(of: agent.pid) ?? 0)), \(alarms) alarms"
+            )
         }
         let after = ProcessTable.residentBytes(of: agent.pid) ?? 0
         let sent = report.calls + report.signals + report.unsendable
@@ -100,7 +102,8 @@ struct Binaries {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let binaries = Binaries(
             reveilled: folder.appendingPathComponent("reveilled").path, reveille: folder.appendingPathComponent("reveille").path)
-        guard FileManager.default.isExecutableFile(atPath: binaries.reveilled), FileManager.default.isExecutableFile(atPath: binaries.reveille)
+        guard FileManager.default.isExecutableFile(atPath: binaries.reveilled),
+            FileManager.default.isExecutableFile(atPath: binaries.reveille)
         else {
             print("reveilled and reveille must be built beside reveille-bench: swift build -c release")
             return nil

@@ -16,7 +16,8 @@ import TestSupport
 /// the agent adds to that.
 enum LoadBenchmark {
     static func run(clients: Int, alarmsPerClient: Int, subscribers: Int, rounds: Int) async throws {
-        print("== load: \(clients) clients × \(alarmsPerClient) alarms at once, \(subscribers) subscribers, \(rounds) rounds (release build)")
+        print(
+            "== load: \(clients) clients × \(alarmsPerClient) alarms at once, \(subscribers) subscribers, \(rounds) rounds (release build)")
         guard let binaries = Binaries.beside() else { return }
         var ratios: [Double] = []
         var ratiosWatched: [Double] = []
@@ -24,8 +25,9 @@ enum LoadBenchmark {
             let ratio = try await self.round(
                 binaries: binaries, clients: clients, alarmsPerClient: alarmsPerClient, subscribers: subscribers,
                 reportsDetail: round == 1)
-            print("    round \(round): agent p99 / floor p99 = \(String(format: "%.2f", ratio.floor))"
-                + (ratio.watchedFloor.map { String(format: " (/ the watched floor's: %.2f)", $0) } ?? ""))
+            print(
+                "    round \(round): agent p99 / floor p99 = \(String(format: "%.2f", ratio.floor))"
+                    + (ratio.watchedFloor.map { String(format: " (/ the watched floor's: %.2f)", $0) } ?? ""))
             ratios.append(ratio.floor)
             if let watched = ratio.watchedFloor { ratiosWatched.append(watched) }
         }
@@ -40,7 +42,8 @@ enum LoadBenchmark {
     /// The median of ratios and the ratios, as the report prints them.
     private static func median(of ratios: [Double]) -> String {
         let sorted = ratios.sorted()
-        let median = sorted.count % 2 == 1
+        let median =
+            sorted.count % 2 == 1
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         return String(format: "%.2f × (rounds: %@)", median, ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))
     }
@@ -92,7 +95,9 @@ enum LoadBenchmark {
             busAddress: sandbox.busAddress, clients: clients, alarmsPerClient: alarmsPerClient, subscribers: subscribers)
         if reportsDetail { Self.reportFloor("floor watched by \(subscribers) subscribers", watched) }
         for (index, subscriber) in watched.subscribers.enumerated() where !subscriber.reachedFinalList || subscriber.shrinks > 0 {
-            print("    watched floor, subscriber \(index): \(subscriber.shrinks) shrank, final list \(subscriber.reachedFinalList ? "seen" : "NOT seen")")
+            print(
+                "    watched floor, subscriber \(index): \(subscriber.shrinks) shrank, final list \(subscriber.reachedFinalList ? "seen" : "NOT seen")"
+            )
         }
         for failure in watched.failures.prefix(10) { print("    watched floor: " + failure) }
         return (ratio, report.latency(at: 0.99) / max(watched.latency(at: 0.99), .nanoseconds(1)))
@@ -111,7 +116,8 @@ enum LoadBenchmark {
         Measure.report("Schedule calls / accepted / failed", "\(total) / \(report.scheduled.count) / \(report.failures.count)")
         Measure.report(
             "all scheduled in",
-            "\(Measure.format(report.wallTime)) (\(Int(Double(report.scheduled.count) / max(report.wallTime.timeInterval, 0.001))) per second)")
+            "\(Measure.format(report.wallTime)) (\(Int(Double(report.scheduled.count) / max(report.wallTime.timeInterval, 0.001))) per second)"
+        )
         Measure.report(
             "Schedule latency p50 / p90 / p99 / max",
             [0.5, 0.9, 0.99, 1].map { Measure.format(report.latency(at: $0)) }.joined(separator: " / "),

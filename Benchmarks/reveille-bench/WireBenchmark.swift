@@ -27,7 +27,8 @@ enum WireBenchmark {
         // One alarm a message, as the agent answers each Schedule and sends each AlarmsChanged.
         let (_, writeEach) = try Measure.timeSync {
             for alarm in full {
-                _ = try DBusMessage.signal(path: "/", interface: "io.example.Bench", name: "Changed", arguments: [alarm], destination: ":1.1")
+                _ = try DBusMessage.signal(
+                    path: "/", interface: "io.example.Bench", name: "Changed", arguments: [alarm], destination: ":1.1")
             }
         }
         let (_, decodeSummaries) = try Measure.timeSync { try summaries.map(AlarmWire.decodeAlarm) }

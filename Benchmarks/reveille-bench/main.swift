@@ -21,9 +21,10 @@ import Foundation
 import TestSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let selected = Set(arguments.enumerated().filter { index, word in
-    !word.hasPrefix("-") && Int(word) == nil && (index == 0 || !arguments[index - 1].hasPrefix("--"))
-}.map(\.element))
+let selected = Set(
+    arguments.enumerated().filter { index, word in
+        !word.hasPrefix("-") && Int(word) == nil && (index == 0 || !arguments[index - 1].hasPrefix("--"))
+    }.map(\.element))
 /// The integer after an option such as `--calls`, or `fallback`.
 func option(_ name: String, _ fallback: Int) -> Int {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? fallback
@@ -44,7 +45,8 @@ if selected.isEmpty || selected.contains("day") {
     Measure.report("alerts missed", "\(result.missed.count)", target: "0")
     Measure.report("alerts early", "\(result.early.count)", target: "0")
     let late = result.lateness.filter { $0 > 0.001 }
-    Measure.report("alerts late (all due during the suspend or the forward step)", "\(late.count), at most \(Int((late.max() ?? 0).rounded())) s")
+    Measure.report(
+        "alerts late (all due during the suspend or the forward step)", "\(late.count), at most \(Int((late.max() ?? 0).rounded())) s")
     Measure.report("simulated in", Measure.format(took))
 }
 if selected.isEmpty || selected.contains("wire") {
@@ -70,7 +72,8 @@ if compared == nil, selected.isEmpty || selected.contains("alert") || selected.c
     try await PipeWireAlertBenchmark.run(alerts: min(alerts, 30))
 }
 if selected.contains("fuzz") {
-    let seed = arguments.firstIndex(of: "--seed").flatMap { arguments.indices.contains($0 + 1) ? UInt64(arguments[$0 + 1]) : nil }
+    let seed =
+        arguments.firstIndex(of: "--seed").flatMap { arguments.indices.contains($0 + 1) ? UInt64(arguments[$0 + 1]) : nil }
         ?? SeededGenerator.seedFromEnvironment()
     try await FuzzBenchmark.run(
         calls: option("--calls", 30_000), commandLines: option("--command-lines", 1_000), seed: seed,

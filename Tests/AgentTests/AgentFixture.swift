@@ -15,7 +15,8 @@ enum Built {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var folder = URL(fileURLWithPath: exe).deletingLastPathComponent()
         // Inside an .xctest bundle folder, the products are one level up.
-        while folder.lastPathComponent.hasSuffix(".xctest") || folder.lastPathComponent == "Contents" || folder.lastPathComponent == "MacOS" {
+        while folder.lastPathComponent.hasSuffix(".xctest") || folder.lastPathComponent == "Contents" || folder.lastPathComponent == "MacOS"
+        {
             folder.deleteLastPathComponent()
         }
         return folder

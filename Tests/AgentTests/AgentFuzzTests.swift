@@ -49,7 +49,8 @@ struct AgentFuzzTests {
         // Its memory did not run away.
         #expect(
             after - before < Self.memoryGrowthLimit,
-            "VmRSS after the warm-up \(before / 1024) KiB, after \(report.calls) calls \(after / 1024) KiB: grew \((after - before) / 1024) KiB")
+            "VmRSS after the warm-up \(before / 1024) KiB, after \(report.calls) calls \(after / 1024) KiB: grew \((after - before) / 1024) KiB"
+        )
 
         // The store holds exactly what the answers said, and keeps it across a restart.
         let expected = await fuzzer.expected
@@ -66,10 +67,13 @@ struct AgentFuzzTests {
         let managed = try await client.connection.call(
             destination: AgentClient.busName, path: AgentClient.managerPath, interface: "org.freedesktop.DBus.ObjectManager",
             method: "GetManagedObjects")
-        let objectIDs = Set((managed.first?.dictionaryValue ?? [:]).keys.compactMap { path in
-            UUID(uuidString: String(path.split(separator: "/").last ?? "").replacingOccurrences(of: "_", with: "-"))
-        })
-        #expect(objectIDs == listedIDs, "alarms without objects: \(listedIDs.subtracting(objectIDs)); objects without alarms: \(objectIDs.subtracting(listedIDs))")
+        let objectIDs = Set(
+            (managed.first?.dictionaryValue ?? [:]).keys.compactMap { path in
+                UUID(uuidString: String(path.split(separator: "/").last ?? "").replacingOccurrences(of: "_", with: "-"))
+            })
+        #expect(
+            objectIDs == listedIDs,
+            "alarms without objects: \(listedIDs.subtracting(objectIDs)); objects without alarms: \(objectIDs.subtracting(listedIDs))")
 
         let restarted = try await fixture.restart(agent, arguments: agentArguments, environment: AgentMemory.environment)
         defer { restarted.terminate() }
@@ -79,7 +83,9 @@ struct AgentFuzzTests {
         #expect(relisted.map(\.schedule) == listed.map(\.schedule))
     }
 
-    @Test("Huge arguments never blow the agent up: a 30 MiB signal to it is dropped unread, a 30 MiB Schedule is refused by name; its memory stays bounded and it answers on")
+    @Test(
+        "Huge arguments never blow the agent up: a 30 MiB signal to it is dropped unread, a 30 MiB Schedule is refused by name; its memory stays bounded and it answers on"
+    )
     func hugeArguments() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
@@ -113,7 +119,9 @@ struct AgentFuzzTests {
         #expect(agent.isRunning, "\(CrashLog.summary(of: agent.standardError))")
     }
 
-    @Test("Messages carrying file descriptors (many, where none is expected, from callers gone at once): refused or ignored by name, and every descriptor closed")
+    @Test(
+        "Messages carrying file descriptors (many, where none is expected, from callers gone at once): refused or ignored by name, and every descriptor closed"
+    )
     func fileDescriptors() async throws {
         let seed = SeededGenerator.seedFromEnvironment()
         print("AgentFuzzTests.fileDescriptors: seed \(seed) (replay with \(SeededGenerator.seedVariable)=\(seed))")
@@ -144,7 +152,11 @@ struct AgentFuzzTests {
                 let (path, member, arguments): (String, String, [DBusValue]) =
                     switch round % 6 {
                     case 0: (AgentClient.managerPath, rng.pick(["List", "Watch", "Status", "ListAuthorizations"]), fds)
-                    case 1: (AgentClient.managerPath, "Schedule", [.string(id), .dictionary(["title": .string("fd"), "fd": fds[0]])] + fds.dropFirst())
+                    case 1:
+                        (
+                            AgentClient.managerPath, "Schedule",
+                            [.string(id), .dictionary(["title": .string("fd"), "fd": fds[0]])] + fds.dropFirst()
+                        )
                     case 2: (AgentClient.managerPath, rng.pick(["Cancel", "Stop", "Pause", "Resume", "Countdown"]), [.string(id)] + fds)
                     case 3: (AgentClient.managerPath, "Schedule", [.string(id), .dictionary(["title": .variant(fds[0])])])
                     case 4: ("/io/github/reveille/Alarms1/alarm/" + id.replacingOccurrences(of: "-", with: "_"), "Cancel", fds)

@@ -30,7 +30,9 @@ struct AlarmKitLibraryTests {
         #expect(history.output.contains(#""title":"Pasta is ready""#))
     }
 
-    @Test("Apple's one-time alarm example (a snooze button, no countdown duration) schedules, rings, and Snooze counts down reveilled's --default-snooze")
+    @Test(
+        "Apple's one-time alarm example (a snooze button, no countdown duration) schedules, rings, and Snooze counts down reveilled's --default-snooze"
+    )
     func seedAlarmSnoozes() async throws {
         let fixture = try await AgentFixture.start(agentArguments: ["--default-snooze", "120"])
         defer { fixture.stop() }
@@ -40,8 +42,9 @@ struct AlarmKitLibraryTests {
         let configuration = AlarmManager.AlarmConfiguration<NoMetadata>.alarm(
             schedule: .fixed(Date().addingTimeInterval(1)),
             attributes: AlarmAttributes(
-                presentation: AlarmPresentation(alert: .init(
-                    title: "Wake Up", stopButton: .stopButton, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown)),
+                presentation: AlarmPresentation(
+                    alert: .init(
+                        title: "Wake Up", stopButton: .stopButton, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown)),
                 tintColor: .blue))
         let id = UUID()
         _ = try await client.schedule(id: id, definition: try AlarmDefinition(configuration))

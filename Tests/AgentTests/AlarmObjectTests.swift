@@ -59,7 +59,8 @@ struct AlarmObjectTests {
                     for round in 0..<150 {
                         let id = ids[(index + round) % ids.count]
                         let method = (index + round) % 3 == 0 ? "Cancel" : "Schedule"
-                        let arguments: [DBusValue] = method == "Schedule"
+                        let arguments: [DBusValue] =
+                            method == "Schedule"
                             ? [.string(id.uuidString), Self.timer("\(index)-\(round)")] : [.string(id.uuidString)]
                         _ = await fixture.errorName(of: method, arguments, on: connection)
                     }

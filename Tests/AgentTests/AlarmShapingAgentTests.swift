@@ -115,7 +115,10 @@ struct AlarmShapingAgentTests {
         let text = id.uuidString.lowercased()
         let configuration: DBusValue = .dictionary([
             "title": .string("Bus"), "enabled": .boolean(false), "volume": .int32(40), "ramp": .double(15), "ringTimeout": .double(0),
-            "schedule": .dictionary(["hour": .int32(6), "minute": .int32(45), "weekdays": .array(elementSignature: "s", [.string("monday"), .string("thursday")])]),
+            "schedule": .dictionary([
+                "hour": .int32(6), "minute": .int32(45),
+                "weekdays": .array(elementSignature: "s", [.string("monday"), .string("thursday")]),
+            ]),
         ])
         #expect(await fixture.errorName(of: "Schedule", [.string(text), configuration], on: connection) == nil)
         let scheduled = try await Self.listed(text, in: fixture)
@@ -137,11 +140,16 @@ struct AlarmShapingAgentTests {
         #expect(try await Self.listed(text, in: fixture).skipped == on.fireDate)
         #expect(await fixture.errorName(of: "Unskip", [.string(text)], on: connection) == nil)
         #expect(try await Self.listed(text, in: fixture).fireDate == on.fireDate)
-        #expect(await fixture.errorName(of: "SetEnabled", [.string(text), .string("yes")], on: connection) == "org.freedesktop.DBus.Error.InvalidArgs")
+        #expect(
+            await fixture.errorName(of: "SetEnabled", [.string(text), .string("yes")], on: connection)
+                == "org.freedesktop.DBus.Error.InvalidArgs")
         #expect(await fixture.errorName(of: "Skip", [.string(UUID().uuidString)], on: connection) == Self.errorPrefix + "NotFound")
 
         // Bad values are refused by name, and nothing is scheduled.
-        for (key, value) in [("volume", DBusValue.int32(101)), ("volume", .double(50.5)), ("ramp", .double(-1)), ("ringTimeout", .string("long")), ("enabled", .int32(1))] {
+        for (key, value) in [
+            ("volume", DBusValue.int32(101)), ("volume", .double(50.5)), ("ramp", .double(-1)), ("ringTimeout", .string("long")),
+            ("enabled", .int32(1)),
+        ] {
             let bad = UUID().uuidString
             var entries: [String: DBusValue] = ["title": .string("Bad"), "countdown": .dictionary(["preAlert": .double(60)])]
             entries[key] = value
@@ -192,7 +200,8 @@ struct AlarmShapingAgentTests {
         try await fixture.waitForSilence()
         let history = try await fixture.reveille("history", "--json")
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.output.utf8)) as? [[String: Any]])
-        let entry = try #require(entries.first { ($0["alarmID"] as? String ?? $0["id"] as? String) == brief.uuidString.lowercased() }, "\(history)")
+        let entry = try #require(
+            entries.first { ($0["alarmID"] as? String ?? $0["id"] as? String) == brief.uuidString.lowercased() }, "\(history)")
         #expect(entry["outcome"] as? String == "timedOut", "\(entry)")
         if let alerted = Self.instant(entry["alertedAt"] as? String), let ended = Self.instant(entry["endedAt"] as? String) {
             #expect((1.9...6).contains(ended.timeIntervalSince(alerted)), "rang \(ended.timeIntervalSince(alerted)) s")

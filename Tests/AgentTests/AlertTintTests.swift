@@ -37,7 +37,8 @@ struct AlertTintTests {
         }
     }
 
-    @Test("The alert shows the alarm's tint where dunst draws its image: orange for an orange alarm, green for a green one, never the other")
+    @Test(
+        "The alert shows the alarm's tint where dunst draws its image: orange for an orange alarm, green for a green one, never the other")
     func tintOnAlert() async throws {
         let fixture = try await AgentFixture.start(notificationServer: true, dunstConfiguration: Self.iconRule)
         defer { fixture.stop() }
@@ -75,7 +76,9 @@ enum Screenshots {
 
     /// Why screenshots cannot be taken here, or `nil`.
     static var unavailable: String? {
-        ["x86_64", "aarch64"].contains { FileManager.default.fileExists(atPath: "/usr/lib/\($0)-linux-gnu/girepository-1.0/Gdk-3.0.typelib") }
+        ["x86_64", "aarch64"].contains {
+            FileManager.default.fileExists(atPath: "/usr/lib/\($0)-linux-gnu/girepository-1.0/Gdk-3.0.typelib")
+        }
             ? nil : "GDK 3's introspection data is not installed (gir1.2-gtk-3.0; scripts/install-deps --tests installs it)"
     }
 

@@ -121,8 +121,10 @@ struct AlertingTests {
         let fixture = try await Self.start()
         defer { fixture.stop() }
         let sandbox = fixture.sandbox
-        let first = try await Self.timer(fixture, "1s", "--title", "First", "--sound", try Self.write(Self.constant(1_000), named: "a.wav", in: fixture))
-        let second = try await Self.timer(fixture, "1s", "--title", "Second", "--sound", try Self.write(Self.constant(2_000), named: "b.wav", in: fixture))
+        let first = try await Self.timer(
+            fixture, "1s", "--title", "First", "--sound", try Self.write(Self.constant(1_000), named: "a.wav", in: fixture))
+        let second = try await Self.timer(
+            fixture, "1s", "--title", "Second", "--sound", try Self.write(Self.constant(2_000), named: "b.wav", in: fixture))
         try await Self.waitForState("alerting", of: first, in: fixture)
         try await Self.waitForState("alerting", of: second, in: fixture)
         try await waitUntil("both sounds in the capture") {
@@ -223,11 +225,11 @@ struct AlertingTests {
         let services = Fixtures.temporaryDirectory("reveille-services")
         let starts = services.appendingPathComponent("starts")
         try """
-            [D-BUS Service]
-            Name=org.freedesktop.Notifications
-            Exec=/bin/sh -c 'echo started >> \(starts.path); exit 1'
+        [D-BUS Service]
+        Name=org.freedesktop.Notifications
+        Exec=/bin/sh -c 'echo started >> \(starts.path); exit 1'
 
-            """.write(to: services.appendingPathComponent("org.freedesktop.Notifications.service"), atomically: true, encoding: .utf8)
+        """.write(to: services.appendingPathComponent("org.freedesktop.Notifications.service"), atomically: true, encoding: .utf8)
         let sandbox = try await offPool {
             try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [services], pacedBytesPerSecond: Self.pace)
         }
@@ -263,7 +265,9 @@ struct AlertingTests {
         try await fixture.waitForSilence()
     }
 
-    @Test("A FIFO as the sound never holds the agent: refused at once when scheduling, and an alarm whose file became one rings on time, with another sound")
+    @Test(
+        "A FIFO as the sound never holds the agent: refused at once when scheduling, and an alarm whose file became one rings on time, with another sound"
+    )
     func fifoSound() async throws {
         let fixture = try await Self.start()
         defer { fixture.stop() }
@@ -414,17 +418,24 @@ struct ManyAlertsTests {
         let untilDue = Duration.seconds(max(0, due.timeIntervalSinceNow))
         // A wait, not a measure: the benchmark (`reveille-bench alert`) prints how long the last
         // one took.
-        try await waitUntil("\(count) alert notifications", timeout: untilDue + .seconds(300), detail: {
-            let shown = (try? sandbox.displayedCount()).map(String.init) ?? "?"
-            return "\(Set(alerts().map(\.summary)).count) posted (\(alerts().count) calls); dunst shows \(shown); agent log:\n"
-                + (fixture.agent?.standardError.suffix(3_000) ?? "")
-        }) { Set(alerts().map(\.summary)).count == count ? () : nil }
+        try await waitUntil(
+            "\(count) alert notifications", timeout: untilDue + .seconds(300),
+            detail: {
+                let shown = (try? sandbox.displayedCount()).map(String.init) ?? "?"
+                return "\(Set(alerts().map(\.summary)).count) posted (\(alerts().count) calls); dunst shows \(shown); agent log:\n"
+                    + (fixture.agent?.standardError.suffix(3_000) ?? "")
+            }
+        ) { Set(alerts().map(\.summary)).count == count ? () : nil }
         let lastNotify = alerts().compactMap(\.receivedAt).max() ?? .now
-        print("scheduling 200 alarms took \(scheduled - started); the last of the 200 Notify calls went out \(lastNotify - scheduled) after")
+        print(
+            "scheduling 200 alarms took \(scheduled - started); the last of the 200 Notify calls went out \(lastNotify - scheduled) after")
         let listener = CaptureListener(sandbox, fromStart: true)
-        try await waitUntil("all \(count) sounds in the capture", timeout: .seconds(60), detail: {
-            "heard \((0..<count).filter { listener.heard(value($0)) }.count)"
-        }) {
+        try await waitUntil(
+            "all \(count) sounds in the capture", timeout: .seconds(60),
+            detail: {
+                "heard \((0..<count).filter { listener.heard(value($0)) }.count)"
+            }
+        ) {
             listener.listen()
             return (0..<count).allSatisfy { listener.heard(value($0)) } ? () : nil
         }
@@ -447,6 +458,8 @@ struct ManyAlertsTests {
             guard let range = line.range(of: "firstFrameLateness=") else { return nil }
             return Double(line[range.upperBound...].prefix { $0 == "." || $0 == "-" || $0.isNumber || $0 == "e" })
         }.sorted()
-        print("first frames: \(late.count), lateness min \(late.first ?? 0) median \(late.isEmpty ? 0 : late[late.count / 2]) max \(late.last ?? 0)")
+        print(
+            "first frames: \(late.count), lateness min \(late.first ?? 0) median \(late.isEmpty ? 0 : late[late.count / 2]) max \(late.last ?? 0)"
+        )
     }
 }

@@ -32,7 +32,9 @@ struct AuthorizationTests {
         #expect(monitor.notifyCalls().filter { $0.summary.contains("set alarms") }.count == 1)
     }
 
-    @Test("An undecided app cannot make the agent deaf: past two of its calls waiting for the person, more are refused at once, and huge waiting calls never stop the answer being heard", .timeLimit(.minutes(2)))
+    @Test(
+        "An undecided app cannot make the agent deaf: past two of its calls waiting for the person, more are refused at once, and huge waiting calls never stop the answer being heard",
+        .timeLimit(.minutes(2)))
     func waitingCallsBounded() async throws {
         let fixture = try await AgentFixture.start(notificationServer: true)
         defer { fixture.stop() }
@@ -44,7 +46,9 @@ struct AuthorizationTests {
             try fixture.sandbox.spawn(python, [Self.script, "schedule-big", UUID().uuidString, "25"])
         }
         // The request and one Schedule may wait; the other two are refused at once, by name.
-        let refused = try await waitUntil("two calls refused", timeout: .seconds(60), detail: { big.map { $0.outputs() }.joined(separator: "\n") }) {
+        let refused = try await waitUntil(
+            "two calls refused", timeout: .seconds(60), detail: { big.map { $0.outputs() }.joined(separator: "\n") }
+        ) {
             let done = big.filter { !$0.isRunning }
             return done.count >= 2 ? done : nil
         }
@@ -137,7 +141,9 @@ struct AuthorizationTests {
         #expect(refused.line.contains("reveille auth allow"))
     }
 
-    @Test("An app's usage description (requestAuthorization(usageDescription:)) is shown under the question dunst draws; one too long is refused with InvalidArguments and asks nothing")
+    @Test(
+        "An app's usage description (requestAuthorization(usageDescription:)) is shown under the question dunst draws; one too long is refused with InvalidArguments and asks nothing"
+    )
     func usageDescription() async throws {
         let fixture = try await AgentFixture.start(notificationServer: true)
         defer { fixture.stop() }

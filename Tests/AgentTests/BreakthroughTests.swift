@@ -82,7 +82,9 @@ struct BreakthroughTests {
         let released = machine.observed(Self.unpaused)
         #expect(Set(released) == [.release(a), .release(c)])
         #expect(machine.held.isEmpty)
-        #expect(machine.alertStarted(UUID(), breaksThrough: false, Self.unpaused).first.map { if case .post = $0 { true } else { false } } == true)
+        #expect(
+            machine.alertStarted(UUID(), breaksThrough: false, Self.unpaused).first.map { if case .post = $0 { true } else { false } }
+                == true)
     }
 
     @Test("A desktop that cannot be changed (Plasma hiding critical): shown anyway, nothing lifted")

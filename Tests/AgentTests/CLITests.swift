@@ -122,8 +122,9 @@ struct CLITests {
         let viaBus = try #require(try await fixture.listedAlarms().first { $0.id == secondID.uuidString.lowercased() })
         #expect(viaBus.state == "countdown")
         #expect((80...90).contains(viaBus.remaining ?? 0), "\(viaBus)")
-        #expect(await fixture.errorName(of: "Snooze", [.string(secondID.uuidString.lowercased()), .double(90)], on: connection)
-            == "io.github.reveille.Alarms1.Error.NotAllowed")
+        #expect(
+            await fixture.errorName(of: "Snooze", [.string(secondID.uuidString.lowercased()), .double(90)], on: connection)
+                == "io.github.reveille.Alarms1.Error.NotAllowed")
 
         // Both snoozes are stored: a restarted agent counts down the same times.
         let agent = try #require(fixture.agent)
@@ -148,12 +149,15 @@ struct CLITests {
             "title": .string(hostile), "sound": .string(sound.path),
             "countdown": .dictionary(["preAlert": .double(600)]),
         ])
-        #expect(await fixture.errorName(of: "Schedule", [.string(id.uuidString), configuration], on: try fixture.client().connection) == nil)
+        #expect(
+            await fixture.errorName(of: "Schedule", [.string(id.uuidString), configuration], on: try fixture.client().connection) == nil)
         #expect(try await fixture.reveille("auth", "allow", "org.example.\(hostile)").status == .exited(0))
         for command in [["show", id.uuidString], ["list"], ["auth", "list"]] {
             let result = try await fixture.run(Built.path("reveille"), command)
             #expect(result.status == .exited(0), "\(result)")
-            #expect(!result.output.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(command): \(result.output.debugDescription)")
+            #expect(
+                !result.output.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" },
+                "\(command): \(result.output.debugDescription)")
             #expect(result.output.contains("Tea"), "\(command): \(result.output.debugDescription)")
         }
         // JSON keeps the text exactly, escaped as JSON escapes it.
@@ -251,7 +255,9 @@ struct CLITests {
         defer { fixture.stop() }
         #expect(try fixture.sandbox.busNameOwner(AgentClient.busName) == nil)
         let status = try await fixture.reveille("status", "--json")
-        #expect(status.line.hasPrefix(#"{"loginStart":"#) && status.line.contains(#""running":false"#), "status does not start the agent: \(status)")
+        #expect(
+            status.line.hasPrefix(#"{"loginStart":"#) && status.line.contains(#""running":false"#),
+            "status does not start the agent: \(status)")
         let added = try await fixture.reveille("timer", "10m")
         #expect(added.status == .exited(0), "\(added)")
         let pid = try #require(try fixture.sandbox.busNameOwnerPID(AgentClient.busName))
@@ -270,7 +276,9 @@ struct CLITests {
         defer { fixture.stop() }
         let script = try await fixture.reveille("--generate-completion-script", shell)
         #expect(script.status == .exited(0))
-        for command in ["add", "timer", "list", "show", "cancel", "snooze", "skip", "unskip", "off", "on", "watch", "status", "history", "auth"] {
+        for command in [
+            "add", "timer", "list", "show", "cancel", "snooze", "skip", "unskip", "off", "on", "watch", "status", "history", "auth",
+        ] {
             #expect(script.output.contains(command), "\(shell) completion lacks \(command)")
         }
         #expect(script.output.contains("repeat"))
@@ -280,7 +288,10 @@ struct CLITests {
     func helpExamples() async throws {
         let fixture = try await AgentFixture.start(startingAgent: false)
         defer { fixture.stop() }
-        for command in ["add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on", "watch", "status", "history"] {
+        for command in [
+            "add", "timer", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on", "watch", "status",
+            "history",
+        ] {
             let help = try await fixture.run(Built.path("reveille"), [command, "--help"])
             #expect(help.output.contains("Example"), "reveille \(command) --help has no example")
         }
@@ -356,7 +367,9 @@ struct CLITests {
         #expect(nothing.route == "not-installed" && !nothing.startsAtLogin, "\(nothing)")
         #expect(nothing.text.contains("not installed"), "\(nothing.text)")
 
-        try write("[D-BUS Service]\nName=io.github.reveille.Alarms1\n", to: sandbox.dataHome.appendingPathComponent("dbus-1/services/io.github.reveille.Alarms1.service"))
+        try write(
+            "[D-BUS Service]\nName=io.github.reveille.Alarms1\n",
+            to: sandbox.dataHome.appendingPathComponent("dbus-1/services/io.github.reveille.Alarms1.service"))
         let activation = try await login()
         #expect(activation.route == "dbus-activation" && !activation.startsAtLogin, "\(activation)")
         #expect(activation.text.contains("systemctl --user enable reveilled.service"), "\(activation.text)")

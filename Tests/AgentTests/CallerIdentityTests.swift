@@ -27,19 +27,22 @@ struct CallerIdentityTests {
 
     @Test("A Flatpak app is its app id")
     func flatpak() throws {
-        let root = try procRoot(pid: 42, flatpakInfo: "[Application]\nname=org.gnome.Clocks\nruntime=runtime/org.gnome.Platform\n\n[Instance]\ninstance-id=1\n")
+        let root = try procRoot(
+            pid: 42, flatpakInfo: "[Application]\nname=org.gnome.Clocks\nruntime=runtime/org.gnome.Platform\n\n[Instance]\ninstance-id=1\n")
         defer { try? FileManager.default.removeItem(at: root) }
         let identity = try #require(ProcessIdentifier(procRoot: root.path).identify(processID: 42, userID: 1000))
         #expect(identity.appID == "org.gnome.Clocks")
         #expect(identity.source == .flatpak)
     }
 
-    @Test("A systemd app scope or service is its app id", arguments: [
-        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Clocks-4242.scope", "org.gnome.Clocks"),
-        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.kde.kclock@a1b2c3.service", "org.kde.kclock"),
-        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.example.App-99.scope", "org.example.App"),
-        ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-KDE-org.kde.dolphin\\x2dx-7.scope", "org.kde.dolphin-x"),
-    ])
+    @Test(
+        "A systemd app scope or service is its app id",
+        arguments: [
+            ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Clocks-4242.scope", "org.gnome.Clocks"),
+            ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.kde.kclock@a1b2c3.service", "org.kde.kclock"),
+            ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.example.App-99.scope", "org.example.App"),
+            ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-KDE-org.kde.dolphin\\x2dx-7.scope", "org.kde.dolphin-x"),
+        ])
     func systemdScope(cgroup: String, appID: String) throws {
         let root = try procRoot(pid: 7, cgroup: cgroup + "\n")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -85,7 +88,9 @@ struct CallerIdentityTests {
         #expect(handle.processID == UInt32(sleeper.processIdentifier))
         #expect(handle.isRunning)
         let identity = try #require(ProcessIdentifier().identify(process: handle, userID: getuid()))
-        #expect(identity.executable.map(ProcessIdentifier.withoutDeletedSuffix) == URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path)
+        #expect(
+            identity.executable.map(ProcessIdentifier.withoutDeletedSuffix)
+                == URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path)
         #expect(identity.processID == UInt32(sleeper.processIdentifier))
         #expect(identity.reference == .processFD)
 

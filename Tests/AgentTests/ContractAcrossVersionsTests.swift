@@ -18,7 +18,9 @@ import TestSupport
     "Agent: the D-Bus contract across versions", .onItsOwnThread, .serialized,
     .requires(Built.unavailable ?? OlderBuilds.unavailable), .timeLimit(.minutes(5)))
 struct ContractAcrossVersionsTests {
-    @Test("Today's agent serves every method, signal and property of each earlier interface, with the same types", arguments: OlderBuilds.commits)
+    @Test(
+        "Today's agent serves every method, signal and property of each earlier interface, with the same types",
+        arguments: OlderBuilds.commits)
     func interfacesOnlyGrow(commit: String) async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
@@ -33,7 +35,9 @@ struct ContractAcrossVersionsTests {
             let today = Introspection.members(of: try #require(served.first?.stringValue))
             let frozen = Introspection.members(of: try OlderBuilds.frozenInterface(commit, kind))
             #expect(frozen.count > 10, "\(commit)'s \(kind) interface was read as \(frozen)")
-            #expect(frozen.subtracting(today).isEmpty, "today's agent lacks, of \(commit)'s \(kind) interface: \(frozen.subtracting(today).sorted())")
+            #expect(
+                frozen.subtracting(today).isEmpty,
+                "today's agent lacks, of \(commit)'s \(kind) interface: \(frozen.subtracting(today).sorted())")
         }
     }
 
@@ -90,12 +94,17 @@ struct ContractAcrossVersionsTests {
         // StoreReadOnly is missing: the store is taken as writable.
         #expect(object["storeWritable"] as? Bool == true)
         #expect(object["alarms"] as? Int == 0)
-        let newer = ["storeReadOnlyReason", "notifications", "sound", "outputVolume", "doNotDisturb", "canWakeFromSuspend",
-                     "wakeFromSuspend", "wakeTimer", "phoneBackup", "watchedEvents", "eventSources"]
+        let newer = [
+            "storeReadOnlyReason", "notifications", "sound", "outputVolume", "doNotDisturb", "canWakeFromSuspend",
+            "wakeFromSuspend", "wakeTimer", "phoneBackup", "watchedEvents", "eventSources",
+        ]
         #expect(Set(object.keys).isDisjoint(with: newer), "\(object.keys.sorted())")
         let text = try await fixture.reveille("status")
         try #require(text.status == .exited(0), "\(text)")
-        #expect(text.output.split(separator: "\n").map { String($0.prefix(9)) } == ["agent    ", "version  ", "store    ", "alarms   ", "login    "], "\(text.output)")
+        #expect(
+            text.output.split(separator: "\n").map { String($0.prefix(9)) } == [
+                "agent    ", "version  ", "store    ", "alarms   ", "login    ",
+            ], "\(text.output)")
     }
 
     @Test("Today's reveille, an app to the first agent (d256ff7): timer, list, show, pause, resume and cancel")
@@ -246,9 +255,10 @@ enum Introspection {
         var open: (kind: String, name: String, inputs: [String], outputs: [String])?
         func close() {
             guard let member = open else { return }
-            members.insert(member.kind == "method"
-                ? "\(interface) method \(member.name)(\(member.inputs.joined(separator: ","))) -> (\(member.outputs.joined(separator: ",")))"
-                : "\(interface) signal \(member.name)(\(member.outputs.joined(separator: ",")))")
+            members.insert(
+                member.kind == "method"
+                    ? "\(interface) method \(member.name)(\(member.inputs.joined(separator: ","))) -> (\(member.outputs.joined(separator: ",")))"
+                    : "\(interface) signal \(member.name)(\(member.outputs.joined(separator: ",")))")
             open = nil
         }
         for raw in xml.split(separator: "\n") {

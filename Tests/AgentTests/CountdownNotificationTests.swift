@@ -140,8 +140,12 @@ struct CountdownNotificationTests {
                 AlertingTests.isAlert(call, "Nap") && call.serial != alert.serial && call.sender == alert.sender
             })
             let rangAgainAt = try clock.date(again.receivedAt)
-            #expect(rangAgainAt >= snoozedAt.addingTimeInterval(6 - 0.05), "it rang again \(rangAgainAt.timeIntervalSince(snoozedAt)) s after the snooze")
-            #expect(rangAgainAt < snoozedAt.addingTimeInterval(6 + 1.5), "it rang again \(rangAgainAt.timeIntervalSince(snoozedAt)) s after the snooze")
+            #expect(
+                rangAgainAt >= snoozedAt.addingTimeInterval(6 - 0.05),
+                "it rang again \(rangAgainAt.timeIntervalSince(snoozedAt)) s after the snooze")
+            #expect(
+                rangAgainAt < snoozedAt.addingTimeInterval(6 + 1.5),
+                "it rang again \(rangAgainAt.timeIntervalSince(snoozedAt)) s after the snooze")
             try await pane.waitForScreen("Nap ringing again") { $0.contains("\(prefix)  RINGING  Nap") }
             try await pane.press("s")
             try await pane.waitForScreen("Nap gone") { !$0.contains("Nap") }

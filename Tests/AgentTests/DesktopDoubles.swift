@@ -54,7 +54,8 @@ enum DesktopDoubles {
     /// Waits until `gsettings get` shows `value`.
     static func waitFor(_ schema: String, _ key: String, _ value: String, in sandbox: DesktopSandbox) async throws {
         var last = ""
-        try await waitUntil("\(schema) \(key) to be \(value)", every: .milliseconds(20), detail: { "it stayed \(last)" }) { () async throws -> Void? in
+        try await waitUntil("\(schema) \(key) to be \(value)", every: .milliseconds(20), detail: { "it stayed \(last)" }) {
+            () async throws -> Void? in
             last = try await get(schema, key, in: sandbox)
             return last == value ? () : nil
         }

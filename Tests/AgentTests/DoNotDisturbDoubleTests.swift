@@ -7,7 +7,9 @@ import TestSupport
 /// KDE Plasma, mako, SwayNotificationCenter and Budgie cannot run here (they need a Wayland
 /// compositor, a Plasma session or Budgie's window manager and panel): doubles speak their real D-Bus interfaces on the real bus
 /// (`Scripts/notification_desktops.py`), and the real agent watches and changes them.
-@Suite("Agent: do-not-disturb on Plasma, mako, swaync and Budgie (doubles)", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
+@Suite(
+    "Agent: do-not-disturb on Plasma, mako, swaync and Budgie (doubles)", .onItsOwnThread, .serialized, .requires(Built.unavailable),
+    .timeLimit(.minutes(5)))
 struct DoNotDisturbDoubleTests {
     /// A sandbox without dunst, the double of `desktop`, and the agent.
     static func start(_ desktop: String) async throws -> (AgentFixture, SandboxProcess) {
@@ -31,8 +33,11 @@ struct DoNotDisturbDoubleTests {
         let sandbox = fixture.sandbox
         let (name, path) = Self.notifications
         try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["desktop"] as? String == "plasma" && $0["state"] as? String == "off" }
-        let cookie = try await DesktopDoubles.call(sandbox, name, path, name, "Inhibit", [.string("org.kde.plasmashell"), .string("Do not disturb"), .dictionary([:])])
-        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "on" && $0["way"] as? String == "shown-as-critical" }
+        let cookie = try await DesktopDoubles.call(
+            sandbox, name, path, name, "Inhibit", [.string("org.kde.plasmashell"), .string("Do not disturb"), .dictionary([:])])
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) {
+            $0["state"] as? String == "on" && $0["way"] as? String == "shown-as-critical"
+        }
         let id = try await AlertingTests.timer(fixture, "1s", "--title", "Plasma")
         try await DesktopDoubles.waitForAlert("Plasma", from: server)
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
@@ -41,7 +46,8 @@ struct DoNotDisturbDoubleTests {
         try "[DoNotDisturb]\nCriticalInDndMode=false\n".write(
             to: sandbox.configHome.appendingPathComponent("plasmanotifyrc"), atomically: true, encoding: .utf8)
         _ = try await DesktopDoubles.call(sandbox, name, path, name, "UnInhibit", cookie)
-        _ = try await DesktopDoubles.call(sandbox, name, path, name, "Inhibit", [.string("org.kde.plasmashell"), .string("Do not disturb"), .dictionary([:])])
+        _ = try await DesktopDoubles.call(
+            sandbox, name, path, name, "Inhibit", [.string("org.kde.plasmashell"), .string("Do not disturb"), .dictionary([:])])
         try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["way"] as? String == "sound-only" }
         let status = try await fixture.reveille("status")
         #expect(status.output.contains("only their sound gets through"), "\(status)")
@@ -64,11 +70,15 @@ struct DoNotDisturbDoubleTests {
         #expect(try await fixture.reveille("stop", own.uuidString).status == .exited(0))
     }
 
-    @Test("Plasma: each alarm that starts wakes the blanked screen (the screen locker's SimulateUserActivity, PowerDevil's wakeup), a second one while the first rings too")
+    @Test(
+        "Plasma: each alarm that starts wakes the blanked screen (the screen locker's SimulateUserActivity, PowerDevil's wakeup), a second one while the first rings too"
+    )
     func plasmaWakesTheScreen() async throws {
         let (fixture, server) = try await Self.start("plasma")
         defer { fixture.stop() }
-        #expect(!server.standardOutput.contains("SimulateUserActivity") && !server.standardOutput.contains("wakeup"), "woken with nothing ringing")
+        #expect(
+            !server.standardOutput.contains("SimulateUserActivity") && !server.standardOutput.contains("wakeup"),
+            "woken with nothing ringing")
         func wakes(_ count: Int) async throws {
             try await waitUntil("the screen woken \(count) times", timeout: .seconds(10), detail: { server.outputs() }) {
                 server.standardOutput.components(separatedBy: "screensaver SimulateUserActivity").count == count + 1
@@ -90,14 +100,16 @@ struct DoNotDisturbDoubleTests {
         try await wakes(3)
     }
 
-    @Test("Plasma: the screen saver's idle inhibitor is held from the first alert to the last Stop (the screen stays lit while alarms ring)")
+    @Test(
+        "Plasma: the screen saver's idle inhibitor is held from the first alert to the last Stop (the screen stays lit while alarms ring)")
     func plasmaKeepsTheScreenLit() async throws {
         let (fixture, server) = try await Self.start("plasma")
         defer { fixture.stop() }
         #expect(!server.standardOutput.contains("screensaver Inhibit"), "held with nothing ringing")
         let first = try await AlertingTests.timer(fixture, "1s", "--title", "Wake")
         try await DesktopDoubles.waitForAlert("Wake", from: server)
-        _ = try await server.waitForStandardOutput(containing: "screensaver Inhibit io.github.reveille.Reveille (An alarm is ringing) 1", timeout: .seconds(10))
+        _ = try await server.waitForStandardOutput(
+            containing: "screensaver Inhibit io.github.reveille.Reveille (An alarm is ringing) 1", timeout: .seconds(10))
         let second = try await AlertingTests.timer(fixture, "1s", "--title", "Again")
         try await DesktopDoubles.waitForAlert("Again", from: server)
         #expect(try await fixture.reveille("stop", first.uuidString).status == .exited(0))
@@ -106,7 +118,9 @@ struct DoNotDisturbDoubleTests {
         #expect(!server.standardOutput.contains("UnInhibit"), "held while the second alarm rings: \(server.standardOutput)")
         #expect(try await fixture.reveille("stop", second.uuidString).status == .exited(0))
         _ = try await server.waitForStandardOutput(containing: "screensaver UnInhibit 1", timeout: .seconds(10))
-        #expect(server.standardOutput.components(separatedBy: "screensaver Inhibit").count == 2, "one inhibitor for both alarms: \(server.standardOutput)")
+        #expect(
+            server.standardOutput.components(separatedBy: "screensaver Inhibit").count == 2,
+            "one inhibitor for both alarms: \(server.standardOutput)")
     }
 
     @Test("Plasma: when the shell takes the bubble off the screen (closed, expired), the alarm rings on until stopped")
@@ -169,7 +183,9 @@ struct DoNotDisturbDoubleTests {
         try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "off" }
     }
 
-    @Test("Budgie: budgie-daemon's GetDoNotDisturb is read and DoNotDisturbChanged watched; the alert, critical, shows during it with nothing changed")
+    @Test(
+        "Budgie: budgie-daemon's GetDoNotDisturb is read and DoNotDisturbChanged watched; the alert, critical, shows during it with nothing changed"
+    )
     func budgie() async throws {
         let (fixture, server) = try await Self.start("budgie")
         defer { fixture.stop() }
@@ -178,13 +194,16 @@ struct DoNotDisturbDoubleTests {
         try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["desktop"] as? String == "budgie" && $0["state"] as? String == "off" }
         // As Raven's do-not-disturb button does.
         _ = try await DesktopDoubles.call(sandbox, dispatcher.0, dispatcher.1, dispatcher.2, "ToggleDoNotDisturb")
-        try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "on" && $0["way"] as? String == "shown-as-critical" }
+        try await DoNotDisturbDunstTests.waitForStatus(fixture) {
+            $0["state"] as? String == "on" && $0["way"] as? String == "shown-as-critical"
+        }
         let status = try await fixture.reveille("status")
         #expect(status.output.contains("Budgie"), "\(status)")
         let id = try await AlertingTests.timer(fixture, "1s", "--title", "Budgie")
         try await DesktopDoubles.waitForAlert("Budgie", from: server)
         #expect(!server.standardOutput.contains("dropped 2 Budgie"), "\(server.standardOutput)")
-        #expect(try await DesktopDoubles.call(sandbox, dispatcher.0, dispatcher.1, dispatcher.2, "GetDoNotDisturb").first?.boolValue == true)
+        #expect(
+            try await DesktopDoubles.call(sandbox, dispatcher.0, dispatcher.1, dispatcher.2, "GetDoNotDisturb").first?.boolValue == true)
         #expect(try await fixture.reveille("stop", id.uuidString).status == .exited(0))
         _ = try await DesktopDoubles.call(sandbox, dispatcher.0, dispatcher.1, dispatcher.2, "ToggleDoNotDisturb")
         try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["state"] as? String == "off" }

@@ -5,7 +5,8 @@ import TestSupport
 
 /// Do-not-disturb on dunst, the real program: paused dunst holds every notification back, so the
 /// agent un-pauses it for an alert and pauses it again after, never against the person.
-@Suite("Agent: breaking through dunst's do-not-disturb", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
+@Suite(
+    "Agent: breaking through dunst's do-not-disturb", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct DoNotDisturbDunstTests {
     /// A sandbox with dunst and the agent ringing at full volume from the first frame.
     static func start(_ arguments: [String] = []) async throws -> AgentFixture {
@@ -34,13 +35,14 @@ struct DoNotDisturbDunstTests {
     }
 
     /// The match rule for property writes on the notification server's object (dunst's pause).
-    static let pauseWrites = "type='method_call',interface='org.freedesktop.DBus.Properties',member='Set',path='/org/freedesktop/Notifications'"
+    static let pauseWrites =
+        "type='method_call',interface='org.freedesktop.DBus.Properties',member='Set',path='/org/freedesktop/Notifications'"
 
     /// Whether `message` writes dunst's pause (`paused`, or `pauseLevel` above 0), and to what;
     /// `nil` for any other message.
     static func pauseWrite(_ message: BusMessage) -> Bool? {
         guard message.kind == .methodCall, message.isMember("org.freedesktop.DBus.Properties", "Set"),
-              message.body.count == 3, message.body[0] == .string("org.dunstproject.cmd0")
+            message.body.count == 3, message.body[0] == .string("org.dunstproject.cmd0")
         else { return nil }
         switch (message.body[1], message.body[2]) {
         case (.string("paused"), .variant(.boolean(let paused))): return paused
@@ -65,7 +67,8 @@ struct DoNotDisturbDunstTests {
     /// Waits until the agent's `doNotDisturb` status satisfies `condition`.
     static func waitForStatus(_ fixture: AgentFixture, _ condition: ([String: Any]) -> Bool) async throws {
         var last: [String: Any] = [:]
-        try await waitUntil("the do-not-disturb status to change", every: .milliseconds(20), detail: { "it stayed \(last)" }) { () async throws -> Void? in
+        try await waitUntil("the do-not-disturb status to change", every: .milliseconds(20), detail: { "it stayed \(last)" }) {
+            () async throws -> Void? in
             last = try await dndStatus(fixture)
             return condition(last) ? () : nil
         }
@@ -90,7 +93,8 @@ struct DoNotDisturbDunstTests {
         // dunst 1.10 and later (Debian 13) have pauseLevel, which the agent reads instead of paused.
         let dunst = try await fixture.notificationServer().version.split(separator: ".").compactMap { Int($0) }
         let property = dunst.lexicographicallyPrecedes([1, 10]) ? "paused" : "pauseLevel"
-        #expect(status.output.contains("dnd      on (dunst \(property)): alarms lift it while they ring and put it back after"), "\(status)")
+        #expect(
+            status.output.contains("dnd      on (dunst \(property)): alarms lift it while they ring and put it back after"), "\(status)")
         // No sound card here (ALSA's default is a file): silent mode is not read, and says why.
         #expect(status.output.contains("volume   no mixer found for ALSA \"default\"; the volume is not read"), "\(status)")
 
@@ -190,7 +194,8 @@ struct DoNotDisturbDunstTests {
         let sound = try AlertingTests.write(AlertingTests.constant(10_000), named: "loud.wav", in: fixture)
         let added = try await fixture.reveille("timer", "1s", "--title", "Polite", "--no-breakthrough", "--sound", sound, "--json")
         #expect(added.output.contains(#""breakthrough":false"#), "\(added)")
-        let id = try #require(UUID(uuidString: (try JSONSerialization.jsonObject(with: Data(added.output.utf8)) as? [String: Any])?["id"] as? String ?? ""))
+        let id = try #require(
+            UUID(uuidString: (try JSONSerialization.jsonObject(with: Data(added.output.utf8)) as? [String: Any])?["id"] as? String ?? ""))
         try await AlertingTests.waitForState("alerting", of: id, in: fixture)
         try await Self.waitForLog("Do-not-disturb is on: the alert waits", in: fixture.agent)
         try await sandbox.waitForCapturedBytes(atLeast: 100_000)

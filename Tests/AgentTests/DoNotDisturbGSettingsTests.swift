@@ -26,8 +26,9 @@ struct DoNotDisturbGSettingsTests {
         }
     }
 
-    @Test("GNOME: banners off is read and watched; unlocked, nothing is changed; locked, it is lifted and put back",
-          .requires(DesktopDoubles.schemaMissing("org.gnome.desktop.notifications")))
+    @Test(
+        "GNOME: banners off is read and watched; unlocked, nothing is changed; locked, it is lifted and put back",
+        .requires(DesktopDoubles.schemaMissing("org.gnome.desktop.notifications")))
     func gnome() async throws {
         let (fixture, server) = try await Self.start("gnome")
         defer { fixture.stop() }
@@ -51,7 +52,8 @@ struct DoNotDisturbGSettingsTests {
         #expect(try await fixture.reveille("stop", open.uuidString).status == .exited(0))
 
         // Locked: no banners on the lock screen while do-not-disturb is on: lifted while ringing.
-        _ = try await DesktopDoubles.call(sandbox, "org.gnome.ScreenSaver", "/org/gnome/ScreenSaver", "org.gnome.ScreenSaver", "SetActive", [.boolean(true)])
+        _ = try await DesktopDoubles.call(
+            sandbox, "org.gnome.ScreenSaver", "/org/gnome/ScreenSaver", "org.gnome.ScreenSaver", "SetActive", [.boolean(true)])
         try await DoNotDisturbDunstTests.waitForStatus(fixture) { $0["way"] as? String == "lifted-while-ringing" }
         let status = try await fixture.reveille("status")
         #expect(status.output.contains("the screen is locked"), "\(status)")
@@ -62,14 +64,16 @@ struct DoNotDisturbGSettingsTests {
         try await DesktopDoubles.waitFor(schema, key, "false", in: sandbox)
     }
 
-    @Test("Cinnamon: notifications off is lifted while the alert rings and put back",
-          .requires(DesktopDoubles.schemaMissing("org.cinnamon.desktop.notifications")))
+    @Test(
+        "Cinnamon: notifications off is lifted while the alert rings and put back",
+        .requires(DesktopDoubles.schemaMissing("org.cinnamon.desktop.notifications")))
     func cinnamon() async throws {
         try await liftAndRestore("cinnamon", "org.cinnamon.desktop.notifications", "display-notifications", on: "false", off: "true")
     }
 
-    @Test("MATE: do-not-disturb is lifted while the alert rings and put back",
-          .requires(DesktopDoubles.schemaMissing("org.mate.NotificationDaemon")))
+    @Test(
+        "MATE: do-not-disturb is lifted while the alert rings and put back",
+        .requires(DesktopDoubles.schemaMissing("org.mate.NotificationDaemon")))
     func mate() async throws {
         try await liftAndRestore("mate", "org.mate.NotificationDaemon", "do-not-disturb", on: "true", off: "false")
     }

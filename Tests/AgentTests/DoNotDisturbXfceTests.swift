@@ -31,7 +31,8 @@ struct DoNotDisturbXfceTests {
     /// Waits until xfce4-notifyd shows `count` bubbles.
     static func waitForBubbles(_ count: Int, _ sandbox: DesktopSandbox) async throws {
         var last = -1
-        try await waitUntil("xfce4-notifyd to show \(count) bubble(s)", every: .milliseconds(20), detail: { "it shows \(last)" }) { () async throws -> Void? in
+        try await waitUntil("xfce4-notifyd to show \(count) bubble(s)", every: .milliseconds(20), detail: { "it shows \(last)" }) {
+            () async throws -> Void? in
             last = try await bubbles(sandbox)
             return last == count ? () : nil
         }
@@ -80,7 +81,9 @@ enum XfcePrograms {
 
     /// Why the XFCE test cannot run here, or `nil`.
     static var unavailable: String? {
-        if xfconfd == nil || notifyd == nil { return "xfconfd or xfce4-notifyd is missing (scripts/install-deps --tests installs xfconf and xfce4-notifyd)" }
+        if xfconfd == nil || notifyd == nil {
+            return "xfconfd or xfce4-notifyd is missing (scripts/install-deps --tests installs xfconf and xfce4-notifyd)"
+        }
         if !FileManager.default.isExecutableFile(atPath: "/usr/bin/xdotool") { return "xdotool is missing" }
         return nil
     }

@@ -28,26 +28,42 @@ struct FirstMinutesTests {
         let added = try await fixture.onTerminal("add", "7:30")
         let alarm = try #require(try await fixture.listedAlarms().first)
         let short = String(alarm.id.prefix(8))
-        #expect(added.contains(try Regex(#"Alarm set for \#(Self.when), in (\d+ h( \d+ min)?|\d+ min) \(\#(short)\)\. Cancel it with: reveille cancel \#(alarm.id.prefix(4))"#)), "\(added)")
+        #expect(
+            added.contains(
+                try Regex(
+                    #"Alarm set for \#(Self.when), in (\d+ h( \d+ min)?|\d+ min) \(\#(short)\)\. Cancel it with: reveille cancel \#(alarm.id.prefix(4))"#
+                )), "\(added)")
         let fireDate = try #require(alarm.fireDate.flatMap { try? Date($0, strategy: .iso8601) })
         let shownTime = LocalTimeFormat.string(for: fireDate, at: .local())
         #expect(added.contains("Alarm set for \(shownTime),"), "the time shown is the one it rings at (\(shownTime)):\n\(added)")
 
         let timer = try await fixture.onTerminal("timer", "5m", "--title", "Tea")
-        #expect(timer.contains(try Regex(#"“Tea” set for 5 min, rings at \#(Self.when) \([0-9a-f]{8}\)\. Cancel it with: reveille cancel [0-9a-f]{4,}"#)), "\(timer)")
+        #expect(
+            timer.contains(
+                try Regex(#"“Tea” set for 5 min, rings at \#(Self.when) \([0-9a-f]{8}\)\. Cancel it with: reveille cancel [0-9a-f]{4,}"#)),
+            "\(timer)")
 
         let weekly = try await fixture.onTerminal("add", "weekdays 7:00", "--title", "Work")
-        #expect(weekly.contains(try Regex(#"“Work” set for 07:00 on weekdays; next \#(Self.when), in .+ \([0-9a-f]{8}\)\. Turn it off with: reveille off [0-9a-f]{4,}"#)), "\(weekly)")
+        #expect(
+            weekly.contains(
+                try Regex(
+                    #"“Work” set for 07:00 on weekdays; next \#(Self.when), in .+ \([0-9a-f]{8}\)\. Turn it off with: reveille off [0-9a-f]{4,}"#
+                )), "\(weekly)")
         let work = try #require(try await fixture.listedAlarms().first { $0.title == "Work" })
 
         let skipped = try await fixture.onTerminal("skip", work.id)
-        #expect(skipped.contains(try Regex(#"“Work” skips \#(Self.when); next \#(Self.when), in .+\. Undo with: reveille unskip [0-9a-f]{4,}"#)), "\(skipped)")
+        #expect(
+            skipped.contains(
+                try Regex(#"“Work” skips \#(Self.when); next \#(Self.when), in .+\. Undo with: reveille unskip [0-9a-f]{4,}"#)),
+            "\(skipped)")
         let off = try await fixture.onTerminal("off", work.id)
         #expect(off.contains(try Regex(#"“Work” is off; it keeps its settings\. Turn it on with: reveille on [0-9a-f]{4,}"#)), "\(off)")
         let on = try await fixture.onTerminal("on", work.id)
         #expect(on.contains(try Regex(#"“Work” is on: next \#(Self.when), in .+\."#)), "\(on)")
         let edited = try await fixture.onTerminal("edit", work.id, "--time", "6:45")
-        #expect(edited.contains(try Regex(#"“Work” changed: 06:45 on weekdays; next \#(Self.when), in .+ \(\#(work.id.prefix(8))\)\."#)), "\(edited)")
+        #expect(
+            edited.contains(try Regex(#"“Work” changed: 06:45 on weekdays; next \#(Self.when), in .+ \(\#(work.id.prefix(8))\)\."#)),
+            "\(edited)")
 
         // Piped: the id alone, and nothing from the control commands, as always.
         let piped = try await fixture.reveille("add", "8:15")
@@ -65,7 +81,11 @@ struct FirstMinutesTests {
         defer { fixture.stop() }
         let environment = try TranslationCatalogs.environment(lang: "de_DE.UTF-8")
         let added = try await fixture.onTerminal("timer", "1h30m", "--title", "Tee", environment: environment)
-        #expect(added.contains(try Regex(#"„Tee“ gestellt auf 1 Std\. 30 Min\., klingelt um \w\w\.? \d\d:\d\d \([0-9a-f]{8}\)\. Zum Abbrechen: reveille cancel [0-9a-f]{4,}"#)), "\(added)")
+        #expect(
+            added.contains(
+                try Regex(
+                    #"„Tee“ gestellt auf 1 Std\. 30 Min\., klingelt um \w\w\.? \d\d:\d\d \([0-9a-f]{8}\)\. Zum Abbrechen: reveille cancel [0-9a-f]{4,}"#
+                )), "\(added)")
         let refused = try await fixture.reveille("timer", "0", environment: environment)
         #expect(refused.status == .exited(64))
         #expect(refused.error.contains(#"ungültige Dauer "0": sie muss länger als null sein"#), "\(refused)")
@@ -115,12 +135,19 @@ struct FirstMinutesTests {
         #expect(now.schedule == .init(hour: 6, minute: 45, weekdays: weekdays) && now.title == "Wake" && now.volume == 60, "\(now)")
         #expect(now.countdown == .init(preAlert: nil, postAlert: 300))
 
-        #expect(try await fixture.reveille("edit", String(id.prefix(6)), "--repeat", "sat,sun", "--title", "Lie in", "--sound", "chimes").status == .exited(0))
+        #expect(
+            try await fixture.reveille("edit", String(id.prefix(6)), "--repeat", "sat,sun", "--title", "Lie in", "--sound", "chimes").status
+                == .exited(0))
         now = try await alarm()
-        #expect(now.schedule == .init(hour: 6, minute: 45, weekdays: ["saturday", "sunday"]) && now.title == "Lie in" && now.sound == "chimes", "\(now)")
-        #expect(try await fixture.reveille("edit", id, "--time", "weekends 9:30", "--volume", "default", "--no-snooze").status == .exited(0))
+        #expect(
+            now.schedule == .init(hour: 6, minute: 45, weekdays: ["saturday", "sunday"]) && now.title == "Lie in" && now.sound == "chimes",
+            "\(now)")
+        #expect(
+            try await fixture.reveille("edit", id, "--time", "weekends 9:30", "--volume", "default", "--no-snooze").status == .exited(0))
         now = try await alarm()
-        #expect(now.schedule == .init(hour: 9, minute: 30, weekdays: ["saturday", "sunday"]) && now.volume == nil && now.countdown == nil, "\(now)")
+        #expect(
+            now.schedule == .init(hour: 9, minute: 30, weekdays: ["saturday", "sunday"]) && now.volume == nil && now.countdown == nil,
+            "\(now)")
         #expect(try await fixture.listedAlarms().count == 1, "the same alarm, not a second one")
 
         // The history and the state stay: a timer that rang and was snoozed keeps counting down.
@@ -131,7 +158,8 @@ struct FirstMinutesTests {
         #expect(try await fixture.reveille("snooze", tea).status == .exited(0))
         #expect(try await fixture.reveille("edit", tea, "--title", "Green tea").status == .exited(0))
         let snoozed = try #require(try await fixture.listedAlarms().first { $0.id == tea })
-        #expect(snoozed.title == "Green tea" && snoozed.state == "countdown" && (3_500...3_600).contains(snoozed.remaining ?? 0), "\(snoozed)")
+        #expect(
+            snoozed.title == "Green tea" && snoozed.state == "countdown" && (3_500...3_600).contains(snoozed.remaining ?? 0), "\(snoozed)")
         let history = try await fixture.reveille("history", "--json")
         #expect(history.output.contains(#""alarmID":"\#(tea)""#), "the alert stays in the history: \(history)")
 
@@ -177,12 +205,14 @@ struct FirstMinutesTests {
             let error = await fixture.errorName(of: "Edit", [.string(mine.lowercasedText()), .dictionary(changes)], on: connection)
             #expect(error == "io.github.reveille.Alarms1.Error.\(name)", "\(changes): \(error ?? "accepted")")
         }
-        #expect(await fixture.errorName(of: "Edit", [.string("nope"), .dictionary(["title": .string("X")])], on: connection)
-            == "io.github.reveille.Alarms1.Error.InvalidArguments")
+        #expect(
+            await fixture.errorName(of: "Edit", [.string("nope"), .dictionary(["title": .string("X")])], on: connection)
+                == "io.github.reveille.Alarms1.Error.InvalidArguments")
         // The person's alarm is not the app's to change.
         let persons = try await fixture.reveille("add", "8:00", "--title", "Person's").line
-        #expect(await fixture.errorName(of: "Edit", [.string(persons), .dictionary(["title": .string("Taken")])], on: connection)
-            == "io.github.reveille.Alarms1.Error.NotFound")
+        #expect(
+            await fixture.errorName(of: "Edit", [.string(persons), .dictionary(["title": .string("Taken")])], on: connection)
+                == "io.github.reveille.Alarms1.Error.NotFound")
         #expect(try await fixture.listedAlarms().first { $0.id == persons }?.title == "Person's")
     }
 
@@ -200,7 +230,8 @@ struct FirstMinutesTests {
         }
         #expect(ContinuousClock.now - started < .seconds(5), "said at once")
         let server = try await fixture.notificationServer()
-        #expect(said.contains("(\(copy.path))") && said.contains("“Allow “reveille” to set alarms?”") && said.contains(server.name), "\(said)")
+        #expect(
+            said.contains("(\(copy.path))") && said.contains("“Allow “reveille” to set alarms?”") && said.contains(server.name), "\(said)")
         #expect(said.contains("reveille auth allow \(copy.path)"), "\(said)")
         try await fixture.sandbox.waitForDisplayedCount(1)
         _ = try await offPool { try fixture.sandbox.pickAction("allow") }
@@ -232,21 +263,28 @@ struct FirstMinutesTests {
             try script.output.write(to: folder.appendingPathComponent("reveille.bash"), atomically: true, encoding: .utf8)
             // Readline lists the ids at the first Tab even when they share a first letter (one
             // time in 16): by default it would insert that letter and list only at a third Tab.
-            try "PS1='$ '\nPATH=\(bin):$PATH\nbind 'set show-all-if-ambiguous on'\nsource \(folder.path)/reveille.bash\n".write(to: folder.appendingPathComponent("bashrc"), atomically: true, encoding: .utf8)
+            try "PS1='$ '\nPATH=\(bin):$PATH\nbind 'set show-all-if-ambiguous on'\nsource \(folder.path)/reveille.bash\n".write(
+                to: folder.appendingPathComponent("bashrc"), atomically: true, encoding: .utf8)
             command = ["/usr/bin/bash", "--noprofile", "--rcfile", folder.appendingPathComponent("bashrc").path, "-i"]
         case "zsh":
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("functions"), withIntermediateDirectories: true)
             try script.output.write(to: folder.appendingPathComponent("functions/_reveille"), atomically: true, encoding: .utf8)
             // zsh too lists at the first Tab, not only when nothing would be inserted.
-            try "PS1='%% '\nunsetopt list_ambiguous\npath=(\(bin) $path)\nfpath=(\(folder.path)/functions $fpath)\nautoload -Uz compinit && compinit -u -d \(folder.path)/zcompdump\n"
+            try
+                "PS1='%% '\nunsetopt list_ambiguous\npath=(\(bin) $path)\nfpath=(\(folder.path)/functions $fpath)\nautoload -Uz compinit && compinit -u -d \(folder.path)/zcompdump\n"
                 .write(to: folder.appendingPathComponent(".zshrc"), atomically: true, encoding: .utf8)
             environment["ZDOTDIR"] = folder.path
             command = ["/usr/bin/zsh", "-i"]
         default:
             try script.output.write(to: folder.appendingPathComponent("reveille.fish"), atomically: true, encoding: .utf8)
-            command = ["/usr/bin/fish", "--no-config", "-C", "function fish_prompt; echo '> '; end; set -gx PATH \(bin) $PATH; source \(folder.path)/reveille.fish"]
+            command = [
+                "/usr/bin/fish", "--no-config", "-C",
+                "function fish_prompt; echo '> '; end; set -gx PATH \(bin) $PATH; source \(folder.path)/reveille.fish",
+            ]
         }
-        #expect(FileManager.default.isExecutableFile(atPath: command[0]), "\(shell) is not installed (scripts/install-deps --tests installs it)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: command[0]), "\(shell) is not installed (scripts/install-deps --tests installs it)"
+        )
         // The pane's tmux server ends, and the folder goes, whether the steps pass or not.
         let pane = WatchPane(fixture: fixture, folder: folder)
         do {
@@ -289,7 +327,9 @@ struct FirstMinutesTests {
         // A sound file: its path is completed as a file's.
         try await pane.tmux(["send-keys", "-t", WatchPane.session, "C-c"])
         try await Task.sleep(for: .milliseconds(500))
-        try await pane.tmux(["send-keys", "-t", WatchPane.session, "reveille add 7:30 --sound /usr/share/sounds/freedesktop/stereo/alarm-clock-el", "Tab"])
+        try await pane.tmux([
+            "send-keys", "-t", WatchPane.session, "reveille add 7:30 --sound /usr/share/sounds/freedesktop/stereo/alarm-clock-el", "Tab",
+        ])
         try await pane.waitForScreen("the sound file's path completed") { $0.contains("stereo/alarm-clock-elapsed.oga") }
     }
 
@@ -301,7 +341,8 @@ struct FirstMinutesTests {
         let services = Fixtures.temporaryDirectory("reveille-dconf-service")
         defer { try? FileManager.default.removeItem(at: services) }
         try FileManager.default.copyItem(
-            atPath: "/usr/share/dbus-1/services/ca.desrt.dconf.service", toPath: services.appendingPathComponent("ca.desrt.dconf.service").path)
+            atPath: "/usr/share/dbus-1/services/ca.desrt.dconf.service",
+            toPath: services.appendingPathComponent("ca.desrt.dconf.service").path)
         let sandbox = try await offPool {
             try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [services], pacedBytesPerSecond: AlertingTests.pace)
         }
@@ -334,12 +375,17 @@ struct FirstMinutesTests {
         for line in ["Reveille's sounds:", "The sound theme “ocean”:", "--sound ~/Music/birds.ogg", "reveille sounds play NAME"] {
             #expect(listed.output.contains(line), "\(line): \(listed)")
         }
-        #expect(listed.output.contains(try Regex(#"(?m)^  beeps +rising two-tone beeps\n  chimes +soft bell chimes, slowly falling\n  dawn +a gentle rising melody\n  bugle +the Reveille bugle call$"#)), "\(listed)")
+        #expect(
+            listed.output.contains(
+                try Regex(
+                    #"(?m)^  beeps +rising two-tone beeps\n  chimes +soft bell chimes, slowly falling\n  dawn +a gentle rising melody\n  bugle +the Reveille bugle call$"#
+                )), "\(listed)")
         #expect(listed.output.contains(try Regex(#"“ocean”:\n  alarm-clock-elapsed +\(the default\)\n"#)), "\(listed)")
         #expect(!listed.output.contains(" -\n"), "a theme's sound has no description to show: \(listed)")
         struct Sound: Decodable { var name, origin, theme, path: String; var `default`: Bool }
         let sounds = try JSONDecoder().decode([Sound].self, from: Data(try await fixture.reveille("sounds", "--json").output.utf8))
-        #expect(sounds.prefix(4).map(\.name) == ["beeps", "chimes", "dawn", "bugle"] && sounds.prefix(4).allSatisfy { $0.origin == "reveille" })
+        #expect(
+            sounds.prefix(4).map(\.name) == ["beeps", "chimes", "dawn", "bugle"] && sounds.prefix(4).allSatisfy { $0.origin == "reveille" })
         let chosen = sounds.filter(\.default)
         #expect(chosen.count == 1 && chosen.first?.theme == "ocean" && chosen.first?.path == oceanAlarm.path, "\(chosen)")
 

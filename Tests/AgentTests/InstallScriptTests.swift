@@ -12,7 +12,8 @@ import Glibc
 /// removed again, a `DESTDIR` stage for `/usr`, and a folder with a program missing. Each run is in
 /// a desktop sandbox (its own `HOME`, `XDG_*` folders and session bus), with `XDG_DATA_DIRS` and
 /// `XDG_CONFIG_DIRS` pointing at empty folders, so the machine's own installation is never seen.
-@Suite("Install script: --bin-dir, DESTDIR and uninstall", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
+@Suite(
+    "Install script: --bin-dir, DESTDIR and uninstall", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct InstallScriptTests {
     /// The repository's root, from this file's path.
     static let repository = URL(fileURLWithPath: #filePath)
@@ -81,11 +82,15 @@ struct InstallScriptTests {
         }
         // The man pages come from generate-manual: where the build has none (a debug build), the
         // install says so and lists none.
-        let manPages = [prefix + "/share/man/man1/reveille.1", prefix + "/share/man/man1/reveilled.1", prefix + "/share/man/man1/reveille-search.1"]
+        let manPages = [
+            prefix + "/share/man/man1/reveille.1", prefix + "/share/man/man1/reveilled.1", prefix + "/share/man/man1/reveille-search.1",
+        ]
         if FileManager.default.isExecutableFile(atPath: Built.path("generate-manual")) {
             #expect(manPages.allSatisfy(manifest.contains), "\(manifest)")
         } else {
-            #expect(install.error.contains("no generate-manual that runs in \(Built.folder.path): the man pages are not installed"), "\(install)")
+            #expect(
+                install.error.contains("no generate-manual that runs in \(Built.folder.path): the man pages are not installed"),
+                "\(install)")
             #expect(!manifest.contains { $0.contains("/man/") })
         }
 
@@ -128,17 +133,22 @@ struct InstallScriptTests {
         #expect(list.status == .exited(0) && list.line == "[]", "\(list)")
         // The search providers' service file starts the installed reveille-search, which the
         // installed agent knows for the person's: what Enter sets is theirs (owner user).
-        let search = ["--address=\(bus.address)", "call", "io.github.reveille.Search", "/io/github/reveille/Search/KRunner", "org.kde.krunner1"]
+        let search = [
+            "--address=\(bus.address)", "call", "io.github.reveille.Search", "/io/github/reveille/Search/KRunner", "org.kde.krunner1",
+        ]
         let match = try await Self.run(sandbox, "/usr/bin/busctl", search + ["Match", "s", "timer 10m tea"], environment: onBus)
         #expect(match.status == .exited(0) && match.output.contains("\"Timer for 10 min: tea\""), "\(match)")
         let pressed = try await Self.run(sandbox, "/usr/bin/busctl", search + ["Run", "ss", "set:timer 10m tea", ""], environment: onBus)
         #expect(pressed.status == .exited(0), "\(pressed)")
         let alarms = try await Self.run(sandbox, prefix + "/bin/reveille", ["list", "--json"], environment: onBus)
-        let teaID = ((try? JSONSerialization.jsonObject(with: Data(alarms.output.utf8))) as? [[String: Any]])?
+        let teaID =
+            ((try? JSONSerialization.jsonObject(with: Data(alarms.output.utf8))) as? [[String: Any]])?
             .first { $0["title"] as? String == "tea" }?["id"] as? String
         let shown = try await Self.run(sandbox, prefix + "/bin/reveille", ["show", try #require(teaID, "\(alarms)")], environment: onBus)
         // (The timer's details have a `remaining` line: the values start a column further on.)
-        let owner = shown.output.split(separator: "\n").first { $0.hasPrefix("owner ") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+        let owner = shown.output.split(separator: "\n").first { $0.hasPrefix("owner ") }.map {
+            $0.dropFirst(5).trimmingCharacters(in: .whitespaces)
+        }
         #expect(owner == "user", "\(shown)")
         // One program, installed once: reveille, reveilled and reveille-search are three names of one file.
         var command = stat()
@@ -147,7 +157,8 @@ struct InstallScriptTests {
         #expect(lstat(prefix + "/bin/reveille", &command) == 0 && lstat(prefix + "/bin/reveilled", &agent) == 0)
         #expect(lstat(prefix + "/bin/reveille-search", &searcher) == 0)
         #expect(
-            command.st_ino == agent.st_ino && command.st_ino == searcher.st_ino && agent.st_nlink == 3 && (agent.st_mode & S_IFMT) == S_IFREG,
+            command.st_ino == agent.st_ino && command.st_ino == searcher.st_ino && agent.st_nlink == 3
+                && (agent.st_mode & S_IFMT) == S_IFREG,
             "three names of one regular file")
         #expect(Self.processes(running: prefix + "/bin/reveille-search").count == 1, "reveille-search was not started by its name")
         let agents = Self.processes(running: prefix + "/bin/reveilled")
@@ -233,9 +244,12 @@ struct InstallScriptTests {
         // Inside the files, the final paths, never the stage.
         #expect(try Self.lines(stage + unit).contains("ExecStart=/usr/bin/reveilled"))
         #expect(try Self.lines(stage + "/usr/share/dbus-1/services/io.github.reveille.Alarms1.service").contains("Exec=/usr/bin/reveilled"))
-        #expect(try Self.lines(stage + "/usr/share/applications/io.github.reveille.Reveille.desktop").contains("Exec=/usr/bin/reveille watch"))
+        #expect(
+            try Self.lines(stage + "/usr/share/applications/io.github.reveille.Reveille.desktop").contains("Exec=/usr/bin/reveille watch"))
         #expect(try Self.lines(stage + "/etc/xdg/autostart/io.github.reveille.Reveilled.desktop").contains("Exec=/usr/bin/reveilled"))
-        #expect(try Self.lines(stage + "/usr/share/dbus-1/services/io.github.reveille.Search.service").contains("Exec=/usr/bin/reveille-search"))
+        #expect(
+            try Self.lines(stage + "/usr/share/dbus-1/services/io.github.reveille.Search.service").contains("Exec=/usr/bin/reveille-search")
+        )
         for path in staged where !path.hasPrefix(stage + "/usr/bin/") {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
             #expect(!text.contains(stage), "\(path) names the stage")
@@ -262,7 +276,8 @@ struct InstallScriptTests {
         #expect(install.status == .exited(1), "\(install)")
         #expect(
             install.error.contains(
-                "install: \(partial.path)/reveille-multicall is missing (scripts/build-release, or swift build -c release $(scripts/release-flags) --product reveille-multicall); nothing was installed"),
+                "install: \(partial.path)/reveille-multicall is missing (scripts/build-release, or swift build -c release $(scripts/release-flags) --product reveille-multicall); nothing was installed"
+            ),
             "\(install)")
         #expect(install.output.isEmpty, "\(install)")
         #expect(try Self.files(under: sandbox.home) == before, "something was installed")
@@ -291,7 +306,8 @@ struct InstallScriptTests {
         let sourceVersion = try Self.sourceVersion
         #expect(
             install.error.contains(
-                "install: \(other.path)/reveille-multicall (as reveille) is version 99.0.0, debian/changelog says \(sourceVersion): rebuild, or add a changelog entry; nothing was installed"),
+                "install: \(other.path)/reveille-multicall (as reveille) is version 99.0.0, debian/changelog says \(sourceVersion): rebuild, or add a changelog entry; nothing was installed"
+            ),
             "\(install)")
         #expect(try Self.files(under: sandbox.home) == before, "something was installed")
     }

@@ -12,7 +12,9 @@ import Glibc
 /// `/usr/bin/reveilled` and `/usr/bin/reveille-search` other names (hard links) of it; the agent
 /// when started as `reveilled`, the desktop's search providers as `reveille-search`, the command
 /// otherwise.
-@Suite("The installed program: one file, the agent and the search providers by their names, the command otherwise", .requires(InstalledProgram.unavailable),
+@Suite(
+    "The installed program: one file, the agent and the search providers by their names, the command otherwise",
+    .requires(InstalledProgram.unavailable),
     .timeLimit(.minutes(5)))
 struct InstalledProgramTests {
     @Test("Started as reveilled it is the agent, as reveille the command; the agent knows the command beside it for the person's own")
@@ -49,7 +51,9 @@ struct InstalledProgramTests {
         #expect(other.status == .exited(0) && !other.output.contains(" Work"), "\(other)")
     }
 
-    @Test("Started as reveille-search it is the search providers, which the agent knows for the person's: a title finds their alarm and what Enter sets is theirs; a copy of the file elsewhere, by the same name, is an app")
+    @Test(
+        "Started as reveille-search it is the search providers, which the agent knows for the person's: a title finds their alarm and what Enter sets is theirs; a copy of the file elsewhere, by the same name, is an app"
+    )
     func searchRole() async throws {
         let fixture = try await AgentFixture.start(startingAgent: false)
         defer { fixture.stop() }
@@ -80,7 +84,9 @@ struct InstalledProgramTests {
                 .first { $0["title"] as? String == "tea" }?["id"] as? String, "\(listed)")
         let shown = try await fixture.run(installed.command, ["show", teaID])
         // (The timer's details have a `remaining` line: the values start a column further on.)
-        let owner = shown.output.split(separator: "\n").first { $0.hasPrefix("owner ") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+        let owner = shown.output.split(separator: "\n").first { $0.hasPrefix("owner ") }.map {
+            $0.dropFirst(5).trimmingCharacters(in: .whitespaces)
+        }
         #expect(owner == "user", "\(shown)")
         search.stop(grace: .seconds(5))
         try await offPool { try fixture.sandbox.waitForBusNameReleased(SearchProviderTests.service, timeout: .seconds(30)) }
@@ -99,7 +105,9 @@ struct InstalledProgramTests {
         #expect(notFound.isEmpty, "\(notFound)")
     }
 
-    @Test("It links no ICU: none of Foundation's ICU-backed libraries (FoundationInternationalization, _FoundationICU) nor swift-corelibs-foundation, which reaches them")
+    @Test(
+        "It links no ICU: none of Foundation's ICU-backed libraries (FoundationInternationalization, _FoundationICU) nor swift-corelibs-foundation, which reaches them"
+    )
     func linksNoICU() throws {
         // This build links the Swift libraries as shared ones: the ones it needs are named in its
         // dynamic section. (The release build links them in; scripts/check-lean looks there for
@@ -109,7 +117,10 @@ struct InstalledProgramTests {
         let icu = needed.filter { name in
             ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so", "libicu"].contains { name.hasPrefix($0) }
         }
-        #expect(icu.isEmpty, "reveille-multicall links \(icu): something it is built from imports Foundation (not FoundationEssentials) or one of its ICU-backed parts")
+        #expect(
+            icu.isEmpty,
+            "reveille-multicall links \(icu): something it is built from imports Foundation (not FoundationEssentials) or one of its ICU-backed parts"
+        )
     }
 
     @Test(
@@ -135,7 +146,8 @@ struct InstalledProgramTests {
         let id = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let shown = try person.spawn(installed.command, ["show", id])
         _ = try await shown.waitForExit(timeout: .seconds(30))
-        #expect(shown.standardOutput.contains("owner     user"), "the command is the person's: \(shown.standardOutput) \(shown.standardError)")
+        #expect(
+            shown.standardOutput.contains("owner     user"), "the command is the person's: \(shown.standardOutput) \(shown.standardError)")
 
         // A command that stays (watch): it holds no capability, and is an ordinary process of its
         // user: another program of theirs, holding none, reads its executable (the kernel refuses
@@ -159,8 +171,12 @@ struct InstalledProgramTests {
         defer { search.stop(grace: .zero) }
         try await waitUntil("reveille-search to find the person's alarm", every: .milliseconds(200)) { () async throws -> Bool? in
             let match = try person.spawn(
-                "/usr/bin/busctl", ["--address=\(person.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")", "--json=short", "call", SearchProviderTests.service, SearchProviderTests.kRunnerPath,
-                                    "org.kde.krunner1", "Match", "s", "Work"])
+                "/usr/bin/busctl",
+                [
+                    "--address=\(person.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")", "--json=short", "call",
+                    SearchProviderTests.service, SearchProviderTests.kRunnerPath,
+                    "org.kde.krunner1", "Match", "s", "Work",
+                ])
             _ = try await match.waitForExit(timeout: .seconds(10))
             return match.standardOutput.contains("“Work”") ? true : nil
         }
@@ -203,7 +219,9 @@ struct InstalledProgram {
     /// Why the capabilities test cannot run here, or `nil`: it gives a file a capability (setcap)
     /// and runs programs as another user (setpriv), which takes root.
     static var rootUnavailable: String? {
-        if getuid() != 0 { return "it must run as root: it gives the program CAP_WAKE_ALARM with setcap and runs it as nobody with setpriv" }
+        if getuid() != 0 {
+            return "it must run as root: it gives the program CAP_WAKE_ALARM with setcap and runs it as nobody with setpriv"
+        }
         for name in ["setcap", "setpriv", "dbus-daemon"] where (try? tool(name)) == nil {
             return "\(name) is not installed (scripts/install-deps installs it)"
         }
@@ -246,19 +264,19 @@ struct PersonSession {
         let socket = home.appendingPathComponent("bus").path
         let configuration = folder.appendingPathComponent("bus.conf")
         try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*"/>
-                <allow receive_sender="*"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """.write(to: configuration, atomically: true, encoding: .utf8)
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*"/>
+            <allow receive_sender="*"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(to: configuration, atomically: true, encoding: .utf8)
         let person = PersonSession(
             sandbox: sandbox,
             environment: [
@@ -285,8 +303,10 @@ struct PersonSession {
         try await waitUntil("the agent to own its name", every: .milliseconds(100)) { () async throws -> Bool? in
             let check = try spawn(
                 "/usr/bin/dbus-send",
-                ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                 "org.freedesktop.DBus.NameHasOwner", "string:io.github.reveille.Alarms1"])
+                [
+                    "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.NameHasOwner", "string:io.github.reveille.Alarms1",
+                ])
             _ = try await check.waitForExit(timeout: .seconds(10))
             return check.standardOutput.contains("boolean true") ? true : nil
         }

@@ -47,7 +47,9 @@ struct IntentTests {
         app.terminate()
     }
 
-    static let gApplication = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/gapplication_app.py").path
+    static let gApplication = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Scripts/gapplication_app.py"
+    ).path
 
     @Test("Open on a ringing alert activates the real GApplication that set it (org.freedesktop.Application.Activate), and stops the alarm")
     func openActivatesGApplication() async throws {

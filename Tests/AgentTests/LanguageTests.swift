@@ -120,14 +120,18 @@ struct LanguageTests {
         #expect(!twentyFour.output.contains(" AM "), "\(twentyFour.output)")
     }
 
-    @Test("In a Plasma session, the locale Plasma's Region & Language chose for times (plasmalocalerc, Plasma 5's plasma-localerc: [Formats] LC_TIME) decides the clock of the alert and of reveille list, read again after it changes")
+    @Test(
+        "In a Plasma session, the locale Plasma's Region & Language chose for times (plasmalocalerc, Plasma 5's plasma-localerc: [Formats] LC_TIME) decides the clock of the alert and of reveille list, read again after it changes"
+    )
     func plasmaTimeLocale() async throws {
         let plasma = try TranslationCatalogs.environment(lang: "C.UTF-8").merging(["XDG_CURRENT_DESKTOP": "KDE"]) { $1 }
         let fixture = try await Self.start(plasma)
         defer { fixture.stop() }
         let configHome = fixture.sandbox.configHome
         func choose(_ locale: String, in file: String) throws {
-            for old in ["plasmalocalerc", "plasma-localerc"] { try? FileManager.default.removeItem(at: configHome.appendingPathComponent(old)) }
+            for old in ["plasmalocalerc", "plasma-localerc"] {
+                try? FileManager.default.removeItem(at: configHome.appendingPathComponent(old))
+            }
             try "[Formats]\nLANG=C.UTF-8\nLC_TIME=\(locale)\n".write(
                 to: configHome.appendingPathComponent(file), atomically: true, encoding: .utf8)
         }
@@ -166,7 +170,8 @@ struct LanguageTests {
         let list12 = try await fixture.run(Built.path("reveille"), ["list"], environment: plasma)
         #expect(list12.output.contains(" 7:30 AM "), "\(list12.output)")
         // Outside a Plasma session the file is not Plasma's to speak for: the C locale's 24-hour clock.
-        let elsewhere = try await fixture.run(Built.path("reveille"), ["list"], environment: plasma.merging(["XDG_CURRENT_DESKTOP": "XFCE"]) { $1 })
+        let elsewhere = try await fixture.run(
+            Built.path("reveille"), ["list"], environment: plasma.merging(["XDG_CURRENT_DESKTOP": "XFCE"]) { $1 })
         #expect(elsewhere.output.contains(" 07:30 "), "\(elsewhere.output)")
     }
 }

@@ -14,7 +14,8 @@ import TestSupport
 /// `remaining` each alarm last arrived with: a timer left alone moved later by the time since.)
 @Suite("Agent: the live list does not drift", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct ListDriftTests {
-    @Test("Random timers scheduled, cancelled, paused and resumed: each countdown in a watcher's list ends when the agent says, within 0.5 s")
+    @Test(
+        "Random timers scheduled, cancelled, paused and resumed: each countdown in a watcher's list ends when the agent says, within 0.5 s")
     func watcherAgreesWithTheAgent() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
@@ -59,7 +60,9 @@ struct ListDriftTests {
                 operations["schedule", default: 0] += 1
             }
             let agent = try await client.list()
-            let shown = try await waitUntil("the watcher's list to show step \(step)", timeout: .seconds(10), detail: { "\(latest.list ?? [])" }) {
+            let shown = try await waitUntil(
+                "the watcher's list to show step \(step)", timeout: .seconds(10), detail: { "\(latest.list ?? [])" }
+            ) {
                 latest.list.flatMap { Self.states($0) == Self.states(agent) ? $0 : nil }
             }
             let now = ClockReading.local()

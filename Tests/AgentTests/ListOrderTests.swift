@@ -12,7 +12,8 @@ import TestSupport
 /// of their own and `Watch`'s reply was not: "v38 after v38").
 @Suite("Agent: Watch's reply and AlarmsChanged in order", .onItsOwnThread, .requires(Built.unavailable))
 struct ListOrderTests {
-    @Test("8 alarms each replaced 150 times at once, 40 other watchers, while 12 clients call Watch in turn: after each reply, every signal holds newer alarms than the list and than the signal before, and the last holds the last changes",
+    @Test(
+        "8 alarms each replaced 150 times at once, 40 other watchers, while 12 clients call Watch in turn: after each reply, every signal holds newer alarms than the list and than the signal before, and the last holds the last changes",
         .timeLimit(.minutes(3)))
     func watchDuringABurst() async throws {
         let fixture = try await AgentFixture.start()
@@ -74,8 +75,10 @@ struct ListOrderTests {
     /// until every alarm reads `v<last>`; returns each time an alarm's title was not newer than
     /// the one before it.
     static func follow(_ ids: [UUID], until last: Int, on connection: DBusConnection) async throws -> [String] {
-        let signals = connection.signals(MatchRule(
-            sender: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface, member: "AlarmsChanged"))
+        let signals = connection.signals(
+            MatchRule(
+                sender: AgentClient.busName, path: AgentClient.managerPath, interface: AgentClient.managerInterface, member: "AlarmsChanged"
+            ))
         let reply = try await connection.call(try watchCall())
         let names = Dictionary(uniqueKeysWithValues: ids.map { ($0.lowercasedText(), $0) })
         func versions(in alarms: [DBusValue]) -> [(UUID, Int)] {

@@ -9,7 +9,9 @@ import TestSupport
 /// 10 × 1,000 with a release build and prints the latencies.
 @Suite("Agent: load", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct LoadTests {
-    @Test("10 clients × 200 alarms at once: each stored once, kept across a restart; every subscriber's list only grows and ends as the store")
+    @Test(
+        "10 clients × 200 alarms at once: each stored once, kept across a restart; every subscriber's list only grows and ends as the store"
+    )
     func tenClients() async throws {
         let clients = 10
         let perClient = 200
@@ -37,12 +39,14 @@ struct LoadTests {
         let restarted = try await fixture.restart(agent, arguments: agentArguments)
         defer { restarted.terminate() }
         let relisted = try await fixture.listedAlarms()
-        #expect(relisted == listed.map { alarm in
-            // Countdowns go on while the agent restarts; everything else is as it was.
-            var kept = alarm
-            kept.remaining = relisted.first { $0.id == alarm.id }?.remaining
-            kept.fireDate = relisted.first { $0.id == alarm.id }?.fireDate
-            return kept
-        })
+        #expect(
+            relisted
+                == listed.map { alarm in
+                    // Countdowns go on while the agent restarts; everything else is as it was.
+                    var kept = alarm
+                    kept.remaining = relisted.first { $0.id == alarm.id }?.remaining
+                    kept.fireDate = relisted.first { $0.id == alarm.id }?.fireDate
+                    return kept
+                })
     }
 }

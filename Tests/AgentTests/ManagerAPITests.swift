@@ -38,9 +38,11 @@ struct ManagerAPITests {
 
         // The alarm object, with its properties.
         let path = "/io/github/reveille/Alarms1/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
-        let properties = try #require(try await client.connection.call(
-            destination: AgentClient.busName, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
-            arguments: [.string(AgentClient.alarmInterface)]).first?.dictionaryValue)
+        let properties = try #require(
+            try await client.connection.call(
+                destination: AgentClient.busName, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
+                arguments: [.string(AgentClient.alarmInterface)]
+            ).first?.dictionaryValue)
         #expect(properties["State"]?.stringValue == "countdown")
         #expect(properties["Title"]?.stringValue == "Tea")
         #expect(properties["Kind"]?.stringValue == "timer")
@@ -48,7 +50,8 @@ struct ManagerAPITests {
         #expect((properties["FireDate"]?.doubleValue ?? 0) > Date().timeIntervalSince1970)
 
         // PropertiesChanged on pause, delivered to this caller.
-        let changes = client.connection.signals(MatchRule(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        let changes = client.connection.signals(
+            MatchRule(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
         try await client.pause(id: id)
         var iterator = changes.makeAsyncIterator()
         let signal = try #require(await iterator.next())
@@ -74,7 +77,9 @@ struct ManagerAPITests {
         #expect(try await client.property("AlarmCount").integerValue == 1)
     }
 
-    @Test("ObjectManager lists the alarm objects and announces new ones to callers that listed them; one that only schedules hears nothing", .timeLimit(.minutes(2)))
+    @Test(
+        "ObjectManager lists the alarm objects and announces new ones to callers that listed them; one that only schedules hears nothing",
+        .timeLimit(.minutes(2)))
     func objectManager() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
@@ -88,7 +93,9 @@ struct ManagerAPITests {
                 method: "GetManagedObjects")
             return try #require(managed.first?.arrayValue)
         }
-        func path(_ id: UUID) -> String { "/io/github/reveille/Alarms1/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_") }
+        func path(_ id: UUID) -> String {
+            "/io/github/reveille/Alarms1/alarm/" + id.uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
+        }
 
         // Only scheduling: no change signals.
         let unheard = UUID()
@@ -103,7 +110,9 @@ struct ManagerAPITests {
         #expect(try await managedObjects().count == 2)
     }
 
-    @Test("Watch gives the list, then one AlarmsChanged per stored change: the caller's alarms as List shows them and the ids removed; no object signals", .timeLimit(.minutes(2)))
+    @Test(
+        "Watch gives the list, then one AlarmsChanged per stored change: the caller's alarms as List shows them and the ids removed; no object signals",
+        .timeLimit(.minutes(2)))
     func watch() async throws {
         let fixture = try await AgentFixture.start()
         defer { fixture.stop() }
@@ -141,7 +150,9 @@ struct ManagerAPITests {
 
         var heard: [(alarms: [[String: DBusValue]], removed: [String])] = []
         for await signal in signals where !(signal.path == AgentClient.managerPath && signal.member == "PropertiesChanged") {
-            #expect(signal.member == "AlarmsChanged" && signal.interface == AgentClient.managerInterface, "only AlarmsChanged: \(signal.member ?? "")")
+            #expect(
+                signal.member == "AlarmsChanged" && signal.interface == AgentClient.managerInterface,
+                "only AlarmsChanged: \(signal.member ?? "")")
             #expect(signal.destination == connection.uniqueName, "sent to this caller alone")
             let alarms = try #require(signal.arguments.first?.arrayValue).map { try #require($0.dictionaryValue) }
             let removed = try #require(signal.arguments.last?.arrayValue).compactMap(\.stringValue)
@@ -217,14 +228,16 @@ struct ManagerAPITests {
         func schedule(_ configuration: DBusValue) async -> String? {
             await fixture.errorName(of: "Schedule", [.string(UUID().uuidString), configuration], on: connection)
         }
-        #expect(await schedule(.dictionary(["schedule": .dictionary(["hour": .int32(25), "minute": .int32(0)])]))
-            == Self.prefix + "InvalidConfiguration")
+        #expect(
+            await schedule(.dictionary(["schedule": .dictionary(["hour": .int32(25), "minute": .int32(0)])]))
+                == Self.prefix + "InvalidConfiguration")
         #expect(await schedule(.dictionary(["countdown": .dictionary(["preAlert": .double(-5)])])) == Self.prefix + "InvalidConfiguration")
         #expect(await schedule(.dictionary(["color": .string("red")])) == Self.prefix + "InvalidConfiguration")
         #expect(await schedule(.dictionary(["title": .int32(3)])) == Self.prefix + "InvalidConfiguration")
         #expect(await schedule(.dictionary([:])) == Self.prefix + "InvalidConfiguration")
-        #expect(await fixture.errorName(of: "Schedule", [.string("not-a-uuid"), Self.timer(60)], on: connection)
-            == Self.prefix + "InvalidArguments")
+        #expect(
+            await fixture.errorName(of: "Schedule", [.string("not-a-uuid"), Self.timer(60)], on: connection)
+                == Self.prefix + "InvalidArguments")
         #expect(await fixture.errorName(of: "Schedule", [.int32(1)], on: connection) == DBusError.invalidArgs)
         #expect(await fixture.errorName(of: "Cancel", [.string(unknown)], on: connection) == Self.prefix + "NotFound")
         #expect(await fixture.errorName(of: "Frobnicate", [], on: connection) == DBusError.unknownMethod)
@@ -251,8 +264,9 @@ struct ManagerAPITests {
         #expect(await schedule(Self.timer(60)) == Self.prefix + "MaximumLimitReached")
         // Admin methods are the person's own.
         #expect(await fixture.errorName(of: "History", [.uint32(10)], on: connection) == Self.prefix + "NotAuthorized")
-        #expect(await fixture.errorName(of: "SetAuthorization", [.string("x"), .string("authorized")], on: connection)
-            == Self.prefix + "NotAuthorized")
+        #expect(
+            await fixture.errorName(of: "SetAuthorization", [.string("x"), .string("authorized")], on: connection)
+                == Self.prefix + "NotAuthorized")
 
         // Nothing was hurt and nothing else changed.
         #expect(try await fixture.client().list().count == 2)

@@ -9,7 +9,9 @@ import TestSupport
 /// A ringing alarm is an MPRIS media player, seen and pressed by the real `playerctl` and by a
 /// client that speaks to it as KDE Connect's desktop side does, on the sandbox's real bus, while
 /// the sound is captured at the sandbox's ALSA `default` and the notifications go to dunst.
-@Suite("Agent: a ringing alarm as a media player (MPRIS)", .onItsOwnThread, .serialized, .requires(Built.mediaPlayerUnavailable), .timeLimit(.minutes(5)))
+@Suite(
+    "Agent: a ringing alarm as a media player (MPRIS)", .onItsOwnThread, .serialized, .requires(Built.mediaPlayerUnavailable),
+    .timeLimit(.minutes(5)))
 struct MediaPlayerTests {
 
     static let busName = "org.mpris.MediaPlayer2.reveille"
@@ -27,7 +29,9 @@ struct MediaPlayerTests {
     /// Waits until `playerctl -l` lists Reveille's player (`listed`) or does not.
     static func waitForPlayer(_ fixture: AgentFixture, listed: Bool) async throws {
         var seen: [String] = []
-        try await waitUntil("playerctl to \(listed ? "list" : "no longer list") reveille", every: .milliseconds(50), detail: { "it lists \(seen)" }) {
+        try await waitUntil(
+            "playerctl to \(listed ? "list" : "no longer list") reveille", every: .milliseconds(50), detail: { "it lists \(seen)" }
+        ) {
             seen = try await players(fixture)
             return seen.contains("reveille") == listed ? () : nil
         }
@@ -63,7 +67,9 @@ struct MediaPlayerTests {
         return String(alert.body.prefix { $0 != " " })
     }
 
-    @Test("playerctl lists the player only while an alarm rings: Playing, its title, time and icon; next snoozes it (silent, counting down); pause stops it")
+    @Test(
+        "playerctl lists the player only while an alarm rings: Playing, its title, time and icon; next snoozes it (silent, counting down); pause stops it"
+    )
     func playerctlSnoozesAndStops() async throws {
         let fixture = try await AlertingTests.start()
         defer { fixture.stop() }
@@ -74,7 +80,8 @@ struct MediaPlayerTests {
         #expect(try sandbox.busNameOwner(Self.busName) == nil)
 
         let wake = try await Self.alarm(
-            fixture, in: 4, "--title", "Wake up", "--snooze", "5m", "--sound", try AlertingTests.write(AlertingTests.constant(1_000), named: "a.wav", in: fixture))
+            fixture, in: 4, "--title", "Wake up", "--snooze", "5m", "--sound",
+            try AlertingTests.write(AlertingTests.constant(1_000), named: "a.wav", in: fixture))
         try await AlertingTests.waitForState("alerting", of: wake, in: fixture)
         let time = try await Self.notifiedTime(monitor, "Wake up")
         try await Self.waitForPlayer(fixture, listed: true)
@@ -85,7 +92,9 @@ struct MediaPlayerTests {
         // playerctl prints an object path as GVariant text, quoted; a string (the title) it prints bare.
         #expect(shownTrackID == "'/io/github/reveille/Alarms1/alarm/\(trackID)'", "mpris:trackid is the alarm's object path")
         let art = try #require(URL(string: try await Self.metadata(fixture, "{{mpris:artUrl}}")))
-        #expect(art.isFileURL && art.lastPathComponent == "io.github.reveille.Reveille.svg" && FileManager.default.fileExists(atPath: art.path), "\(art)")
+        #expect(
+            art.isFileURL && art.lastPathComponent == "io.github.reveille.Reveille.svg" && FileManager.default.fileExists(atPath: art.path),
+            "\(art)")
         #expect(try await Self.property(fixture, "CanGoNext") == .boolean(true))
         #expect(try await Self.property(fixture, "CanGoPrevious") == .boolean(false))
         #expect(try sandbox.busNameOwnerPID(Self.busName) == agent.pid)
@@ -126,19 +135,23 @@ struct MediaPlayerTests {
         #expect(try await fixture.reveille("list", "--json").output.contains(wake.uuidString.lowercased()), "the snoozed alarm counts down")
     }
 
-    @Test("Several alarms ring: the newest is the track; Stop stops it, the one before becomes the track and sounds on; the last Stop takes the player away")
+    @Test(
+        "Several alarms ring: the newest is the track; Stop stops it, the one before becomes the track and sounds on; the last Stop takes the player away"
+    )
     func newestIsTheTrack() async throws {
         let fixture = try await AlertingTests.start()
         defer { fixture.stop() }
         let sandbox = fixture.sandbox
         let agent = try #require(fixture.agent)
         let first = try await AlertingTests.timer(
-            fixture, "1s", "--title", "First", "--sound", try AlertingTests.write(AlertingTests.constant(1_000), named: "a.wav", in: fixture))
+            fixture, "1s", "--title", "First", "--sound",
+            try AlertingTests.write(AlertingTests.constant(1_000), named: "a.wav", in: fixture))
         try await AlertingTests.waitForState("alerting", of: first, in: fixture)
         try await Self.waitForPlayer(fixture, listed: true)
         #expect(try await Self.metadata(fixture, "{{xesam:title}}") == "First")
         let second = try await AlertingTests.timer(
-            fixture, "1s", "--title", "Second", "--sound", try AlertingTests.write(AlertingTests.constant(2_000), named: "b.wav", in: fixture))
+            fixture, "1s", "--title", "Second", "--sound",
+            try AlertingTests.write(AlertingTests.constant(2_000), named: "b.wav", in: fixture))
         try await AlertingTests.waitForState("alerting", of: second, in: fixture)
         try await waitUntil("the newest alarm to be the track", every: .milliseconds(50)) {
             try await Self.metadata(fixture, "{{xesam:title}}") == "Second" ? () : nil
@@ -160,7 +173,9 @@ struct MediaPlayerTests {
         try await Self.waitForPlayer(fixture, listed: false)
     }
 
-    @Test("KDE Connect's media control (its desktop side, speaking as its plugin does) lists the player with the alarm's title and time; the phone's pause stops it and the list empties")
+    @Test(
+        "KDE Connect's media control (its desktop side, speaking as its plugin does) lists the player with the alarm's title and time; the phone's pause stops it and the list empties"
+    )
     func kdeConnect() async throws {
         let fixture = try await AlertingTests.start()
         defer { fixture.stop() }
@@ -172,7 +187,8 @@ struct MediaPlayerTests {
         _ = try await plugin.waitForStandardOutput(containing: #""ready": true"#, timeout: .seconds(30))
 
         let wake = try await Self.alarm(
-            fixture, in: 4, "--title", "Wake up", "--snooze", "5m", "--sound", try AlertingTests.write(AlertingTests.constant(1_000), named: "a.wav", in: fixture))
+            fixture, in: 4, "--title", "Wake up", "--snooze", "5m", "--sound",
+            try AlertingTests.write(AlertingTests.constant(1_000), named: "a.wav", in: fixture))
         // Not waited for as "alerting" in the list: the plugin presses PlayPause as soon as the
         // player plays, so the alert may end before a list sees it ring (the CI rehearsal's
         // time-out). Its Notify on the bus, and the plugin's packets below, show that it rang.

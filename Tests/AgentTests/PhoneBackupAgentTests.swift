@@ -22,7 +22,8 @@ struct PhoneBackupAgentTests {
         _ fixture: AgentFixture, _ what: String, context: () -> String = { "" }, where matches: ([String: Any]) -> Bool
     ) async throws -> [[String: Any]] {
         var entries: [[String: Any]] = []
-        return try await waitUntil("the history to show \(what)", every: .milliseconds(50), detail: { "it shows \(entries)\n\(context())" }) {
+        return try await waitUntil("the history to show \(what)", every: .milliseconds(50), detail: { "it shows \(entries)\n\(context())" })
+        {
             entries = try await history(fixture)
             return entries.contains(where: matches) ? entries : nil
         }
@@ -78,7 +79,9 @@ struct PhoneBackupAgentTests {
 
         let id = try await AlertingTests.timer(fixture, "1s", "--title", "Through a restart")
         let idText = id.uuidString.lowercased()
-        _ = try await Self.waitForHistory(fixture, "the phone rung before the restart", context: { String(agent.standardError.suffix(6_000)) }) {
+        _ = try await Self.waitForHistory(
+            fixture, "the phone rung before the restart", context: { String(agent.standardError.suffix(6_000)) }
+        ) {
             $0["alarmID"] as? String == idText && $0["phonesRung"] != nil
         }
         #expect(phones.rings.count == 1, "\(phones.rings)")

@@ -50,7 +50,10 @@ struct PipeWireTests {
             let samples = PipeWireServer.samples(of: recording)
             return samples.count >= 2 * 48_000 ? samples : nil
         }
-        #expect(Self.peak(quiet[...]) == 0, "the speakers played \(quiet.filter { $0 != 0 }.count) samples before the alarm, loudest \(Self.peak(quiet[...])), while status opened the output")
+        #expect(
+            Self.peak(quiet[...]) == 0,
+            "the speakers played \(quiet.filter { $0 != 0 }.count) samples before the alarm, loudest \(Self.peak(quiet[...])), while status opened the output"
+        )
 
         let title = #"Tea "Earl Grey" \ strong"#
         let timer = try await fixture.reveille("timer", "1s", "--title", title)
@@ -61,7 +64,9 @@ struct PipeWireTests {
         let stream = try await waitUntil(
             "the agent's stream in PipeWire", timeout: .seconds(30), detail: { agent.outputs() }
         ) { try pipewire.nodes(ofClass: "Stream/Output/Audio").first }
-        print("PipeWireTests: the agent's stream: \(stream.properties.filter { $0.key.hasPrefix("application.") || $0.key.hasPrefix("media.") || $0.key == "node.name" })")
+        print(
+            "PipeWireTests: the agent's stream: \(stream.properties.filter { $0.key.hasPrefix("application.") || $0.key.hasPrefix("media.") || $0.key == "node.name" })"
+        )
         // What a volume mixer lists: Reveille, its icon, the alarm's title; and the alarm role.
         #expect(stream.properties["application.name"] == "Reveille")
         #expect(stream.properties["application.id"] == "io.github.reveille.Reveille")
@@ -81,7 +86,9 @@ struct PipeWireTests {
         let used = ProcessTable.cpuTime(of: agent.pid) - before
         let elapsed = ContinuousClock.now - clockBefore
         let share = used / elapsed
-        print("PipeWireTests: agent CPU while ringing through PipeWire: \(String(format: "%.1f", share * 100)) % of a core (\(used) in \(elapsed))")
+        print(
+            "PipeWireTests: agent CPU while ringing through PipeWire: \(String(format: "%.1f", share * 100)) % of a core (\(used) in \(elapsed))"
+        )
         #expect(share < 0.05, "the agent used \(used) of processor time in \(elapsed) while ringing")
 
         // The speakers played the alarm: the recording is loud while it rings.
@@ -106,8 +113,12 @@ struct PipeWireTests {
         #expect(Self.peak(after) == 0, "the speakers still played (peak \(Self.peak(after))) a second after the stream ended")
         // Once silent, the agent unloads alsa-lib and, with it, PipeWire's client library: an agent
         // waiting for its next alarm keeps neither resident.
-        let loaded = { ProcessTable.mappedLibraries(of: agent.pid).filter { $0.hasPrefix("libasound.so") || $0.hasPrefix("libpipewire-0.3.so") } }
-        try await waitUntil("the agent to unload alsa-lib and PipeWire's client library", timeout: .seconds(10), detail: { "\(loaded().sorted())" }) {
+        let loaded = {
+            ProcessTable.mappedLibraries(of: agent.pid).filter { $0.hasPrefix("libasound.so") || $0.hasPrefix("libpipewire-0.3.so") }
+        }
+        try await waitUntil(
+            "the agent to unload alsa-lib and PipeWire's client library", timeout: .seconds(10), detail: { "\(loaded().sorted())" }
+        ) {
             loaded().isEmpty ? true : nil
         }
         recording.terminate()
@@ -126,13 +137,16 @@ struct PipeWireTests {
     /// loaded machine WirePlumber may still be setting up the new sink. Returns the last line.
     static func waitForVolumeLine(_ fixture: AgentFixture, _ what: String, _ expected: (String) -> Bool) async throws -> String {
         var line = ""
-        return try await waitUntil("the agent to read the sink \(what)", timeout: .seconds(20), every: .milliseconds(100), detail: { line }) {
+        return try await waitUntil("the agent to read the sink \(what)", timeout: .seconds(20), every: .milliseconds(100), detail: { line })
+        {
             line = try await volumeLine(fixture)
             return expected(line) ? line : nil
         }
     }
 
-    @Test("Silent mode on PipeWire: status reads the default sink as its slider shows it; --unmute-to 50 rings a sink muted at 100 % at 50 %, and puts it back")
+    @Test(
+        "Silent mode on PipeWire: status reads the default sink as its slider shows it; --unmute-to 50 rings a sink muted at 100 % at 50 %, and puts it back"
+    )
     func silentModeOnTheSink() async throws {
         let (fixture, pipewire, agent) = try await Self.start(agentArguments: ["--ramp", "0", "--ring-timeout", "0", "--unmute-to", "50"])
         defer { fixture.stop() }
@@ -158,7 +172,10 @@ struct PipeWireTests {
             return samples.count >= 2 * 48_000 ? samples : nil
         }
         let loud = before.indices.filter { before[$0] != 0 }
-        #expect(loud.isEmpty, "the muted speakers played \(loud.count) samples before the alarm, the first at \(loud.first.map { Double($0) / 96_000 } ?? 0) s, loudest \(Self.peak(before[...]))")
+        #expect(
+            loud.isEmpty,
+            "the muted speakers played \(loud.count) samples before the alarm, the first at \(loud.first.map { Double($0) / 96_000 } ?? 0) s, loudest \(Self.peak(before[...]))"
+        )
         let timer = try await fixture.reveille("timer", "1s", "--title", "Muted")
         try #require(timer.status == .exited(0), "\(timer)")
         // While it rings the sink is unmuted at 50 %, as the slider would show, and the alarm is heard.
@@ -219,7 +236,8 @@ struct PipeWireTests {
         try await waitUntil("the sink put back", timeout: .seconds(20), detail: { restarted.outputs() }) {
             try sink() == "Volume: 1.00 [MUTED]" ? () : nil
         }
-        #expect(restarted.outputs().contains("Putting back the output volume left raised by an agent that stopped"), "\(restarted.outputs())")
+        #expect(
+            restarted.outputs().contains("Putting back the output volume left raised by an agent that stopped"), "\(restarted.outputs())")
         let stop = try await fixture.reveille("stop", timer.line)
         #expect(stop.status == .exited(0), "\(stop)")
         #expect(try sink() == "Volume: 1.00 [MUTED]")

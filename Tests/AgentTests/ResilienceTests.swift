@@ -14,7 +14,8 @@ import Glibc
 /// never spins.
 @Suite("Agent: a failing desktop", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(10)))
 struct ResilienceTests {
-    @Test("The notification server crashes five times mid-alert: every new server gets the alert, the sound goes on, the agent does not spin")
+    @Test(
+        "The notification server crashes five times mid-alert: every new server gets the alert, the sound goes on, the agent does not spin")
     func serverCrashLoop() async throws {
         let fixture = try await AlertingTests.start(arguments: ["--verbose"])
         defer { fixture.stop() }

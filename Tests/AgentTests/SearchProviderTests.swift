@@ -9,7 +9,9 @@ import TestSupport
 /// as Plasma's KRunner calls a D-Bus runner (`busctl`: Match, Actions, Run, Config) and as GNOME
 /// Shell calls a search provider (GetInitialResultSet, ActivateResult, LaunchSearch), the program
 /// started by D-Bus activation from its service file.
-@Suite("Agent: search providers (KRunner's and GNOME Shell's protocols)", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
+@Suite(
+    "Agent: search providers (KRunner's and GNOME Shell's protocols)", .onItsOwnThread, .serialized, .requires(Built.unavailable),
+    .timeLimit(.minutes(5)))
 struct SearchProviderTests {
     static let service = "io.github.reveille.Search"
     static let kRunnerPath = "/io/github/reveille/Search/KRunner"
@@ -25,7 +27,9 @@ struct SearchProviderTests {
 
     /// Calls a krunner1 method with `busctl --json=short`, as KRunner would over D-Bus, and returns
     /// the reply's `data`, or the failure.
-    static func kRunner(_ fixture: AgentFixture, _ method: String, _ signature: String = "", _ arguments: String...) async throws
+    static func kRunner(
+        _ fixture: AgentFixture, _ method: String, _ signature: String = "", _ arguments: String...
+    ) async throws
         -> (data: Any?, result: CommandResult)
     {
         try await busctl(fixture, kRunnerPath, "org.kde.krunner1", method, signature, arguments)
@@ -46,7 +50,9 @@ struct SearchProviderTests {
     }
 
     /// Match's results: (id, text, icon, category, subtext, actions).
-    static func match(_ fixture: AgentFixture, _ query: String) async throws -> [(id: String, text: String, category: Int, subtext: String, actions: [String])] {
+    static func match(
+        _ fixture: AgentFixture, _ query: String
+    ) async throws -> [(id: String, text: String, category: Int, subtext: String, actions: [String])] {
         let (data, result) = try await kRunner(fixture, "Match", "s", query)
         let matches = try #require((data as? [Any])?.first as? [[Any]], "\(result)")
         return matches.map { match in
@@ -54,11 +60,14 @@ struct SearchProviderTests {
             func value(_ key: String) -> Any? { (properties[key] as? [String: Any])?["data"] }
             return (
                 match[0] as? String ?? "", match[1] as? String ?? "", match[3] as? Int ?? -1,
-                value("subtext") as? String ?? "", value("actions") as? [String] ?? [])
+                value("subtext") as? String ?? "", value("actions") as? [String] ?? []
+            )
         }
     }
 
-    @Test("Match says what Enter sets; Run sets it as the person (the owner reveille's alarms have) and it rings; a found alarm's actions cancel it")
+    @Test(
+        "Match says what Enter sets; Run sets it as the person (the owner reveille's alarms have) and it rings; a found alarm's actions cancel it"
+    )
     func matchRunAndRing() async throws {
         let (fixture, services) = try await Self.start()
         defer {
@@ -92,7 +101,9 @@ struct SearchProviderTests {
         func owner(_ title: String) async throws -> String? {
             let id = try #require(try await fixture.listedAlarms().first { $0.title == title }?.id)
             let shown = try await fixture.reveille("show", id)
-            return shown.output.split(separator: "\n").first { $0.hasPrefix("owner") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
+            return shown.output.split(separator: "\n").first { $0.hasPrefix("owner") }.map {
+                String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces)
+            }
         }
         let teaOwner = try await owner("tea")
         let referenceOwner = try await owner("Reference")
@@ -132,7 +143,9 @@ struct SearchProviderTests {
             _ = try await Self.match(fixture, "alarm 7:30")
         }
         #expect(try await client.connection.nameOwner(Self.service) == owner, "it left within the spell, while asked every second")
-        try await waitUntil("reveille-search to give its name back after 2 s without a query", timeout: .seconds(15), every: .milliseconds(100)) {
+        try await waitUntil(
+            "reveille-search to give its name back after 2 s without a query", timeout: .seconds(15), every: .milliseconds(100)
+        ) {
             try await client.connection.nameOwner(Self.service) == nil ? true : nil
         }
         try await waitUntil("reveille-search (\(pid)) to exit", timeout: .seconds(10)) {
@@ -146,13 +159,17 @@ struct SearchProviderTests {
     static let gnomePath = "/io/github/reveille/Search/GNOME"
 
     /// Calls a SearchProvider2 method with `busctl --json=short`, as GNOME Shell would over D-Bus.
-    static func gnome(_ fixture: AgentFixture, _ method: String, _ signature: String, _ arguments: String...) async throws
+    static func gnome(
+        _ fixture: AgentFixture, _ method: String, _ signature: String, _ arguments: String...
+    ) async throws
         -> (data: Any?, result: CommandResult)
     {
         try await busctl(fixture, gnomePath, "org.gnome.Shell.SearchProvider2", method, signature, arguments)
     }
 
-    @Test("GNOME Shell's ActivateResult on a result of GetInitialResultSet sets that timer, which rings; on a result no search gave it is refused and sets nothing")
+    @Test(
+        "GNOME Shell's ActivateResult on a result of GetInitialResultSet sets that timer, which rings; on a result no search gave it is refused and sets nothing"
+    )
     func gnomeActivateResult() async throws {
         let (fixture, services) = try await Self.start()
         defer {
@@ -195,13 +212,13 @@ struct SearchProviderTests {
         try "#!/bin/sh\necho \"launched $*\" >> '\(launched.path)'\n".write(to: program, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
         try """
-            [Desktop Entry]
-            Type=Application
-            Name=Reveille
-            Exec=\(program.path)
-            Terminal=false
+        [Desktop Entry]
+        Type=Application
+        Name=Reveille
+        Exec=\(program.path)
+        Terminal=false
 
-            """.write(to: applications.appendingPathComponent("io.github.reveille.Reveille.desktop"), atomically: true, encoding: .utf8)
+        """.write(to: applications.appendingPathComponent("io.github.reveille.Reveille.desktop"), atomically: true, encoding: .utf8)
         #expect(!FileManager.default.fileExists(atPath: launched.path))
 
         let launch = try await Self.gnome(fixture, "LaunchSearch", "asu", "2", "timer", "10m", "0")

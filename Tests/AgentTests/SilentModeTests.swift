@@ -35,7 +35,8 @@ struct SilentModeTests {
     @Test("The output names its sound server when PipeWire's or PulseAudio's plugin is the control")
     func soundServer() {
         #expect(OutputMixer.Reading(element: "Master", unmuted: true, volume: 1, range: 0...2, card: "PipeWire").soundServer == "PipeWire")
-        #expect(OutputMixer.Reading(element: "Master", unmuted: true, volume: 1, range: 0...2, card: "PulseAudio").soundServer == "PulseAudio")
+        #expect(
+            OutputMixer.Reading(element: "Master", unmuted: true, volume: 1, range: 0...2, card: "PulseAudio").soundServer == "PulseAudio")
         #expect(OutputMixer.Reading(element: "Master", unmuted: true, volume: 1, range: 0...2, card: "HDA Intel PCH").soundServer == nil)
     }
 

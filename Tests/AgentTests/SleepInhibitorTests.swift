@@ -24,7 +24,8 @@ struct SleepInhibitorTests {
         let system = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current, environment: systemEnvironment)
         defer { system.stop() }
         let agent = try fixture.sandbox.spawn(
-            Built.path("reveilled"), ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address])
+            Built.path("reveilled"),
+            ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address])
         try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
         _ = try await log(agent, containing: "Watching logind and timedate1")
         try await body(fixture, system, agent)

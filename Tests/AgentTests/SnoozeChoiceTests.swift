@@ -10,7 +10,9 @@ import TestSupport
 /// menu as a person picks it.
 @Suite("Agent: snooze choices on a ringing alarm", .onItsOwnThread, .serialized, .requires(Built.unavailable), .timeLimit(.minutes(5)))
 struct SnoozeChoiceTests {
-    @Test("With --snooze-choices 5m,10m the alert offers Snooze 5 min and 10 min; picking 10 min counts down 600 s; a forged snooze-12345 does nothing")
+    @Test(
+        "With --snooze-choices 5m,10m the alert offers Snooze 5 min and 10 min; picking 10 min counts down 600 s; a forged snooze-12345 does nothing"
+    )
     func pickAChoice() async throws {
         let fixture = try await AgentFixture.start(notificationServer: true, agentArguments: ["--snooze-choices", "5m,10m"])
         defer { fixture.stop() }

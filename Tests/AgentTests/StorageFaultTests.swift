@@ -30,7 +30,8 @@ struct StorageFaultTests {
         for index in 0..<5_000 {
             let id = UUID()
             do {
-                _ = try await client.schedule(id: id, definition: Fixtures.definition(.fixed(far.addingTimeInterval(Double(index))), title: title))
+                _ = try await client.schedule(
+                    id: id, definition: Fixtures.definition(.fixed(far.addingTimeInterval(Double(index))), title: title))
                 acknowledged.append(id)
             } catch let error as AgentClientError {
                 failure = error
@@ -141,7 +142,9 @@ struct StorageFaultTests {
         #expect(try await fixture.reveille("timer", "40m").status == .exited(0))
     }
 
-    @Test("The data folder made immutable under the running agent: changes are refused naming the failure, the agent serves on; writable again, changes are stored")
+    @Test(
+        "The data folder made immutable under the running agent: changes are refused naming the failure, the agent serves on; writable again, changes are stored"
+    )
     func folderMadeImmutableWhileRunning() async throws {
         let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")
         let fixture = try await AgentFixture.start(agentArguments: ["--silent"])

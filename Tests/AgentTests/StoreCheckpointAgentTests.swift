@@ -23,7 +23,8 @@ struct StoreCheckpointAgentTests {
         var ids: Set<UUID> = []
         for index in 0..<50 {
             let id = UUID()
-            _ = try await client.schedule(id: id, definition: Fixtures.definition(.fixed(far.addingTimeInterval(Double(index))), title: "Fold \(index)"))
+            _ = try await client.schedule(
+                id: id, definition: Fixtures.definition(.fixed(far.addingTimeInterval(Double(index))), title: "Fold \(index)"))
             ids.insert(id)
         }
         // Straight after the calls, their changes are in the log (committed, acknowledged).

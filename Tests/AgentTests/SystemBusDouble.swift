@@ -43,7 +43,9 @@ struct SystemBusDouble: Sendable {
 
     /// Calls timedate1's `SetTimezone(zone, false)`.
     func setTimeZone(_ zone: String) async throws {
-        try await call("org.freedesktop.timedate1", "/org/freedesktop/timedate1", "org.freedesktop.timedate1", "SetTimezone", [.string(zone), .boolean(false)])
+        try await call(
+            "org.freedesktop.timedate1", "/org/freedesktop/timedate1", "org.freedesktop.timedate1", "SetTimezone",
+            [.string(zone), .boolean(false)])
     }
 
     private func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ arguments: [DBusValue]) async throws {

@@ -73,9 +73,11 @@ struct WakeRouteTests {
 
     /// `OnCalendar=` as the agent writes it for a whole-second instant.
     static func calendar(_ instant: Date) -> String {
-        instant.formatted(Date.VerbatimFormatStyle(
-            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) UTC",
-            timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian)))
+        instant.formatted(
+            Date.VerbatimFormatStyle(
+                format:
+                    "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) UTC",
+                timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian)))
     }
 
     /// The double's lines about the timer (`started`, `stopped`, `refused`, `reset`), in order.
@@ -113,18 +115,23 @@ struct WakeRouteTests {
         }
     }
 
-    @Test("The user manager's WakeSystem timer is made for the earliest alarm, replaced when it changes, and gone when none is left; status names it")
+    @Test(
+        "The user manager's WakeSystem timer is made for the earliest alarm, replaced when it changes, and gone when none is left; status names it"
+    )
     func userManagerTimer() async throws {
         try await Self.withAgent(services: ["systemd"]) { fixture, doubles, agent in
             let doubles = try #require(doubles)
             // At start, before any alarm, the agent found out whether the user manager can wake the
             // machine: a timer a day ahead, taken back at once.
             let probe = try await Self.waitForLastTimerLine(doubles, "stopped reveille-wake.timer")
-            #expect(probe.count == 2 && probe[0].hasPrefix("started reveille-wake.timer ") && probe[0].contains("WakeSystem=true"), "\(probe)")
+            #expect(
+                probe.count == 2 && probe[0].hasPrefix("started reveille-wake.timer ") && probe[0].contains("WakeSystem=true"), "\(probe)")
             let status = try await Self.wakeStatus(fixture)
             #expect(status.canWake, "\(status.text)")
             #expect(
-                status.text.hasPrefix("yes: the systemd user manager wakes the machine (a WakeSystem timer, reveille-wake.timer) for the next alarm, through "),
+                status.text.hasPrefix(
+                    "yes: the systemd user manager wakes the machine (a WakeSystem timer, reveille-wake.timer) for the next alarm, through "
+                ),
                 "\(status.text)")
             #expect(status.text.contains("the agent may not set wake timers itself (no CAP_WAKE_ALARM)"), "\(status.text)")
 
@@ -162,7 +169,9 @@ struct WakeRouteTests {
         }
     }
 
-    @Test("A user manager that may not wake the machine (systemd 252) is reported and left clean; PowerDevil's wake-up is used, moved and cleared")
+    @Test(
+        "A user manager that may not wake the machine (systemd 252) is reported and left clean; PowerDevil's wake-up is used, moved and cleared"
+    )
     func powerDevilAfterRefusal() async throws {
         try await Self.withAgent(services: ["systemd", "powerdevil"], environment: ["REFUSE_WAKE_SYSTEM": "1"]) { fixture, doubles, agent in
             let doubles = try #require(doubles)
@@ -171,27 +180,34 @@ struct WakeRouteTests {
             #expect(status.text.hasPrefix("yes: KDE's PowerDevil wakes the machine (scheduleWakeup) for the next alarm"), "\(status.text)")
             #expect(
                 status.text.contains(
-                    "the systemd user manager (systemd 252.0-double) could not arm a WakeSystem timer (its start job failed, the timer failed, result resources): a user manager needs CAP_WAKE_ALARM for that, which systemd gives a local login's user manager from version 254"),
+                    "the systemd user manager (systemd 252.0-double) could not arm a WakeSystem timer (its start job failed, the timer failed, result resources): a user manager needs CAP_WAKE_ALARM for that, which systemd gives a local login's user manager from version 254"
+                ),
                 "\(status.text)")
             // The failed timer was reset, so the name is free and nothing is left loaded.
-            #expect(Self.timerLines(doubles).suffix(2) == ["refused reveille-wake.timer", "reset reveille-wake.timer"], "\(doubles.outputs())")
+            #expect(
+                Self.timerLines(doubles).suffix(2) == ["refused reveille-wake.timer", "reset reveille-wake.timer"], "\(doubles.outputs())")
 
             let later = Self.ahead(3_600)
             let laterID = try await Self.add(fixture, at: later)
             let wakeups = try await waitUntil("PowerDevil's wake-up at \(later)", detail: { doubles.outputs() }) { () -> [String]? in
                 let lines = doubles.standardOutput.split(separator: "\n").filter { $0.hasPrefix("scheduled ") || $0.hasPrefix("cleared ") }
-                return lines.last?.hasSuffix(" \(Int(later.timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake") == true
+                return lines.last?.hasSuffix(" \(Int(later.timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake")
+                    == true
                     ? lines.map(String.init) : nil
             }
             // The user manager, which refused, is not asked again.
-            #expect(!doubles.standardOutput.split(separator: "\n").dropFirst(4).contains { $0.hasPrefix("started ") && $0.contains("\(Self.calendar(later))") })
+            #expect(
+                !doubles.standardOutput.split(separator: "\n").dropFirst(4).contains {
+                    $0.hasPrefix("started ") && $0.contains("\(Self.calendar(later))")
+                })
 
             let earlier = Self.ahead(1_800)
             let earlierID = try await Self.add(fixture, at: earlier)
             let cookie = try #require(wakeups.last?.split(separator: " ")[1])
             try await waitUntil("the wake-up moved to \(earlier)", detail: { doubles.outputs() }) {
                 let text = doubles.standardOutput
-                return text.contains("cleared \(cookie)\n") && text.hasSuffix(" \(Int(earlier.timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake\n")
+                return text.contains("cleared \(cookie)\n")
+                    && text.hasSuffix(" \(Int(earlier.timeIntervalSince1970)) io.github.reveille.Alarms1 /io/github/reveille/Wake\n")
                     ? true : nil
             }
             // PowerDevil calls back when it wakes the machine: the agent answers.
@@ -217,16 +233,25 @@ struct WakeRouteTests {
         try await Self.withAgent(services: ["systemd"], environment: ["REFUSE_WAKE_SYSTEM": "1"]) { fixture, _, _ in
             let status = try await Self.wakeStatus(fixture)
             #expect(!status.canWake)
-            #expect(status.text.hasPrefix("no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep "), "\(status.text)")
-            #expect(status.text.contains(", and the systemd user manager (systemd 252.0-double) could not arm a WakeSystem timer"), "\(status.text)")
             #expect(
-                status.text.contains(", and KDE's PowerDevil is not running (no org.kde.Solid.PowerManagement on the session bus); alarms missed while asleep ring on resume if no more than 10m late"),
+                status.text.hasPrefix("no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep "),
+                "\(status.text)")
+            #expect(
+                status.text.contains(", and the systemd user manager (systemd 252.0-double) could not arm a WakeSystem timer"),
+                "\(status.text)")
+            #expect(
+                status.text.contains(
+                    ", and KDE's PowerDevil is not running (no org.kde.Solid.PowerManagement on the session bus); alarms missed while asleep ring on resume if no more than 10m late"
+                ),
                 "\(status.text)")
         }
         try await Self.withAgent(services: []) { fixture, _, _ in
             let status = try await Self.wakeStatus(fixture)
             #expect(!status.canWake)
-            #expect(status.text.contains(", and the session bus has no systemd user manager (org.freedesktop.systemd1), and KDE's PowerDevil is not running"), "\(status.text)")
+            #expect(
+                status.text.contains(
+                    ", and the session bus has no systemd user manager (org.freedesktop.systemd1), and KDE's PowerDevil is not running"),
+                "\(status.text)")
         }
     }
 
@@ -235,7 +260,8 @@ struct WakeRouteTests {
         let connection = try await offPool { [sandbox = fixture.sandbox] in try DBusConnection.connect(address: sandbox.busAddress) }
         defer { connection.close() }
         _ = try await connection.call(
-            destination: "org.kde.Solid.PowerManagement", path: "/org/kde/Solid/PowerManagement", interface: "org.kde.Solid.PowerManagement",
+            destination: "org.kde.Solid.PowerManagement", path: "/org/kde/Solid/PowerManagement",
+            interface: "org.kde.Solid.PowerManagement",
             method: method)
     }
 }

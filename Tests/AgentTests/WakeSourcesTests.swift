@@ -119,7 +119,9 @@ struct WakeSourcesTests {
         #expect(abs(try #require(date(after[ids.timer]?.fireDate)).timeIntervalSince(try #require(date(before[ids.timer]?.fireDate)))) < 1)
     }
 
-    @Test("Without a system bus the agent says so once, serves, says alarms cannot wake the machine and why, and lists the localtime link as watched")
+    @Test(
+        "Without a system bus the agent says so once, serves, says alarms cannot wake the machine and why, and lists the localtime link as watched"
+    )
     func noSystemBus() async throws {
         let zones = try ZoneFolder(zone: "America/New_York")
         defer { zones.remove() }
@@ -175,7 +177,9 @@ struct WakeSourcesTests {
         #expect(agent.isRunning)
     }
 
-    @Test("The system bus missing at start, then there, gone, and back: the agent watches logind and timedate1 whenever it is up, and waits without spinning")
+    @Test(
+        "The system bus missing at start, then there, gone, and back: the agent watches logind and timedate1 whenever it is up, and waits without spinning"
+    )
     func systemBusComesAndGoes() async throws {
         let zones = try ZoneFolder(zone: "Europe/Berlin")
         defer { zones.remove() }
@@ -187,7 +191,9 @@ struct WakeSourcesTests {
         let running = AgentFixture(sandbox: fixture.sandbox, agent: agent)
         _ = try await agentLog(agent, containing: "The system bus cannot be reached")
         let waiting = try #require(try await statusJSON(running)["eventSources"] as? String)
-        #expect(waiting.contains("the system bus cannot be reached") && waiting.contains("connecting again when \(socket.path) is made anew"), "\(waiting)")
+        #expect(
+            waiting.contains("the system bus cannot be reached") && waiting.contains("connecting again when \(socket.path) is made anew"),
+            "\(waiting)")
 
         // Nothing polls while it waits.
         let cpuBefore = ProcessTable.cpuTime(of: agent.pid)
@@ -212,7 +218,9 @@ struct WakeSourcesTests {
         #expect(agent.isRunning)
     }
 
-    @Test("With CAP_WAKE_ALARM alarms are wake timers; without it, or with --no-wake, plain timers, and status says why; a timer rings either way")
+    @Test(
+        "With CAP_WAKE_ALARM alarms are wake timers; without it, or with --no-wake, plain timers, and status says why; a timer rings either way"
+    )
     func wakeTimers() async throws {
         let zones = try ZoneFolder(zone: "Europe/Berlin")
         defer { zones.remove() }
@@ -234,7 +242,9 @@ struct WakeSourcesTests {
             Run(
                 name: "without CAP_WAKE_ALARM", program: "setpriv",
                 arguments: ["--bounding-set=-wake_alarm", "--", reveilled] + agentArguments, clocks: [0, 7],
-                says: "the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep \(URL(fileURLWithPath: reveilled).resolvingSymlinksInPath().path))"),
+                says:
+                    "the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep \(URL(fileURLWithPath: reveilled).resolvingSymlinksInPath().path))"
+            ),
             Run(
                 name: "--no-wake", program: reveilled, arguments: agentArguments + ["--no-wake"], clocks: [0, 7],
                 says: "the agent was started with --no-wake"),

@@ -127,13 +127,19 @@ struct WakeUnitTests {
         let rtc = folder.path("rtc")
         let missing = WakeCapability.assess(rtcClassDirectory: rtc, wakeTimers: true, declined: false, graceWindow: 600)
         #expect(!missing.canWake)
-        #expect(missing.explanation == "no: this machine has no real-time clock that could wake it (\(rtc) lists none); alarms missed while asleep ring on resume if no more than 10m late")
+        #expect(
+            missing.explanation
+                == "no: this machine has no real-time clock that could wake it (\(rtc) lists none); alarms missed while asleep ring on resume if no more than 10m late"
+        )
 
         try FileManager.default.createDirectory(atPath: folder.path("rtc/rtc0"), withIntermediateDirectories: true)
         let noAlarm = WakeCapability.assess(
             rtcClassDirectory: rtc, wakeTimers: false, declined: false, executable: "/usr/bin/reveilled", graceWindow: 0)
         #expect(!noAlarm.canWake)
-        #expect(noAlarm.explanation == "no: this machine's real-time clock cannot wake it (\(rtc)/rtc0/wakealarm is missing), and the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /usr/bin/reveilled); alarms missed while asleep are recorded as missed on resume")
+        #expect(
+            noAlarm.explanation
+                == "no: this machine's real-time clock cannot wake it (\(rtc)/rtc0/wakealarm is missing), and the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /usr/bin/reveilled); alarms missed while asleep are recorded as missed on resume"
+        )
 
         // The second clock wakes; the first does not.
         try FileManager.default.createDirectory(atPath: folder.path("rtc/rtc1"), withIntermediateDirectories: true)
@@ -145,7 +151,10 @@ struct WakeUnitTests {
         let withoutCapability = WakeCapability.assess(
             rtcClassDirectory: rtc, wakeTimers: false, declined: false, executable: "/opt/reveilled", graceWindow: 600)
         #expect(!withoutCapability.canWake)
-        #expect(withoutCapability.explanation == "no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /opt/reveilled); alarms missed while asleep ring on resume if no more than 10m late")
+        #expect(
+            withoutCapability.explanation
+                == "no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /opt/reveilled); alarms missed while asleep ring on resume if no more than 10m late"
+        )
 
         let declined = WakeCapability.assess(rtcClassDirectory: rtc, wakeTimers: false, declined: true, graceWindow: 600)
         #expect(!declined.canWake)
@@ -166,7 +175,8 @@ struct WakeUnitTests {
         #expect(throughPowerDevil.canWake)
         #expect(
             throughPowerDevil.explanation
-                == "yes: KDE's PowerDevil wakes the machine (scheduleWakeup) for the next alarm, through \(rtc)/rtc0; the agent may not set wake timers itself (no CAP_WAKE_ALARM); \(refused)")
+                == "yes: KDE's PowerDevil wakes the machine (scheduleWakeup) for the next alarm, through \(rtc)/rtc0; the agent may not set wake timers itself (no CAP_WAKE_ALARM); \(refused)"
+        )
 
         let none = WakeCapability.assess(
             rtcClassDirectory: rtc, wakeTimers: false, declined: false, executable: "/usr/bin/reveilled", graceWindow: 600,
@@ -174,23 +184,29 @@ struct WakeUnitTests {
         #expect(!none.canWake)
         #expect(
             none.explanation
-                == "no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /usr/bin/reveilled), and \(refused), and KDE's PowerDevil is not running; alarms missed while asleep ring on resume if no more than 10m late")
+                == "no: the agent may not set wake timers: that takes CAP_WAKE_ALARM (sudo setcap cap_wake_alarm+ep /usr/bin/reveilled), and \(refused), and KDE's PowerDevil is not running; alarms missed while asleep ring on resume if no more than 10m late"
+        )
 
         let checking = WakeCapability.assess(
-            rtcClassDirectory: rtc, wakeTimers: false, declined: false, graceWindow: 600, routes: .init(inUse: nil, failures: [], checking: true))
+            rtcClassDirectory: rtc, wakeTimers: false, declined: false, graceWindow: 600,
+            routes: .init(inUse: nil, failures: [], checking: true))
         #expect(!checking.canWake)
-        #expect(checking.explanation.contains("and the systemd user manager and KDE's PowerDevil are still being asked"), "\(checking.explanation)")
+        #expect(
+            checking.explanation.contains("and the systemd user manager and KDE's PowerDevil are still being asked"),
+            "\(checking.explanation)")
 
         // Wake timers of its own come first: the routes do not matter then.
         let own = WakeCapability.assess(
-            rtcClassDirectory: rtc, wakeTimers: true, declined: false, graceWindow: 600, routes: .init(inUse: nil, failures: [refused], checking: false))
+            rtcClassDirectory: rtc, wakeTimers: true, declined: false, graceWindow: 600,
+            routes: .init(inUse: nil, failures: [refused], checking: false))
         #expect(own.explanation == "yes: alarms are wake timers (CLOCK_REALTIME_ALARM), and \(rtc)/rtc0 wakes the machine for them")
     }
 
     @Test("The user manager's timer is written as an absolute UTC calendar time, with microseconds when it has any")
     func calendarSpecification() {
         #expect(UserManagerWakeTimer.calendarSpecification(Date(timeIntervalSince1970: 1_795_000_000)) == "2026-11-18 11:06:40 UTC")
-        #expect(UserManagerWakeTimer.calendarSpecification(Date(timeIntervalSince1970: 1_795_000_000.25)) == "2026-11-18 11:06:40.250000 UTC")
+        #expect(
+            UserManagerWakeTimer.calendarSpecification(Date(timeIntervalSince1970: 1_795_000_000.25)) == "2026-11-18 11:06:40.250000 UTC")
         #expect(UserManagerWakeTimer.calendarSpecification(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29 00:00:00 UTC")
     }
 

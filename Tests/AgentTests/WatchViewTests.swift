@@ -13,7 +13,8 @@ import Glibc
 /// and read off the screen as a person would.
 @Suite(
     "Agent: reveille watch", .onItsOwnThread, .serialized,
-    .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps --tests installs it)")), .timeLimit(.minutes(10)))
+    .requires(Built.unavailable ?? (WatchPane.isAvailable ? nil : "tmux is not installed (scripts/install-deps --tests installs it)")),
+    .timeLimit(.minutes(10)))
 struct WatchViewTests {
     @Test("A timer shows its title, a progress bar and its time left, ticking; ↑/↓ select; p pauses, r resumes")
     func countdownPauseResume() async throws {
@@ -158,7 +159,8 @@ struct WatchViewTests {
         let gardenID = UUID()
         _ = try await client.schedule(id: gardenID, definition: green)
         let plainID = UUID()
-        _ = try await client.schedule(id: plainID, definition: Fixtures.definition(.fixed(Date().addingTimeInterval(7_200)), title: "Plain"))
+        _ = try await client.schedule(
+            id: plainID, definition: Fixtures.definition(.fixed(Date().addingTimeInterval(7_200)), title: "Plain"))
         try await WatchPane.with(fixture) { pane in
             try await pane.waitForScreen("both alarms") { $0.contains("Garden") && $0.contains("Plain") }
             let styled = try await pane.capture(withAttributes: true).split(separator: "\n").map(String.init)
@@ -280,10 +282,13 @@ struct WatchPane: Sendable {
         // The whole sandbox environment, so the command talks to the sandbox's bus and agent;
         // tmux sets TERM itself.
         let variables = fixture.sandbox.environment.filter { $0.key != "TERM" }.sorted { $0.key < $1.key }
-        let script = #""$0" watch; status=$?; printf 'watch exited with status %s\n' "$status"; stty -a; printf 'press Enter '; read -r _; exit "$status""#
+        let script =
+            #""$0" watch; status=$?; printf 'watch exited with status %s\n' "$status"; stty -a; printf 'press Enter '; read -r _; exit "$status""#
         try await tmux(
-            ["start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
-             "new-session", "-d", "-s", Self.session, "-x", "100", "-y", "30"]
+            [
+                "start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
+                "new-session", "-d", "-s", Self.session, "-x", "100", "-y", "30",
+            ]
                 + variables.flatMap { ["-e", "\($0.key)=\($0.value)"] }
                 + ["--", "/bin/sh", "-c", script, Built.path("reveille")])
     }

@@ -80,14 +80,22 @@ struct AlarmShapingTests {
 
     @Test("Skip is only for a repeating alarm waiting for its next alert")
     func skipRefused() throws {
-        let once = try #require(try machine.schedule(
-            id: id, owner: "user", definition: Fixtures.definition(Fixtures.clockTime(7, 30)), at: reading).record)
-        #expect(throws: AlarmRequestError.operationNotAllowed(.skip, state: .scheduled)) { try machine.handle(.skip, to: once, at: reading) }
+        let once = try #require(
+            try machine.schedule(
+                id: id, owner: "user", definition: Fixtures.definition(Fixtures.clockTime(7, 30)), at: reading
+            ).record)
+        #expect(throws: AlarmRequestError.operationNotAllowed(.skip, state: .scheduled)) {
+            try machine.handle(.skip, to: once, at: reading)
+        }
         var ringing = try weekly()
         ringing.phase = .alerting(.init(scheduledAt: reading.now, startedAt: reading.now, timesOutAt: nil))
-        #expect(throws: AlarmRequestError.operationNotAllowed(.skip, state: .alerting)) { try machine.handle(.skip, to: ringing, at: reading) }
+        #expect(throws: AlarmRequestError.operationNotAllowed(.skip, state: .alerting)) {
+            try machine.handle(.skip, to: ringing, at: reading)
+        }
         let timer = try #require(try machine.schedule(id: id, owner: "user", definition: Fixtures.timer(60), at: reading).record)
-        #expect(throws: AlarmRequestError.operationNotAllowed(.skip, state: .countdown)) { try machine.handle(.skip, to: timer, at: reading) }
+        #expect(throws: AlarmRequestError.operationNotAllowed(.skip, state: .countdown)) {
+            try machine.handle(.skip, to: timer, at: reading)
+        }
     }
 
     @Test("Off keeps the alarm with no deadline, so it never rings; on schedules its next alert from now")
@@ -119,10 +127,14 @@ struct AlarmShapingTests {
     @Test("Off is refused for timers and ringing alarms; on is refused for an instant that passed while off")
     func offAndOnRefused() throws {
         let timer = try #require(try machine.schedule(id: id, owner: "user", definition: Fixtures.timer(60), at: reading).record)
-        #expect(throws: AlarmRequestError.operationNotAllowed(.turnOff, state: .countdown)) { try machine.handle(.turnOff, to: timer, at: reading) }
+        #expect(throws: AlarmRequestError.operationNotAllowed(.turnOff, state: .countdown)) {
+            try machine.handle(.turnOff, to: timer, at: reading)
+        }
         var ringing = try weekly()
         ringing.phase = .alerting(.init(scheduledAt: reading.now, startedAt: reading.now, timesOutAt: nil))
-        #expect(throws: AlarmRequestError.operationNotAllowed(.turnOff, state: .alerting)) { try machine.handle(.turnOff, to: ringing, at: reading) }
+        #expect(throws: AlarmRequestError.operationNotAllowed(.turnOff, state: .alerting)) {
+            try machine.handle(.turnOff, to: ringing, at: reading)
+        }
 
         let instant = Fixtures.definition(.fixed(reading.now.addingTimeInterval(60)))
         let once = try #require(try machine.schedule(id: id, owner: "user", definition: instant, at: reading).record)
@@ -134,7 +146,9 @@ struct AlarmShapingTests {
             return true
         }
         // Still ahead: on again, at its instant.
-        #expect(try machine.handle(.turnOn, to: off, at: later(30, than: reading)).record?.phase == .scheduled(alertAt: reading.now.addingTimeInterval(60)))
+        #expect(
+            try machine.handle(.turnOn, to: off, at: later(30, than: reading)).record?.phase
+                == .scheduled(alertAt: reading.now.addingTimeInterval(60)))
     }
 
     @Test("Off during the pre-alert countdown takes the countdown away; on within it starts it again")
@@ -167,10 +181,12 @@ struct AlarmShapingTests {
         #expect(try #require(try ringing(0)).timesOutAt == nil)
     }
 
-    @Test("Volume, crescendo and ring time-out are checked and named", arguments: [
-        ("volume", 101, nil, nil), ("volume", -1, nil, nil), ("soundRamp", nil, -1, nil), ("soundRamp", nil, 3_601, nil),
-        ("ringTimeout", nil, nil, .nan), ("ringTimeout", nil, nil, 86_401),
-    ] as [(String, Int?, TimeInterval?, TimeInterval?)])
+    @Test(
+        "Volume, crescendo and ring time-out are checked and named",
+        arguments: [
+            ("volume", 101, nil, nil), ("volume", -1, nil, nil), ("soundRamp", nil, -1, nil), ("soundRamp", nil, 3_601, nil),
+            ("ringTimeout", nil, nil, .nan), ("ringTimeout", nil, nil, 86_401),
+        ] as [(String, Int?, TimeInterval?, TimeInterval?)])
     func soundSettingsValidated(field: String, volume: Int?, ramp: TimeInterval?, ringTimeout: TimeInterval?) {
         var definition = Fixtures.timer(60)
         definition.volume = volume

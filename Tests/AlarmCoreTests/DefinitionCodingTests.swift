@@ -17,9 +17,11 @@ struct DefinitionCodingTests {
         #expect(try DefinitionCoding.decode(DefinitionCoding.encode(definition)) == definition)
     }
 
-    @Test("A format-1 row (before breakthrough) reads back whole, breaking through", arguments: [
-        Sample.fixed, Sample.relativeOnce, Sample.relativeWeekly, Sample.timer,
-    ])
+    @Test(
+        "A format-1 row (before breakthrough) reads back whole, breaking through",
+        arguments: [
+            Sample.fixed, Sample.relativeOnce, Sample.relativeWeekly, Sample.timer,
+        ])
     func formatOneRowsStayReadable(_ definition: AlarmDefinition) throws {
         // A format-1 row is today's row without the trailing breakthrough byte and format 3's
         // four (no volume, ramp or ring time-out; on), format byte 1.
@@ -32,9 +34,11 @@ struct DefinitionCodingTests {
         #expect(read.breakthrough)
     }
 
-    @Test("A format-2 row (before per-alarm sound and off) reads back whole: on, with the agent's sound settings", arguments: [
-        Sample.fixed, Sample.relativeOnce, Sample.relativeWeekly, Sample.timer,
-    ])
+    @Test(
+        "A format-2 row (before per-alarm sound and off) reads back whole: on, with the agent's sound settings",
+        arguments: [
+            Sample.fixed, Sample.relativeOnce, Sample.relativeWeekly, Sample.timer,
+        ])
     func formatTwoRowsStayReadable(_ definition: AlarmDefinition) throws {
         var quiet = definition
         quiet.breakthrough = false

@@ -377,11 +377,15 @@ struct ClockChangeTests {
         try await harness.engine.schedule(id: relative, definition: Fixtures.definition(Fixtures.clockTime(7, 30)), caller: .user)
         try await harness.engine.schedule(id: fixed, definition: Fixtures.definition(.fixed(instant)), caller: .user)
         try await harness.engine.schedule(id: timer, definition: Fixtures.timer(600), caller: .user)
-        #expect(try await harness.engine.alarm(id: relative, caller: .user).phase == .scheduled(alertAt: Fixtures.instant("2026-06-02T05:30:00Z")))
+        #expect(
+            try await harness.engine.alarm(id: relative, caller: .user).phase
+                == .scheduled(alertAt: Fixtures.instant("2026-06-02T05:30:00Z")))
 
         harness.clock.setTimeZone(Fixtures.zone("America/New_York"))
         await harness.engine.timeZoneChanged()
-        #expect(try await harness.engine.alarm(id: relative, caller: .user).phase == .scheduled(alertAt: Fixtures.instant("2026-06-02T11:30:00Z")))
+        #expect(
+            try await harness.engine.alarm(id: relative, caller: .user).phase
+                == .scheduled(alertAt: Fixtures.instant("2026-06-02T11:30:00Z")))
         #expect(try await harness.engine.alarm(id: fixed, caller: .user).phase == .scheduled(alertAt: instant))
         #expect(try await harness.engine.alarm(id: timer, caller: .user).remaining(from: harness.clock.read()) == 600)
     }
@@ -391,7 +395,8 @@ struct ClockChangeTests {
         let harness = try await EngineHarness.start(now: Fixtures.instant("2026-06-01T12:00:00Z"))
         defer { Task { await harness.removeStore() } }
         let alarm = UUID(), timer = UUID()
-        try await harness.engine.schedule(id: alarm, definition: Fixtures.definition(.fixed(Fixtures.instant("2026-06-01T13:00:00Z"))), caller: .user)
+        try await harness.engine.schedule(
+            id: alarm, definition: Fixtures.definition(.fixed(Fixtures.instant("2026-06-01T13:00:00Z"))), caller: .user)
         try await harness.engine.schedule(id: timer, definition: Fixtures.timer(600), caller: .user)
         try await harness.clock.setWallClock(to: Fixtures.instant("2026-06-01T15:00:00Z"))
         #expect(await harness.state(of: alarm) == nil)
@@ -417,7 +422,9 @@ struct ClockChangeTests {
         try await harness.engine.schedule(id: timer, definition: Fixtures.timer(5), caller: .user)
         // Three attempts take 50 + 100 ms of retry delays.
         var trouble = await harness.engine.wakeTimerTrouble
-        try await waitUntil("three attempts to arm the wake-up", every: .milliseconds(20), detail: { "trouble: \(String(describing: trouble))" }) {
+        try await waitUntil(
+            "three attempts to arm the wake-up", every: .milliseconds(20), detail: { "trouble: \(String(describing: trouble))" }
+        ) {
             trouble = await harness.engine.wakeTimerTrouble
             return (trouble?.attempts ?? 0) >= 3 ? () : nil
         }
@@ -532,9 +539,11 @@ struct EndingAlertTests {
     ) async throws -> (AlarmEngine, VirtualClock, StoreReadingPresenter) {
         let clock = clock ?? VirtualClock(now: now, timeZone: .utc)
         let presenter = StoreReadingPresenter(directory: directory)
-        let store = try AlarmStore(directory: directory, faultInjector: { _ in
-            if failing?.on.withLock({ $0 }) == true { throw CocoaError(.fileWriteOutOfSpace) }
-        })
+        let store = try AlarmStore(
+            directory: directory,
+            faultInjector: { _ in
+                if failing?.on.withLock({ $0 }) == true { throw CocoaError(.fileWriteOutOfSpace) }
+            })
         let engine = AlarmEngine(store: store, clock: clock, policy: AlarmPolicy(), presenter: presenter)
         try await engine.start()
         try await clock.settled()

@@ -54,7 +54,9 @@ struct EventLoopTests {
         }
     }
 
-    @Test("A readable descriptor runs its handler on reveille-events, once each time it is made readable and read empty; cancelled, never again")
+    @Test(
+        "A readable descriptor runs its handler on reveille-events, once each time it is made readable and read empty; cancelled, never again"
+    )
     func runsUntilCancelled() async throws {
         let first = try WatchedCounter()
         var firstRan = first.runs.ran.makeAsyncIterator()

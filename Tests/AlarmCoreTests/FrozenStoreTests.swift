@@ -83,7 +83,9 @@ private func migrations(in url: URL) throws -> [String] {
 
 @Suite("Store: databases made by earlier versions", .onItsOwnThread)
 struct FrozenStoreTests {
-    @Test("Opened today, each is migrated to the newest version and keeps every alarm, history entry and authorization as that version stored them", arguments: FrozenStore.all)
+    @Test(
+        "Opened today, each is migrated to the newest version and keeps every alarm, history entry and authorization as that version stored them",
+        arguments: FrozenStore.all)
     func opensMigratesAndKeepsEverything(_ frozen: FrozenStore) throws {
         let folder = Fixtures.temporaryDirectory("reveille-frozen-\(frozen.name)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -110,21 +112,26 @@ struct FrozenStoreTests {
         for (table, (old, new)) in zip(["alarm", "history", "authorization"], zip(before, after)) {
             #expect(old.count == new.count, "\(table): \(old.count) rows before, \(new.count) after")
             for (oldRow, newRow) in zip(old, new) {
-                for (column, value) in oldRow { #expect(newRow[column] == value, "\(table).\(column) of \(oldRow["id"] ?? oldRow["app"] ?? .null)") }
+                for (column, value) in oldRow {
+                    #expect(newRow[column] == value, "\(table).\(column) of \(oldRow["id"] ?? oldRow["app"] ?? .null)")
+                }
                 for (column, value) in newRow where oldRow[column] == nil { #expect(value == .null, "\(table).\(column), new, is empty") }
             }
         }
 
         // Read as today's agent reads them, as of when the earlier version listed them: each alarm
         // as that version listed it.
-        let reading = ClockReading(now: try frozen.listedAround(), uptime: .seconds(1), bootID: "frozen-store-test", timeZone: Fixtures.zone("Europe/Berlin"))
+        let reading = ClockReading(
+            now: try frozen.listedAround(), uptime: .seconds(1), bootID: "frozen-store-test", timeZone: Fixtures.zone("Europe/Berlin"))
         let shown = Dictionary(uniqueKeysWithValues: alarms.map { ($0.id.uuidString.lowercased(), AlarmDescription($0, at: reading)) })
         for old in listed {
             guard let now = shown[old.id] else {
                 Issue.record("\(old.title) (\(old.id)) is gone")
                 continue
             }
-            #expect(now.state == old.state && now.kind == old.kind && now.title == old.title, "\(old.title): \(now.state) \(now.kind) \(now.title)")
+            #expect(
+                now.state == old.state && now.kind == old.kind && now.title == old.title,
+                "\(old.title): \(now.state) \(now.kind) \(now.title)")
             #expect(now.schedule == old.schedule, "\(old.title)'s schedule")
             #expect(now.countdown == old.countdown, "\(old.title)'s countdown")
             #expect(now.sound == old.sound, "\(old.title)'s sound")
@@ -150,7 +157,10 @@ struct FrozenStoreTests {
             #expect(entry?.count == old["count"] as? Int, "\(title ?? "?")'s count")
             if let phones = old["phonesRung"] as? [String] { #expect(entry?.phonesRung == phones, "\(title ?? "?")'s phones") }
         }
-        #expect(Set(oldHistory.compactMap { $0["outcome"] as? String }).isSuperset(of: ["stopped", "snoozed", "timedOut", "cancelled", "missed"]))
+        #expect(
+            Set(oldHistory.compactMap { $0["outcome"] as? String }).isSuperset(of: [
+                "stopped", "snoozed", "timedOut", "cancelled", "missed",
+            ]))
 
         // Its authorizations, as that version listed them.
         let answers = Dictionary(uniqueKeysWithValues: authorizations.map { ($0.app, $0.state.rawValue) })

@@ -130,7 +130,10 @@ struct GroupCommitTests {
             }
             // Every call is queued on the engine's thread, behind the held write, before it goes on.
             do {
-                try await waitUntil("\(others.count) calls queued behind the held write", every: .milliseconds(1), detail: { "queued: \(engine.queuedJobCount)" }) {
+                try await waitUntil(
+                    "\(others.count) calls queued behind the held write", every: .milliseconds(1),
+                    detail: { "queued: \(engine.queuedJobCount)" }
+                ) {
                     engine.queuedJobCount >= others.count ? () : nil
                 }
             } catch {
@@ -145,7 +148,8 @@ struct GroupCommitTests {
         return (await firstResult, results)
     }
 
-    @Test("Calls queued behind a write are stored together, each checked as if one after another: the owner's limit, an id another app took")
+    @Test(
+        "Calls queued behind a write are stored together, each checked as if one after another: the owner's limit, an id another app took")
     func storedTogether() async throws {
         let folder = Fixtures.temporaryDirectory("reveille-group-commit")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -179,10 +183,12 @@ struct GroupCommitTests {
         let aAccepted = all.filter { id in results[id]!.contains { (try? $0.get().owner) == "a" } }
         let bAccepted = (try? results[contested]!.first { (try? $0.get().owner) == "b" }?.get()) != nil
         #expect(aAccepted.count == 4, "\(results)")
-        let refused = fresh.filter { id in results[id]!.allSatisfy { result in
-            if case .failure(let error) = result { return error as? AlarmManager.AlarmError == .maximumLimitReached }
-            return false
-        } }
+        let refused = fresh.filter { id in
+            results[id]!.allSatisfy { result in
+                if case .failure(let error) = result { return error as? AlarmManager.AlarmError == .maximumLimitReached }
+                return false
+            }
+        }
         #expect(refused.count == fresh.count - aAccepted.filter(fresh.contains).count)
         // The contested id: one app has it; the other was told it is not theirs, or hit its limit.
         let contestedOwners = results[contested]!.compactMap { try? $0.get().owner }

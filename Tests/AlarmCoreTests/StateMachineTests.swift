@@ -41,8 +41,9 @@ struct StateMachineTests {
         .snooze(120): [.alerting],
     ]
 
-    @Test("Requests the state does not allow throw a typed error naming both, and change nothing",
-          arguments: [AlarmStateMachine.Event.cancel, .pause, .resume, .stop, .countdown, .snooze(120)], Alarm.State.allCases)
+    @Test(
+        "Requests the state does not allow throw a typed error naming both, and change nothing",
+        arguments: [AlarmStateMachine.Event.cancel, .pause, .resume, .stop, .countdown, .snooze(120)], Alarm.State.allCases)
     func everyRequestInEveryState(event: AlarmStateMachine.Event, state: Alarm.State) throws {
         let before = record(in: state)
         if Self.allowed[event]!.contains(state) {
@@ -137,14 +138,16 @@ struct StateMachineTests {
         #expect(plainRunning.endsAt.remaining(from: reading) == 60)
     }
 
-    @Test("Snooze refuses a time that is not a positive number of seconds up to a year, and changes nothing",
-          arguments: [0, -5, .infinity, .nan, AlarmDefinition.maximumDuration + 1])
+    @Test(
+        "Snooze refuses a time that is not a positive number of seconds up to a year, and changes nothing",
+        arguments: [0, -5, .infinity, .nan, AlarmDefinition.maximumDuration + 1])
     func snoozeRefusesBadTimes(seconds: TimeInterval) {
         #expect(throws: AlarmRequestError.self) { try machine.handle(.snooze(seconds), to: record(in: .alerting), at: reading) }
     }
 
-    @Test("Scheduling validates every field and names the bad one",
-          arguments: [
+    @Test(
+        "Scheduling validates every field and names the bad one",
+        arguments: [
             (Fixtures.definition(Fixtures.clockTime(25, 0)), "schedule.hour"),
             (Fixtures.definition(Fixtures.clockTime(7, 60)), "schedule.minute"),
             (Fixtures.definition(Fixtures.clockTime(7, 0, on: [])), "schedule.weekdays"),
@@ -154,7 +157,7 @@ struct StateMachineTests {
             (Fixtures.definition(Fixtures.clockTime(7, 0), snooze: 0), "countdownDuration.postAlert"),
             (Fixtures.definition(nil), "schedule"),
             (Fixtures.definition(Fixtures.clockTime(7, 0), title: String(repeating: "x", count: 1_001)), "presentation.alert.title"),
-          ])
+        ])
     func invalidConfigurations(definition: AlarmDefinition, field: String) {
         #expect {
             try machine.schedule(id: id, owner: "user", definition: definition, at: reading)
@@ -170,11 +173,14 @@ struct StateMachineTests {
     static let seedAlarm = AlarmManager.AlarmConfiguration<NoMetadata>.alarm(
         schedule: .fixed(Fixtures.instant("2026-06-01T13:00:00Z")),
         attributes: AlarmAttributes(
-            presentation: AlarmPresentation(alert: .init(
-                title: "Wake Up", stopButton: .stopButton, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown)),
+            presentation: AlarmPresentation(
+                alert: .init(
+                    title: "Wake Up", stopButton: .stopButton, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown)),
             tintColor: .blue))
 
-    @Test("A snooze button with no post-alert duration (Apple's example) is accepted and snoozes for the policy's default: 9 minutes, or as set")
+    @Test(
+        "A snooze button with no post-alert duration (Apple's example) is accepted and snoozes for the policy's default: 9 minutes, or as set"
+    )
     func snoozeWithoutPostAlert() throws {
         let definition = try AlarmDefinition(Self.seedAlarm)
         #expect(definition.countdownDuration == nil)

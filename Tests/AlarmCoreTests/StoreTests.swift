@@ -73,7 +73,8 @@ enum Sample {
         presentation: AlarmPresentation = fullPresentation, tint: Color = .accentColor, metadata: Data? = nil,
         sound: AlertConfiguration.AlertSound = .default
     ) -> AlarmDefinition {
-        let countdown = (preAlert == nil && postAlert == nil)
+        let countdown =
+            (preAlert == nil && postAlert == nil)
             ? nil : Alarm.CountdownDuration(preAlert: preAlert, postAlert: postAlert)
         return AlarmDefinition(
             schedule: schedule, countdownDuration: countdown, presentation: presentation, tintColor: tint,
@@ -101,41 +102,62 @@ enum Sample {
 
     /// One record of each phase and schedule kind, named for the test's output.
     fileprivate static let roundTripCases: [RoundTripCase] = [
-        .init("scheduled, fixed", AlarmRecord(
-            id: UUID(), owner: "user", definition: fixed,
-            phase: .scheduled(alertAt: t0.addingTimeInterval(86_400.5)), anchor: t0)),
-        .init("scheduled, relative never", AlarmRecord(
-            id: UUID(), owner: "org.example.Clock", definition: relativeOnce,
-            phase: .scheduled(alertAt: t0.addingTimeInterval(3_600)), anchor: t0.addingTimeInterval(-0.25))),
-        .init("scheduled, relative weekly", AlarmRecord(
-            id: UUID(), owner: "org.example.Clock", definition: relativeWeekly,
-            phase: .scheduled(alertAt: t0.addingTimeInterval(7 * 86_400)), anchor: t0.addingTimeInterval(-86_400))),
-        .init("countdown, preAlert timer", AlarmRecord(
-            id: UUID(), owner: "user", definition: timer,
-            phase: .countdown(.init(kind: .preAlert, endsAt: deadline(90), duration: 90)), anchor: t0)),
-        .init("countdown, preAlert of a fixed alarm", AlarmRecord(
-            id: UUID(), owner: "user", definition: fixed,
-            phase: .countdown(.init(kind: .preAlert, endsAt: deadline(299.75), duration: 300)), anchor: t0)),
-        .init("countdown, postAlert snooze of a weekly alarm", AlarmRecord(
-            id: UUID(), owner: "org.example.Clock", definition: relativeWeekly,
-            phase: .countdown(.init(kind: .postAlert, endsAt: deadline(600), duration: 600)),
-            anchor: t0.addingTimeInterval(-2))),
-        .init("paused, preAlert", AlarmRecord(
-            id: UUID(), owner: "user", definition: timer,
-            phase: .paused(.init(kind: .preAlert, remaining: 33.125, duration: 90)), anchor: t0)),
-        .init("paused, postAlert", AlarmRecord(
-            id: UUID(), owner: "user", definition: relativeOnce,
-            phase: .paused(.init(kind: .postAlert, remaining: 299.5, duration: 300)), anchor: t0)),
-        .init("alerting, with a ring time-out", AlarmRecord(
-            id: UUID(), owner: "user", definition: fixed,
-            phase: .alerting(.init(
-                scheduledAt: t0.addingTimeInterval(-2), startedAt: t0.addingTimeInterval(-1.5),
-                timesOutAt: deadline(598.5))),
-            anchor: t0.addingTimeInterval(-2))),
-        .init("alerting, without a ring time-out", AlarmRecord(
-            id: UUID(), owner: "org.example.Clock", definition: relativeWeekly,
-            phase: .alerting(.init(scheduledAt: t0, startedAt: t0.addingTimeInterval(0.5), timesOutAt: nil)),
-            anchor: t0)),
+        .init(
+            "scheduled, fixed",
+            AlarmRecord(
+                id: UUID(), owner: "user", definition: fixed,
+                phase: .scheduled(alertAt: t0.addingTimeInterval(86_400.5)), anchor: t0)),
+        .init(
+            "scheduled, relative never",
+            AlarmRecord(
+                id: UUID(), owner: "org.example.Clock", definition: relativeOnce,
+                phase: .scheduled(alertAt: t0.addingTimeInterval(3_600)), anchor: t0.addingTimeInterval(-0.25))),
+        .init(
+            "scheduled, relative weekly",
+            AlarmRecord(
+                id: UUID(), owner: "org.example.Clock", definition: relativeWeekly,
+                phase: .scheduled(alertAt: t0.addingTimeInterval(7 * 86_400)), anchor: t0.addingTimeInterval(-86_400))),
+        .init(
+            "countdown, preAlert timer",
+            AlarmRecord(
+                id: UUID(), owner: "user", definition: timer,
+                phase: .countdown(.init(kind: .preAlert, endsAt: deadline(90), duration: 90)), anchor: t0)),
+        .init(
+            "countdown, preAlert of a fixed alarm",
+            AlarmRecord(
+                id: UUID(), owner: "user", definition: fixed,
+                phase: .countdown(.init(kind: .preAlert, endsAt: deadline(299.75), duration: 300)), anchor: t0)),
+        .init(
+            "countdown, postAlert snooze of a weekly alarm",
+            AlarmRecord(
+                id: UUID(), owner: "org.example.Clock", definition: relativeWeekly,
+                phase: .countdown(.init(kind: .postAlert, endsAt: deadline(600), duration: 600)),
+                anchor: t0.addingTimeInterval(-2))),
+        .init(
+            "paused, preAlert",
+            AlarmRecord(
+                id: UUID(), owner: "user", definition: timer,
+                phase: .paused(.init(kind: .preAlert, remaining: 33.125, duration: 90)), anchor: t0)),
+        .init(
+            "paused, postAlert",
+            AlarmRecord(
+                id: UUID(), owner: "user", definition: relativeOnce,
+                phase: .paused(.init(kind: .postAlert, remaining: 299.5, duration: 300)), anchor: t0)),
+        .init(
+            "alerting, with a ring time-out",
+            AlarmRecord(
+                id: UUID(), owner: "user", definition: fixed,
+                phase: .alerting(
+                    .init(
+                        scheduledAt: t0.addingTimeInterval(-2), startedAt: t0.addingTimeInterval(-1.5),
+                        timesOutAt: deadline(598.5))),
+                anchor: t0.addingTimeInterval(-2))),
+        .init(
+            "alerting, without a ring time-out",
+            AlarmRecord(
+                id: UUID(), owner: "org.example.Clock", definition: relativeWeekly,
+                phase: .alerting(.init(scheduledAt: t0, startedAt: t0.addingTimeInterval(0.5), timesOutAt: nil)),
+                anchor: t0)),
     ]
 
     static func entry(
@@ -164,13 +186,15 @@ enum Sample {
         var changes = AlarmStore.Changes()
         changes.add([
             .delete(idB),
-            .store(AlarmRecord(
-                id: idA, owner: "user", definition: fixed,
-                phase: .alerting(.init(scheduledAt: t0.addingTimeInterval(60), startedAt: t0.addingTimeInterval(60), timesOutAt: nil)),
-                anchor: t0.addingTimeInterval(60))),
-            .store(AlarmRecord(
-                id: idC, owner: "user", definition: relativeOnce, phase: .scheduled(alertAt: t0.addingTimeInterval(7_200)),
-                anchor: t0)),
+            .store(
+                AlarmRecord(
+                    id: idA, owner: "user", definition: fixed,
+                    phase: .alerting(.init(scheduledAt: t0.addingTimeInterval(60), startedAt: t0.addingTimeInterval(60), timesOutAt: nil)),
+                    anchor: t0.addingTimeInterval(60))),
+            .store(
+                AlarmRecord(
+                    id: idC, owner: "user", definition: relativeOnce, phase: .scheduled(alertAt: t0.addingTimeInterval(7_200)),
+                    anchor: t0)),
             .recordHistory(.alertEnded(alarmID: idA, outcome: .stopped, at: t0.addingTimeInterval(30))),
             .recordHistory(.alertStarted(entry(idA, scheduledAt: t0.addingTimeInterval(60), alertedAt: t0.addingTimeInterval(60)))),
             .recordHistory(.missed(entry(idC, scheduledAt: t0.addingTimeInterval(-86_400), outcome: .missed, count: 4))),
@@ -299,9 +323,10 @@ struct StoreRoundTripTests {
             let soon = now.addingTimeInterval(0.1)
             let record = AlarmRecord(
                 id: UUID(), owner: "user", definition: Sample.definition(.fixed(soon), postAlert: 60),
-                phase: .alerting(.init(
-                    scheduledAt: soon, startedAt: now,
-                    timesOutAt: ElapsedDeadline(bootID: "b", uptime: .nanoseconds(123_456_789_012), wallEstimate: soon))),
+                phase: .alerting(
+                    .init(
+                        scheduledAt: soon, startedAt: now,
+                        timesOutAt: ElapsedDeadline(bootID: "b", uptime: .nanoseconds(123_456_789_012), wallEstimate: soon))),
                 anchor: now)
             let entry = Sample.entry(record.id, scheduledAt: soon, alertedAt: now)
             do {
@@ -367,8 +392,9 @@ struct StoreHistoryTests {
         try await withStoreFolder { folder in
             let t0 = Sample.t0
             let a = Sample.idA, b = Sample.idB
-            let earlierA = Sample.entry(a, scheduledAt: t0.addingTimeInterval(-86_400), alertedAt: t0.addingTimeInterval(-86_400),
-                                        endedAt: t0.addingTimeInterval(-86_340), outcome: .snoozed, title: "Morning")
+            let earlierA = Sample.entry(
+                a, scheduledAt: t0.addingTimeInterval(-86_400), alertedAt: t0.addingTimeInterval(-86_400),
+                endedAt: t0.addingTimeInterval(-86_340), outcome: .snoozed, title: "Morning")
             let openA = Sample.entry(a, scheduledAt: t0, alertedAt: t0.addingTimeInterval(0.5), title: "Morning")
             let openB = Sample.entry(b, scheduledAt: t0.addingTimeInterval(-10), alertedAt: t0.addingTimeInterval(-10), title: "Tea")
             do {
@@ -421,8 +447,9 @@ struct StoreHistoryTests {
         try await withStoreFolder { folder in
             let t0 = Sample.t0
             let missed = Sample.entry(Sample.idC, scheduledAt: t0.addingTimeInterval(-5 * 86_400), outcome: .missed, count: 5)
-            let day1 = Sample.entry(Sample.idA, scheduledAt: t0.addingTimeInterval(-86_400), alertedAt: t0.addingTimeInterval(-86_399),
-                                    endedAt: t0.addingTimeInterval(-86_000), outcome: .timedOut)
+            let day1 = Sample.entry(
+                Sample.idA, scheduledAt: t0.addingTimeInterval(-86_400), alertedAt: t0.addingTimeInterval(-86_399),
+                endedAt: t0.addingTimeInterval(-86_000), outcome: .timedOut)
             let day2 = Sample.entry(Sample.idA, scheduledAt: t0, alertedAt: t0, endedAt: t0.addingTimeInterval(5), outcome: .stopped)
             let sameInstant = Sample.entry(Sample.idB, scheduledAt: t0, alertedAt: t0.addingTimeInterval(0.25))
             do {
@@ -548,9 +575,12 @@ struct StoreFileTests {
                 let store = try AlarmStore(directory: folder)
                 var changes = AlarmStore.Changes()
                 for index in 0..<300 {
-                    changes.add([.store(AlarmRecord(
-                        id: UUID(), owner: "\(marker)-\(index)", definition: Sample.timer,
-                        phase: .paused(.init(kind: .preAlert, remaining: 10, duration: 90)), anchor: Sample.t0))])
+                    changes.add([
+                        .store(
+                            AlarmRecord(
+                                id: UUID(), owner: "\(marker)-\(index)", definition: Sample.timer,
+                                phase: .paused(.init(kind: .preAlert, remaining: 10, duration: 90)), anchor: Sample.t0))
+                    ])
                 }
                 try store.apply(changes)
             }
@@ -589,7 +619,8 @@ struct StoreFileTests {
             var taken: [String: Data] = [:]
             for second in 0..<5 {
                 let path = folder.appendingPathComponent(
-                    "\(AlarmStore.fileName).corrupt-\(formatter.string(from: start.addingTimeInterval(Double(second))))").path
+                    "\(AlarmStore.fileName).corrupt-\(formatter.string(from: start.addingTimeInterval(Double(second))))"
+                ).path
                 let content = Data("earlier damaged copy \(second)".utf8)
                 try content.write(to: URL(fileURLWithPath: path))
                 taken[path] = content
@@ -653,7 +684,9 @@ struct StoreFileTests {
         }
     }
 
-    @Test("An immutable folder (even a name with ?, # and %): the database is read as it is, with or without its log, and every change is refused")
+    @Test(
+        "An immutable folder (even a name with ?, # and %): the database is read as it is, with or without its log, and every change is refused"
+    )
     func readOnlyFolder() async throws {
         let chattr = try #require(Executables.find("chattr"), "chattr (e2fsprogs) makes a folder read-only even for root")
         try await withStoreFolder { base in
@@ -670,7 +703,8 @@ struct StoreFileTests {
                 } else {
                     // A process that ends without closing (as by a crash) leaves the log.
                     // The child makes its own samples, with new ids: it is given this one's.
-                    await #expect(processExitsWith: .exitCode(44)) { [path = folder.path as String, id = records[1].id.uuidString as String] in
+                    await #expect(processExitsWith: .exitCode(44)) {
+                        [path = folder.path as String, id = records[1].id.uuidString as String] in
                         let store = try AlarmStore(directory: URL(fileURLWithPath: path))
                         var record = Sample.roundTripCases[1].record
                         record.id = UUID(uuidString: id)!
@@ -753,8 +787,9 @@ struct StoreCrashTests {
         }
     }
 
-    @Test("An error after any statement but the last rolls the whole transaction back",
-          arguments: 1..<Sample.crashStatementCount)
+    @Test(
+        "An error after any statement but the last rolls the whole transaction back",
+        arguments: 1..<Sample.crashStatementCount)
     func errorMidTransaction(after statement: Int) async throws {
         try await withStoreFolder { folder in
             try Sample.writeCrashBefore(in: folder)
@@ -762,9 +797,11 @@ struct StoreCrashTests {
             let oldHistory = try AlarmStore(directory: folder).history()
             #expect(oldAlarms.count == 2)
 
-            let store = try AlarmStore(directory: folder, faultInjector: { written in
-                if written == statement { throw InjectedFault(statement: written) }
-            })
+            let store = try AlarmStore(
+                directory: folder,
+                faultInjector: { written in
+                    if written == statement { throw InjectedFault(statement: written) }
+                })
             #expect(throws: InjectedFault(statement: statement)) { try store.apply(Sample.crashChanges) }
             #expect(try store.sortedAlarms() == oldAlarms, "the same connection sees the old state")
 
@@ -775,8 +812,9 @@ struct StoreCrashTests {
         }
     }
 
-    @Test("A process killed after statement 1 or 2 leaves the database exactly as before",
-          arguments: [1, 2])
+    @Test(
+        "A process killed after statement 1 or 2 leaves the database exactly as before",
+        arguments: [1, 2])
     func processCrashMidTransaction(after statement: Int) async throws {
         try await withStoreFolder { folder in
             try Sample.writeCrashBefore(in: folder)
@@ -786,9 +824,11 @@ struct StoreCrashTests {
 
             // A distinct exit code: an error thrown by the body would exit with a plain failure.
             await #expect(processExitsWith: .exitCode(42)) { [path = path as String, statement = statement as Int] in
-                let store = try AlarmStore(directory: URL(fileURLWithPath: path), faultInjector: { written in
-                    if written == statement { _exit(42) }
-                })
+                let store = try AlarmStore(
+                    directory: URL(fileURLWithPath: path),
+                    faultInjector: { written in
+                        if written == statement { _exit(42) }
+                    })
                 try store.apply(Sample.crashChanges)
             }
 
@@ -841,7 +881,8 @@ struct StoreCheckpointTests {
     }
 
     static func logSize(_ folder: URL) -> Int {
-        (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(AlarmStore.fileName).path + "-wal")[.size] as? Int) ?? -1
+        (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(AlarmStore.fileName).path + "-wal")[.size] as? Int)
+            ?? -1
     }
 
     @Test("Commits leave the log to the owner past SQLite's 1,000 pages; checkpoint() folds it in and empties it")
@@ -1017,8 +1058,9 @@ struct StoreEngineRestartTests {
                 #expect(history.first?.alarmID == id)
             }
             await engine.shutdown()
-            #expect(Set(try AlarmStore(directory: folder).loadAlarms()) == Set(await engine.alarms(visibleTo: .user)),
-                    "what the engine holds is what is stored")
+            #expect(
+                Set(try AlarmStore(directory: folder).loadAlarms()) == Set(await engine.alarms(visibleTo: .user)),
+                "what the engine holds is what is stored")
         }
     }
 

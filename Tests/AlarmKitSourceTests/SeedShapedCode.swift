@@ -245,13 +245,15 @@ struct AlarmForm {
     }
 
     var countdownDuration: Alarm.CountdownDuration? {
-        let preAlertCountdown: TimeInterval? = if preAlertEnabled {
-            selectedPreAlert
-        } else { nil }
+        let preAlertCountdown: TimeInterval? =
+            if preAlertEnabled {
+                selectedPreAlert
+            } else { nil }
 
-        let postAlertCountdown: TimeInterval? = if secondaryButtonBehavior == .countdown {
-            selectedPostAlert
-        } else { nil }
+        let postAlertCountdown: TimeInterval? =
+            if secondaryButtonBehavior == .countdown {
+                selectedPostAlert
+            } else { nil }
 
         guard preAlertCountdown != nil || postAlertCountdown != nil else { return nil }
 
@@ -266,10 +268,11 @@ struct AlarmForm {
         guard let hour = dateComponents.hour, let minute = dateComponents.minute else { return nil }
 
         let time = Alarm.Schedule.Relative.Time(hour: hour, minute: minute)
-        return .relative(.init(
-            time: time,
-            repeats: selectedDays.isEmpty ? .never : .weekly(Array(selectedDays))
-        ))
+        return .relative(
+            .init(
+                time: time,
+                repeats: selectedDays.isEmpty ? .never : .weekly(Array(selectedDays))
+            ))
     }
 }
 
@@ -281,15 +284,17 @@ enum SeedConfigurations {
 
     /// The sample's `scheduleAlarm(with:)`, up to the configuration it schedules.
     static func configuration(id: UUID, with userInput: AlarmForm) -> AlarmConfiguration {
-        let attributes = AlarmAttributes(presentation: alarmPresentation(with: userInput),
-                                         metadata: CookingData(),
-                                         tintColor: Color.blue)
+        let attributes = AlarmAttributes(
+            presentation: alarmPresentation(with: userInput),
+            metadata: CookingData(),
+            tintColor: Color.blue)
 
-        let alarmConfiguration = AlarmConfiguration(countdownDuration: userInput.countdownDuration,
-                                                    schedule: userInput.schedule,
-                                                    attributes: attributes,
-                                                    stopIntent: StopIntent(alarmID: id.uuidString),
-                                                    secondaryIntent: secondaryIntent(alarmID: id, userInput: userInput))
+        let alarmConfiguration = AlarmConfiguration(
+            countdownDuration: userInput.countdownDuration,
+            schedule: userInput.schedule,
+            attributes: attributes,
+            stopIntent: StopIntent(alarmID: id.uuidString),
+            secondaryIntent: secondaryIntent(alarmID: id, userInput: userInput))
         return alarmConfiguration
     }
 
@@ -297,8 +302,9 @@ enum SeedConfigurations {
     static func alertOnlyExample() -> AlarmConfiguration {
         let alertContent = AlarmPresentation.Alert(title: "Reminder", stopButton: .stopButton)
 
-        let attributes = AlarmAttributes<CookingData>(presentation: AlarmPresentation(alert: alertContent),
-                                                      tintColor: Color.accentColor)
+        let attributes = AlarmAttributes<CookingData>(
+            presentation: AlarmPresentation(alert: alertContent),
+            tintColor: Color.accentColor)
 
         let alarmConfiguration = AlarmConfiguration(schedule: .twoMinsFromNow, attributes: attributes)
         return alarmConfiguration
@@ -306,55 +312,63 @@ enum SeedConfigurations {
 
     /// The sample's example with a countdown and a Repeat button.
     static func countdownAlertExample(id: UUID) -> AlarmConfiguration {
-        let alertContent = AlarmPresentation.Alert(title: "Time's Up!",
-                                                   stopButton: .stopButton,
-                                                   secondaryButton: .repeatButton,
-                                                   secondaryButtonBehavior: .countdown)
+        let alertContent = AlarmPresentation.Alert(
+            title: "Time's Up!",
+            stopButton: .stopButton,
+            secondaryButton: .repeatButton,
+            secondaryButtonBehavior: .countdown)
 
         let countdownContent = AlarmPresentation.Countdown(title: "Countdown", pauseButton: .pauseButton)
 
         let pausedContent = AlarmPresentation.Paused(title: "Paused", resumeButton: .resumeButton)
 
-        let attributes = AlarmAttributes(presentation: AlarmPresentation(alert: alertContent, countdown: countdownContent, paused: pausedContent),
-                                         metadata: CookingData(method: .oven),
-                                         tintColor: Color.accentColor)
+        let attributes = AlarmAttributes(
+            presentation: AlarmPresentation(alert: alertContent, countdown: countdownContent, paused: pausedContent),
+            metadata: CookingData(method: .oven),
+            tintColor: Color.accentColor)
 
-        let alarmConfiguration = AlarmConfiguration(countdownDuration: .init(preAlert: 15 * 60, postAlert: 15 * 60),
-                                                    attributes: attributes,
-                                                    secondaryIntent: RepeatIntent(alarmID: id.uuidString))
+        let alarmConfiguration = AlarmConfiguration(
+            countdownDuration: .init(preAlert: 15 * 60, postAlert: 15 * 60),
+            attributes: attributes,
+            secondaryIntent: RepeatIntent(alarmID: id.uuidString))
         return alarmConfiguration
     }
 
     /// The sample's example with a custom button that opens the app.
     static func customButtonAlertExample(id: UUID) -> AlarmConfiguration {
-        let alertContent = AlarmPresentation.Alert(title: "Important Reminder",
-                                                   stopButton: .stopButton,
-                                                   secondaryButton: .openAppButton,
-                                                   secondaryButtonBehavior: .custom)
+        let alertContent = AlarmPresentation.Alert(
+            title: "Important Reminder",
+            stopButton: .stopButton,
+            secondaryButton: .openAppButton,
+            secondaryButtonBehavior: .custom)
 
-        let attributes = AlarmAttributes<CookingData>(presentation: AlarmPresentation(alert: alertContent),
-                                                      tintColor: Color.accentColor)
+        let attributes = AlarmAttributes<CookingData>(
+            presentation: AlarmPresentation(alert: alertContent),
+            tintColor: Color.accentColor)
 
-        let alarmConfiguration = AlarmConfiguration(schedule: .twoMinsFromNow,
-                                                    attributes: attributes,
-                                                    stopIntent: StopIntent(alarmID: id.uuidString),
-                                                    secondaryIntent: OpenAlarmAppIntent(alarmID: id.uuidString))
+        let alarmConfiguration = AlarmConfiguration(
+            schedule: .twoMinsFromNow,
+            attributes: attributes,
+            stopIntent: StopIntent(alarmID: id.uuidString),
+            secondaryIntent: OpenAlarmAppIntent(alarmID: id.uuidString))
         return alarmConfiguration
     }
 
     /// The sample's `alarmPresentation(with:)`.
     static func alarmPresentation(with userInput: AlarmForm) -> AlarmPresentation {
         let secondaryButtonBehavior = userInput.secondaryButtonBehavior
-        let secondaryButton: AlarmButton? = switch secondaryButtonBehavior {
+        let secondaryButton: AlarmButton? =
+            switch secondaryButtonBehavior {
             case .countdown: .repeatButton
             case .custom: .openAppButton
             default: nil
-        }
+            }
 
-        let alertContent = AlarmPresentation.Alert(title: userInput.localizedLabel,
-                                                   stopButton: .stopButton,
-                                                   secondaryButton: secondaryButton,
-                                                   secondaryButtonBehavior: secondaryButtonBehavior)
+        let alertContent = AlarmPresentation.Alert(
+            title: userInput.localizedLabel,
+            stopButton: .stopButton,
+            secondaryButton: secondaryButton,
+            secondaryButtonBehavior: secondaryButtonBehavior)
 
         guard userInput.countdownDuration != nil else {
             // An alarm without a countdown only specifies an alert state.
@@ -362,11 +376,13 @@ enum SeedConfigurations {
         }
 
         // With countdown enabled, a presentation appears for both a countdown and paused state.
-        let countdownContent = AlarmPresentation.Countdown(title: userInput.localizedLabel,
-                                                           pauseButton: .pauseButton)
+        let countdownContent = AlarmPresentation.Countdown(
+            title: userInput.localizedLabel,
+            pauseButton: .pauseButton)
 
-        let pausedContent = AlarmPresentation.Paused(title: "Paused",
-                                                     resumeButton: .resumeButton)
+        let pausedContent = AlarmPresentation.Paused(
+            title: "Paused",
+            resumeButton: .resumeButton)
 
         return AlarmPresentation(alert: alertContent, countdown: countdownContent, paused: pausedContent)
     }
@@ -534,7 +550,9 @@ public struct OpenInApp: LiveActivityIntent {
 /// The reference documentation's examples.
 enum DocumentationExamples {
     /// `Alarm`: "a 10 second timer".
-    static func tenSecondTimer(attributes: AlarmAttributes<CookingData>, repeatIntent: RepeatIntent) -> AlarmManager.AlarmConfiguration<CookingData> {
+    static func tenSecondTimer(
+        attributes: AlarmAttributes<CookingData>, repeatIntent: RepeatIntent
+    ) -> AlarmManager.AlarmConfiguration<CookingData> {
         let configuration = AlarmManager.AlarmConfiguration(
             countdownDuration: Alarm.CountdownDuration(preAlert: 10, postAlert: 10),
             schedule: nil,
@@ -616,7 +634,9 @@ enum DocumentationExamples {
 
     /// `AlarmManager.AlarmConfiguration.timer(duration:attributes:stopIntent:secondaryIntent:sound:)`,
     /// every argument given.
-    static func timer(seconds: TimeInterval, id: UUID, attributes: AlarmAttributes<CookingData>) -> AlarmManager.AlarmConfiguration<CookingData> {
+    static func timer(
+        seconds: TimeInterval, id: UUID, attributes: AlarmAttributes<CookingData>
+    ) -> AlarmManager.AlarmConfiguration<CookingData> {
         AlarmManager.AlarmConfiguration.timer(
             duration: seconds,
             attributes: attributes,
@@ -850,8 +870,9 @@ extension Alarm {
 extension Alarm.Schedule {
     static var twoMinsFromNow: Self {
         let twoMinsFromNow = Date.now.addingTimeInterval(2 * 60)
-        let time = Alarm.Schedule.Relative.Time(hour: Calendar.current.component(.hour, from: twoMinsFromNow),
-                                                minute: Calendar.current.component(.minute, from: twoMinsFromNow))
+        let time = Alarm.Schedule.Relative.Time(
+            hour: Calendar.current.component(.hour, from: twoMinsFromNow),
+            minute: Calendar.current.component(.minute, from: twoMinsFromNow))
         return .relative(.init(time: time))
     }
 }

@@ -153,8 +153,10 @@ struct SeedShapedCodeTests {
         #expect(presentation.alert.secondaryButtonBehavior == .countdown)
         #expect(presentation.countdown?.title == "Pasta")
         #expect(presentation.countdown?.pauseButton == AlarmButton(text: "Pause", textColor: .black, systemImageName: "pause.fill"))
-        #expect(presentation.paused == AlarmPresentation.Paused(
-            title: "Paused", resumeButton: AlarmButton(text: "Start", textColor: .black, systemImageName: "play.fill")))
+        #expect(
+            presentation.paused
+                == AlarmPresentation.Paused(
+                    title: "Paused", resumeButton: AlarmButton(text: "Start", textColor: .black, systemImageName: "play.fill")))
 
         #expect((configuration.stopIntent as? StopIntent)?.alarmID == id.uuidString)
         #expect((configuration.secondaryIntent as? RepeatIntent)?.alarmID == id.uuidString)
@@ -212,7 +214,8 @@ struct SeedShapedCodeTests {
 
     // MARK: - The factories
 
-    @Test(".alarm(schedule:attributes:stopIntent:secondaryIntent:sound:) keeps a fixed instant, both intents and the sound, and no countdown")
+    @Test(
+        ".alarm(schedule:attributes:stopIntent:secondaryIntent:sound:) keeps a fixed instant, both intents and the sound, and no countdown")
     func alarmFactory() throws {
         let id = UUID()
         let date = Self.monday.addingTimeInterval(3_600)
@@ -279,7 +282,8 @@ struct SeedShapedCodeTests {
     func weeklyScheduleAlertsNext() throws {
         let configuration = SessionSnippets.wakeUpAlarm()
         #expect(configuration.countdownDuration == nil)
-        #expect(configuration.schedule == .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday, .wednesday, .friday]))))
+        #expect(
+            configuration.schedule == .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday, .wednesday, .friday]))))
         let transition = try AlarmStateMachine().schedule(
             id: UUID(), owner: "seed", definition: try AlarmDefinition(configuration), at: Self.reading(Self.monday))
         let wednesday = Self.monday.addingTimeInterval(2 * 86_400 - 3_600)
@@ -393,9 +397,10 @@ struct SeedShapedCodeTests {
             PauseIntent(alarmID: id), StopIntent(alarmID: id), RepeatIntent(alarmID: id), ResumeIntent(alarmID: id),
             OpenAlarmAppIntent(alarmID: id), OpenInApp(alarmID: id),
         ]
-        #expect(intents.map(\.applicationAction) == [
-            "PauseIntent", "StopIntent", "RepeatIntent", "ResumeIntent", "OpenAlarmAppIntent", "OpenInApp",
-        ])
+        #expect(
+            intents.map(\.applicationAction) == [
+                "PauseIntent", "StopIntent", "RepeatIntent", "ResumeIntent", "OpenAlarmAppIntent", "OpenInApp",
+            ])
         #expect(PauseIntent().alarmID.isEmpty)
         #expect(PauseIntent.title == "Pause")
         #expect(throws: AlarmIntentError.self) { try PauseIntent().perform() }

@@ -52,7 +52,9 @@ struct AlarmListMirrorTests {
         #expect(mirror.list.map(\.alarm.id).sorted() == [a, c].sorted())
     }
 
-    @Test("The list is always in id order, whatever order the alarms were listed, added and removed in; an id listed twice keeps its last entry")
+    @Test(
+        "The list is always in id order, whatever order the alarms were listed, added and removed in; an id listed twice keeps its last entry"
+    )
     func keptInOrder() {
         var generator = SeededGenerator(seed: 7)
         let ids = (0..<200).map { _ in UUID() }
@@ -110,18 +112,20 @@ struct AlarmListMirrorTests {
                 phase: .scheduled(alertAt: Date(timeIntervalSince1970: 2_000_000_000)), anchor: reading.now)
         }
         let (first, second, gone) = (record("First"), record("Second"), UUID())
-        func signal(_ arguments: [DBusValue], name: String = "AlarmsChanged", path: String = AgentClient.managerPath) throws -> DBusMessage {
+        func signal(_ arguments: [DBusValue], name: String = "AlarmsChanged", path: String = AgentClient.managerPath) throws -> DBusMessage
+        {
             try DBusMessage.signal(path: path, interface: AgentClient.managerInterface, name: name, arguments: arguments)
         }
         let alarms = DBusValue.array(
             elementSignature: "a{sv}", [first, second].map { AlarmWire.encode($0, at: reading, summary: true) })
         let removed = DBusValue.strings([gone.lowercasedText()])
         let changes = try #require(AlarmListMirror.changes(in: try signal([alarms, removed])))
-        #expect(changes == [
-            .remove(gone),
-            .set(try AlarmWire.decodeAlarm(AlarmWire.encode(first, at: reading, summary: true))),
-            .set(try AlarmWire.decodeAlarm(AlarmWire.encode(second, at: reading, summary: true))),
-        ])
+        #expect(
+            changes == [
+                .remove(gone),
+                .set(try AlarmWire.decodeAlarm(AlarmWire.encode(first, at: reading, summary: true))),
+                .set(try AlarmWire.decodeAlarm(AlarmWire.encode(second, at: reading, summary: true))),
+            ])
 
         #expect(AlarmListMirror.changes(in: try signal([alarms, removed], name: "AuthorizationChanged")) == nil)
         #expect(AlarmListMirror.changes(in: try signal([alarms, removed], path: AgentClient.managerPath + "/alarm/x")) == nil)
@@ -195,7 +199,9 @@ struct AlarmListMirrorTests {
 struct AlarmListFeedTests {
     static func alarm(_ id: UUID) -> AlarmWire.RemoteAlarm { AlarmListMirrorTests.alarm(id) }
 
-    @Test("A burst of 2,000 changes: lists at most once per interval, each holding the last, the final one with every alarm", .timeLimit(.minutes(2)))
+    @Test(
+        "A burst of 2,000 changes: lists at most once per interval, each holding the last, the final one with every alarm",
+        .timeLimit(.minutes(2)))
     func paced() async throws {
         let interval = Duration.milliseconds(30)
         let feed = AlarmListFeed(interval: interval)
@@ -204,7 +210,9 @@ struct AlarmListFeedTests {
         let started = ContinuousClock.now
         let producer = Task {
             for (number, id) in ids.enumerated() {
-                feed.update { $0.received(.init(change: .set(Self.alarm(id)), sender: AlarmListMirrorTests.agent, serial: UInt32(number + 2))) }
+                feed.update {
+                    $0.received(.init(change: .set(Self.alarm(id)), sender: AlarmListMirrorTests.agent, serial: UInt32(number + 2)))
+                }
                 if number % 20 == 19 { try? await Task.sleep(for: .milliseconds(1)) }
             }
         }

@@ -20,7 +20,9 @@ struct HostileValueTests {
         let color = Color(hex: text)
         #expect((color != nil) == valid, "\(text.debugDescription)")
         if let color {
-            #expect(color.description.lowercased() == (text.count == 9 && text.lowercased().hasSuffix("ff") ? String(text.prefix(7)) : text).lowercased())
+            #expect(
+                color.description.lowercased()
+                    == (text.count == 9 && text.lowercased().hasSuffix("ff") ? String(text.prefix(7)) : text).lowercased())
         }
     }
 
@@ -52,7 +54,9 @@ struct HostileValueTests {
     static let unusableDurations: [Double] = [
         .nan, -.nan, .infinity, -.infinity, 0, -0.0, -1, -.greatestFiniteMagnitude, 366 * 86_400 + 0.001, .greatestFiniteMagnitude,
     ]
-    static let unusableInstants: [Double] = [.nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0, -1e12, 1e12]
+    static let unusableInstants: [Double] = [
+        .nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0, -1e12, 1e12,
+    ]
 
     @Test("NaN, infinite, zero, negative and over-long countdowns are refused, naming the field", arguments: unusableDurations)
     func badDurations(seconds: Double) {

@@ -53,7 +53,9 @@ private func weekdayIndex(ofDay day: Int64) -> Int {
     Int(floorMod(day + 4, 7))
 }
 
-private func clockTime(_ hour: Int, _ minute: Int, _ repeats: Alarm.Schedule.Relative.Recurrence = .never)
+private func clockTime(
+    _ hour: Int, _ minute: Int, _ repeats: Alarm.Schedule.Relative.Recurrence = .never
+)
     -> Alarm.Schedule.Relative
 {
     Alarm.Schedule.Relative(time: .init(hour: hour, minute: minute), repeats: repeats)
@@ -171,7 +173,9 @@ private enum Inputs {
     /// Start instants from 1990 to 2040 with clock times: anywhere; from a day and a half before
     /// an offset change to six hours after, with a time within an hour of the change's wall time
     /// (twice as often) or any time; or in Apia's week.
-    static func moments(around changes: [Change])
+    static func moments(
+        around changes: [Change]
+    )
         -> Generator<(start: Int64, time: Alarm.Schedule.Relative.Time), some Sequence & SendableMetatype>
     {
         zip(

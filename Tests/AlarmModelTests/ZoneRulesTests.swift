@@ -63,11 +63,14 @@ struct ZoneRulesTests {
     /// start), then a line per change: the local date and time after it, the new offset
     /// (`+HH[MM[SS]]`), its abbreviation and `1` for daylight time. A change of abbreviation or of
     /// daylight time alone keeps the offset: it is left out, as `ZoneRules.nextChange` does.
-    static func zdumpChanges(_ zdump: String, zones: [String], from: Int, to: Int) async throws -> [String: (start: Int64, changes: [(Int64, Int64)])] {
+    static func zdumpChanges(
+        _ zdump: String, zones: [String], from: Int, to: Int
+    ) async throws -> [String: (start: Int64, changes: [(Int64, Int64)])] {
         var result: [String: (start: Int64, changes: [(Int64, Int64)])] = [:]
         // `03`, `02:45`, `0245`, `03:30:05`: hours, then minutes and seconds when given.
         func clock(_ text: Substring) throws -> [Int64] {
-            let parts = text.contains(":")
+            let parts =
+                text.contains(":")
                 ? text.split(separator: ":").map(String.init)
                 : stride(from: 0, to: text.count, by: 2).map { String(Array(text)[$0..<min($0 + 2, text.count)]) }
             let numbers = parts.compactMap { Int64($0) }
@@ -101,7 +104,8 @@ struct ZoneRulesTests {
             let date = fields[0].split(separator: "-").compactMap { Int($0) }
             guard date.count == 3 else { throw ZdumpOutputError(text: String(line)) }
             let time = try clock(fields[1])
-            let local = Self.daysSince1970(year: Int64(date[0]), month: Int64(date[1]), day: Int64(date[2])) * 86_400
+            let local =
+                Self.daysSince1970(year: Int64(date[0]), month: Int64(date[1]), day: Int64(date[2])) * 86_400
                 + time[0] * 3_600 + time[1] * 60 + time[2]
             let previous = result[zone]?.changes.last?.1 ?? result[zone]?.start
             if newOffset != previous { result[zone, default: (newOffset, [])].changes.append((local - newOffset, newOffset)) }
@@ -120,8 +124,9 @@ struct ZoneRulesTests {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    @Test("Every zone of the system database gives the offset changes glibc's zdump reads from the same file, 2000 to 2060",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "Every zone of the system database gives the offset changes glibc's zdump reads from the same file, 2000 to 2060",
+        .timeLimit(.minutes(3)))
     func agreesWithZdump() async throws {
         // An independent reading of the same files (glibc's tzfile and its TZ-string rules): it
         // holds whatever tzdata version the machine has, unlike Foundation's own copy of the data.
@@ -217,8 +222,9 @@ struct ZoneRulesTests {
         // Foundation's copy (the runtime's), and the system's database, still have summer time in 2027.
         let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         #expect(FoundationRules(zone: berlin).secondsFromGMT(at: july2027) == 7_200)
-        #expect(AlertCalendar(timeZone: Fixtures.zone("Europe/Berlin"))
-            .nextAlert(of: schedule, after: Date(seconds: july2027)) == Date(seconds: try seconds("2027-07-02T05:30:00Z")))
+        #expect(
+            AlertCalendar(timeZone: Fixtures.zone("Europe/Berlin"))
+                .nextAlert(of: schedule, after: Date(seconds: july2027)) == Date(seconds: try seconds("2027-07-02T05:30:00Z")))
         #expect(rules.nextChange(after: try seconds("2026-12-01T00:00:00Z")) == nil)
         #expect(rules.secondsFromGMT(at: july2027) == 3_600)
     }

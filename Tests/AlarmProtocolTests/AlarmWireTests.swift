@@ -50,7 +50,9 @@ struct AlarmWireTests {
 
     @Test("A configuration reads the same whatever the order of its keys")
     func keyOrder() throws {
-        let pairs: [(String, DBusValue)] = [Self.countdown, ("title", .string("Tea")), ("sound", .string("default")), ("breakthrough", .boolean(false))]
+        let pairs: [(String, DBusValue)] = [
+            Self.countdown, ("title", .string("Tea")), ("sound", .string("default")), ("breakthrough", .boolean(false)),
+        ]
         let forward = try AlarmWire.decodeConfiguration(Self.entries(pairs))
         let backward = try AlarmWire.decodeConfiguration(Self.entries(pairs.reversed()))
         #expect(forward == backward)

@@ -20,11 +20,12 @@ struct AlarmJSONTests {
         let record = AlarmRecord(
             id: id, owner: "user", definition: definition,
             phase: .scheduled(alertAt: Fixtures.instant("2026-11-23T07:30:00Z")), anchor: reading.now)
-        #expect(AlarmDescription(record, at: reading).json() == """
-            {"countdown":{"postAlert":540},"fireDate":"2026-11-23T07:30:00Z","id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",\
-            "kind":"alarm","schedule":{"hour":7,"minute":30,"weekdays":["monday","friday"]},\
-            "sound":"/usr/share/sounds/bell.oga","state":"scheduled","title":"Wake up"}
-            """)
+        #expect(
+            AlarmDescription(record, at: reading).json() == """
+                {"countdown":{"postAlert":540},"fireDate":"2026-11-23T07:30:00Z","id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",\
+                "kind":"alarm","schedule":{"hour":7,"minute":30,"weekdays":["monday","friday"]},\
+                "sound":"/usr/share/sounds/bell.oga","state":"scheduled","title":"Wake up"}
+                """)
     }
 
     @Test("A fixed alarm and a one-time clock-time alarm")
@@ -32,10 +33,11 @@ struct AlarmJSONTests {
         let fixed = AlarmRecord(
             id: id, owner: "user", definition: Fixtures.definition(.fixed(Fixtures.instant("2026-12-01T06:30:00Z")), title: "Train"),
             phase: .scheduled(alertAt: Fixtures.instant("2026-12-01T06:30:00Z")), anchor: reading.now)
-        #expect(AlarmDescription(fixed, at: reading).json() == """
-            {"fireDate":"2026-12-01T06:30:00Z","id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0","kind":"alarm",\
-            "schedule":{"fixed":"2026-12-01T06:30:00Z"},"sound":"default","state":"scheduled","title":"Train"}
-            """)
+        #expect(
+            AlarmDescription(fixed, at: reading).json() == """
+                {"fireDate":"2026-12-01T06:30:00Z","id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0","kind":"alarm",\
+                "schedule":{"fixed":"2026-12-01T06:30:00Z"},"sound":"default","state":"scheduled","title":"Train"}
+                """)
         let once = AlarmRecord(
             id: id, owner: "user", definition: Fixtures.definition(Fixtures.clockTime(19, 5), title: "Call"),
             phase: .scheduled(alertAt: Fixtures.instant("2026-11-21T19:05:00Z")), anchor: reading.now)
@@ -48,10 +50,11 @@ struct AlarmJSONTests {
             id: id, owner: "user", definition: Fixtures.timer(300, title: "Tea"),
             phase: .countdown(.init(kind: .preAlert, endsAt: reading.elapsedDeadline(after: 120), duration: 300)),
             anchor: reading.now)
-        #expect(AlarmDescription(running, at: reading).json() == """
-            {"countdown":{"preAlert":300},"fireDate":"2026-11-21T10:02:00Z","id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",\
-            "kind":"timer","remaining":120,"sound":"default","state":"countdown","title":"Tea"}
-            """)
+        #expect(
+            AlarmDescription(running, at: reading).json() == """
+                {"countdown":{"preAlert":300},"fireDate":"2026-11-21T10:02:00Z","id":"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",\
+                "kind":"timer","remaining":120,"sound":"default","state":"countdown","title":"Tea"}
+                """)
         var paused = running
         paused.phase = .paused(.init(kind: .preAlert, remaining: 42.5, duration: 300))
         #expect(AlarmDescription(paused, at: reading).json().contains(#""remaining":42.5,"sound":"default","state":"paused""#))

@@ -18,11 +18,14 @@ struct ConfirmationTests {
     static func record(_ schedule: Alarm.Schedule?, title: String = "Alarm", preAlert: TimeInterval? = nil) -> AlarmRecord {
         let definition = AlarmDefinition(
             schedule: schedule, countdownDuration: preAlert.map { .init(preAlert: $0, postAlert: nil) },
-            presentation: AlarmPresentation(alert: .init(
-                title: LocalizedStringResource(title), stopButton: .stopButton, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown)))
+            presentation: AlarmPresentation(
+                alert: .init(
+                    title: LocalizedStringResource(title), stopButton: .stopButton, secondaryButton: .snoozeButton,
+                    secondaryButtonBehavior: .countdown)))
         let phase: AlarmRecord.Phase
         if let schedule {
-            phase = .scheduled(alertAt: AlertCalendar(timeZone: Fixtures.zone("Europe/Berlin")).nextAlert(of: schedule, after: reading.now)!)
+            phase = .scheduled(
+                alertAt: AlertCalendar(timeZone: Fixtures.zone("Europe/Berlin")).nextAlert(of: schedule, after: reading.now)!)
         } else {
             phase = .countdown(.init(kind: .preAlert, endsAt: reading.elapsedDeadline(after: preAlert ?? 0), duration: preAlert ?? 0))
         }
@@ -34,7 +37,8 @@ struct ConfirmationTests {
         let text = Confirmation.scheduled(Self.record(Fixtures.clockTime(7, 30)), at: Self.reading, style: .standard, handle: "9a74")
         #expect(text == "Alarm set for Sat 07:30, in 14 h 50 min (9a749d0a). Cancel it with: reveille cancel 9a74")
         let soon = Confirmation.scheduled(
-            Self.record(.fixed(Self.reading.now.addingTimeInterval(1_200)), title: "Oven"), at: Self.reading, style: .standard, handle: "9a749")
+            Self.record(.fixed(Self.reading.now.addingTimeInterval(1_200)), title: "Oven"), at: Self.reading, style: .standard,
+            handle: "9a749")
         #expect(soon == "“Oven” set for Fri 17:00, in 20 min (9a749d0a). Cancel it with: reveille cancel 9a749")
     }
 
@@ -62,16 +66,19 @@ struct ConfirmationTests {
     func controls() {
         var work = Self.record(Fixtures.clockTime(7, 0, on: [.monday, .friday]), title: "Work")
         #expect(Confirmation.turnedOn(work, at: Self.reading, style: .standard) == "“Work” is on: next Mon 07:00, in 2 d 14 h.")
-        #expect(Confirmation.edited(work, at: Self.reading, style: .standard, handle: "9a74")
-            == "“Work” changed: 07:00 on Mon, Fri; next Mon 07:00, in 2 d 14 h (9a749d0a).")
+        #expect(
+            Confirmation.edited(work, at: Self.reading, style: .standard, handle: "9a74")
+                == "“Work” changed: 07:00 on Mon, Fri; next Mon 07:00, in 2 d 14 h (9a749d0a).")
         work.skippedAlert = Fixtures.instant("2026-11-30T06:00:00Z")
         work.phase = .scheduled(alertAt: Fixtures.instant("2026-12-04T06:00:00Z"))
-        #expect(Confirmation.skipped(work, at: Self.reading, style: .standard, handle: "9a74")
-            == "“Work” skips Mon 07:00; next 2026-12-04 07:00, in 6 d 14 h. Undo with: reveille unskip 9a74")
+        #expect(
+            Confirmation.skipped(work, at: Self.reading, style: .standard, handle: "9a74")
+                == "“Work” skips Mon 07:00; next 2026-12-04 07:00, in 6 d 14 h. Undo with: reveille unskip 9a74")
         work.definition.isEnabled = false
         #expect(Confirmation.turnedOff(work, handle: "9a74") == "“Work” is off; it keeps its settings. Turn it on with: reveille on 9a74")
-        #expect(Confirmation.edited(work, at: Self.reading, style: .standard, handle: "9a74")
-            == "“Work” changed: 07:00 on Mon, Fri; it is off (9a749d0a).")
+        #expect(
+            Confirmation.edited(work, at: Self.reading, style: .standard, handle: "9a74")
+                == "“Work” changed: 07:00 on Mon, Fri; it is off (9a749d0a).")
         var nap = Self.record(Fixtures.clockTime(7, 0))
         nap.phase = .countdown(.init(kind: .postAlert, endsAt: Self.reading.elapsedDeadline(after: 540), duration: 540))
         #expect(Confirmation.snoozed(nap, at: Self.reading, style: .standard) == "Alarm snoozed: rings again at Fri 16:49, in 9 min.")

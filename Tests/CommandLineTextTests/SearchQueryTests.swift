@@ -50,7 +50,9 @@ struct SearchQueryTests {
         let parts = dentist.definitionParts(from: Self.reading.now)
         #expect(parts.schedule == .fixed(Fixtures.instant("2026-11-28T05:45:00Z")) && parts.countdown == nil && parts.title == "dentist")
         guard case .set(let weekly)? = Self.query("alarm weekdays 6:45") else { Issue.record("no proposal"); return }
-        #expect(weekly.definitionParts(from: Self.reading.now).schedule == Fixtures.clockTime(6, 45, on: [.monday, .tuesday, .wednesday, .thursday, .friday]))
+        #expect(
+            weekly.definitionParts(from: Self.reading.now).schedule
+                == Fixtures.clockTime(6, 45, on: [.monday, .tuesday, .wednesday, .thursday, .friday]))
     }
 
     @Test("alarms lists; other words look for titles; a passed time or a bare number sets nothing")

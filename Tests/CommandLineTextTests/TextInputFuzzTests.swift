@@ -64,7 +64,8 @@ struct TextInputFuzzTests {
         func checkError(_ error: InputError) {
             let message = error.description
             #expect(!message.isEmpty && message.unicodeScalars.count < 1_500, "\(context): \(message.prefix(300))")
-            #expect(!message.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(context): \(message.debugDescription)")
+            #expect(
+                !message.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(context): \(message.debugDescription)")
         }
         let padded = " \t" + text + "\n "
         for zone in zones {

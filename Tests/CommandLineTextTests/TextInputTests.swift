@@ -87,14 +87,21 @@ extension `Text input` {
                     "soon",
                     #"invalid time "soon": use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"#
                 ),
-                ("", "no time given: use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"),
-                (" \n ", "no time given: use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"),
+                (
+                    "",
+                    "no time given: use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"
+                ),
+                (
+                    " \n ",
+                    "no time given: use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"
+                ),
             ]
             for (text, message) in cases {
                 #expect(failure { try ClockTimeInput.parse(text, timeZone: utc) }?.description == message, "\(text)")
             }
-            #expect(failure { try ClockTimeInput.parse("25:00", timeZone: utc) }
-                == .invalid(.time, "25:00", reason: "the hour must be 0 to 23"))
+            #expect(
+                failure { try ClockTimeInput.parse("25:00", timeZone: utc) }
+                    == .invalid(.time, "25:00", reason: "the hour must be 0 to 23"))
             #expect(failure { try ClockTimeInput.parse("", timeZone: utc) } == .empty(.time))
             #expect(failure { try ClockTimeInput.parse("soon", timeZone: utc) } == .unrecognized(.time, "soon"))
         }
@@ -131,8 +138,12 @@ extension `Text input` {
         func dayWordInGap() throws {
             // Saturday 7 March 2026, noon in New York; on the 8th clocks go from 2:00 to 3:00.
             let saturday = Fixtures.instant("2026-03-07T17:00:00Z")
-            #expect(try ClockTimeInput.parse("tomorrow 2:30", timeZone: newYork, now: saturday) == .fixed(Fixtures.instant("2026-03-08T07:00:00Z")))
-            #expect(try ClockTimeInput.parse("tomorrow 3:30", timeZone: newYork, now: saturday) == .fixed(Fixtures.instant("2026-03-08T07:30:00Z")))
+            #expect(
+                try ClockTimeInput.parse("tomorrow 2:30", timeZone: newYork, now: saturday)
+                    == .fixed(Fixtures.instant("2026-03-08T07:00:00Z")))
+            #expect(
+                try ClockTimeInput.parse("tomorrow 3:30", timeZone: newYork, now: saturday)
+                    == .fixed(Fixtures.instant("2026-03-08T07:30:00Z")))
         }
 
         @Test("moments from now name their bad part")
@@ -203,8 +214,9 @@ extension `Text input` {
         @Test("an instant with an offset does not depend on the time zone")
         func offsetIgnoresZone() throws {
             for zone in [utc, newYork, berlin, Fixtures.zone("Asia/Kathmandu")] {
-                #expect(try ClockTimeInput.parse("2026-12-01T07:30:00+01:00", timeZone: zone)
-                    == .fixed(Fixtures.instant("2026-12-01T06:30:00Z")))
+                #expect(
+                    try ClockTimeInput.parse("2026-12-01T07:30:00+01:00", timeZone: zone)
+                        == .fixed(Fixtures.instant("2026-12-01T06:30:00Z")))
             }
             #expect(try ClockTimeInput.parse("2026-12-01 07:30", timeZone: berlin) == .fixed(Fixtures.instant("2026-12-01T06:30:00Z")))
         }
@@ -225,19 +237,23 @@ extension `Text input` {
             #expect(try ClockTimeInput.parse("2026-03-08 03:00", timeZone: newYork) == .fixed(Fixtures.instant("2026-03-08T07:00:00Z")))
             #expect(try ClockTimeInput.parse("2026-03-08 03:30", timeZone: newYork) == .fixed(Fixtures.instant("2026-03-08T07:30:00Z")))
             // An explicit offset is never moved.
-            #expect(try ClockTimeInput.parse("2026-03-08T02:30:00-05:00", timeZone: newYork)
-                == .fixed(Fixtures.instant("2026-03-08T07:30:00Z")))
+            #expect(
+                try ClockTimeInput.parse("2026-03-08T02:30:00-05:00", timeZone: newYork)
+                    == .fixed(Fixtures.instant("2026-03-08T07:30:00Z")))
         }
 
         @Test("the first and last years of four digits")
         func extremeYears() throws {
-            #expect(try ClockTimeInput.parse("0001-01-01T00:00:00Z", timeZone: newYork)
-                == .fixed(Date(timeIntervalSince1970: -62_135_596_800)))
-            #expect(try ClockTimeInput.parse("9999-12-31T23:59:59Z", timeZone: newYork)
-                == .fixed(Date(timeIntervalSince1970: 253_402_300_799)))
+            #expect(
+                try ClockTimeInput.parse("0001-01-01T00:00:00Z", timeZone: newYork)
+                    == .fixed(Date(timeIntervalSince1970: -62_135_596_800)))
+            #expect(
+                try ClockTimeInput.parse("9999-12-31T23:59:59Z", timeZone: newYork)
+                    == .fixed(Date(timeIntervalSince1970: 253_402_300_799)))
             #expect(try ClockTimeInput.parse("2000-02-29 00:00", timeZone: utc) == .fixed(Fixtures.instant("2000-02-29T00:00:00Z")))
-            #expect(failure { try ClockTimeInput.parse("1900-02-29 00:00", timeZone: utc) }?.description
-                == #"invalid time "1900-02-29 00:00": the day must be 1 to 28 in 1900-02"#)
+            #expect(
+                failure { try ClockTimeInput.parse("1900-02-29 00:00", timeZone: utc) }?.description
+                    == #"invalid time "1900-02-29 00:00": the day must be 1 to 28 in 1900-02"#)
             for text in ["0000-01-01 00:00", "9999-12-31 23:59", "1883-11-18 12:00"] {
                 guard case .fixed(let date) = try ClockTimeInput.parse(text, timeZone: newYork) else {
                     Issue.record("\(text) is not an instant")
@@ -341,14 +357,17 @@ extension `Text input` {
 
         @Test("error messages")
         func messages() {
-            #expect(failure { try WeekdaysInput.parse("mon,mnday") }?.description
-                == #"unknown day "mnday": use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "#
-                + "a range such as mon-fri, or weekdays, weekends or daily")
-            #expect(failure { try WeekdaysInput.parse("mon,,tue") }?.description
-                == #"invalid days "mon,,tue": a day is missing between commas"#)
-            #expect(failure { try WeekdaysInput.parse("") }?.description
-                == "no days given: use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "
-                + "a range such as mon-fri, or weekdays, weekends or daily")
+            #expect(
+                failure { try WeekdaysInput.parse("mon,mnday") }?.description
+                    == #"unknown day "mnday": use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "#
+                    + "a range such as mon-fri, or weekdays, weekends or daily")
+            #expect(
+                failure { try WeekdaysInput.parse("mon,,tue") }?.description
+                    == #"invalid days "mon,,tue": a day is missing between commas"#)
+            #expect(
+                failure { try WeekdaysInput.parse("") }?.description
+                    == "no days given: use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "
+                    + "a range such as mon-fri, or weekdays, weekends or daily")
         }
     }
 }
@@ -388,7 +407,9 @@ extension `Text input` {
         func zeroAllowed() throws {
             for text in ["0", "0s", "0m", "0h", "0h 0m", "00:00", "0:00:00", " 0 ", "0.0s"] {
                 #expect(try DurationInput.parse(text, allowingZero: true) == 0, "\(text)")
-                #expect(failure { try DurationInput.parse(text) } == .invalid(.duration, text.trimmingCharacters(in: .whitespaces), reason: "it must be longer than zero"), "\(text)")
+                #expect(
+                    failure { try DurationInput.parse(text) }
+                        == .invalid(.duration, text.trimmingCharacters(in: .whitespaces), reason: "it must be longer than zero"), "\(text)")
             }
             #expect(try DurationInput.parse("90s", allowingZero: true) == 90)
             #expect(failure { try DurationInput.parse("-1s", allowingZero: true) } != nil)
@@ -420,8 +441,9 @@ extension `Text input` {
             }
             #expect(failure { try DurationInput.parse("90") } == .missingUnit("90", number: "90"))
             // A long number is quoted (and cut), not repeated in the examples.
-            #expect(failure { try DurationInput.parse("1234567890123") }?.description
-                == #"invalid duration "1234567890123": "1234567890123" needs a unit, as in s, m or h"#)
+            #expect(
+                failure { try DurationInput.parse("1234567890123") }?.description
+                    == #"invalid duration "1234567890123": "1234567890123" needs a unit, as in s, m or h"#)
         }
     }
 }
@@ -469,8 +491,9 @@ extension `Text input` {
             #expect(failure { try AlarmIDInput.resolve("1a2b-", among: ids) } == .noMatchingAlarm("1a2b-"))
             #expect(failure { try AlarmIDInput.resolve("ff", among: []) } == .noMatchingAlarm("ff"))
             #expect(failure { try AlarmIDInput.resolve("1a", among: ids) } == .ambiguousID("1a", matches: [a, b, c]))
-            #expect(failure { try AlarmIDInput.resolve("1a2b3c4d0000400080000000000000", among: ids) }
-                == .ambiguousID("1a2b3c4d0000400080000000000000", matches: [a, b]))
+            #expect(
+                failure { try AlarmIDInput.resolve("1a2b3c4d0000400080000000000000", among: ids) }
+                    == .ambiguousID("1a2b3c4d0000400080000000000000", matches: [a, b]))
             for bad in ["xyz", "g", "1a2b!", "1a 2b", "１a", "{1a2b}", "1a2b3c4d-0000-4000-8000-0000000000011", "ü"] {
                 #expect(failure { try AlarmIDInput.resolve(bad, among: ids) } == .unrecognized(.alarmID, bad), "\(bad)")
             }
@@ -479,18 +502,22 @@ extension `Text input` {
         @Test("error messages")
         func messages() {
             #expect(failure { try AlarmIDInput.resolve("ff1", among: ids) }?.description == #"no alarm matches the id "ff1""#)
-            #expect(failure { try AlarmIDInput.resolve("xyz", among: ids) }?.description
-                == #"invalid alarm id "xyz": use the full id or its first few characters (0-9, a-f and dashes)"#)
-            #expect(failure { try AlarmIDInput.resolve("", among: ids) }?.description
-                == "no alarm id given: use the full id or its first few characters (0-9, a-f and dashes)")
+            #expect(
+                failure { try AlarmIDInput.resolve("xyz", among: ids) }?.description
+                    == #"invalid alarm id "xyz": use the full id or its first few characters (0-9, a-f and dashes)"#)
+            #expect(
+                failure { try AlarmIDInput.resolve("", among: ids) }?.description
+                    == "no alarm id given: use the full id or its first few characters (0-9, a-f and dashes)")
             // Ids that share their first 8 characters are shown long enough to tell apart.
-            #expect(failure { try AlarmIDInput.resolve("1a", among: ids) }?.description
-                == #"the id "1a" is ambiguous: 3 alarms match (1a2b3c4d-0000-4000-8000-000000000001, "#
-                + "1a2b3c4d-0000-4000-8000-000000000002, 1a9f0000-0000-4000-8000-000000000003); type more of it")
+            #expect(
+                failure { try AlarmIDInput.resolve("1a", among: ids) }?.description
+                    == #"the id "1a" is ambiguous: 3 alarms match (1a2b3c4d-0000-4000-8000-000000000001, "#
+                    + "1a2b3c4d-0000-4000-8000-000000000002, 1a9f0000-0000-4000-8000-000000000003); type more of it")
             let many = (1...7).map { uuid("AB\($0)00000-0000-4000-8000-00000000000\($0)") }
-            #expect(failure { try AlarmIDInput.resolve("a", among: many.reversed()) }?.description
-                == #"the id "a" is ambiguous: 7 alarms match (ab100000, ab200000, ab300000, ab400000, ab500000 and 2 more); "#
-                + "type more of it")
+            #expect(
+                failure { try AlarmIDInput.resolve("a", among: many.reversed()) }?.description
+                    == #"the id "a" is ambiguous: 7 alarms match (ab100000, ab200000, ab300000, ab400000, ab500000 and 2 more); "#
+                    + "type more of it")
         }
 
         @Test("any prefix resolves to its id when unique, and counts its matches when not")
@@ -527,19 +554,25 @@ extension `Text input` {
     struct InputErrorTests {
         @Test("quoted text is cut and control characters escaped")
         func quoting() {
-            #expect(failure { try ClockTimeInput.parse("7:30\u{1B}[31m", timeZone: utc) }?.description
-                == #"invalid time "7:30\u{1B}[31m": use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"#)
-            #expect(failure { try DurationInput.parse("5\"m\\") }?.description
-                == #"invalid duration "5\"m\\": use a length such as 90s, 5m, 1h30m or 00:05:00"#)
-            #expect(failure { try WeekdaysInput.parse("mon\u{2028}day") }?.description
-                == #"unknown day "mon\u{2028}day": use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "#
-                + "a range such as mon-fri, or weekdays, weekends or daily")
+            #expect(
+                failure { try ClockTimeInput.parse("7:30\u{1B}[31m", timeZone: utc) }?.description
+                    == #"invalid time "7:30\u{1B}[31m": use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"#
+            )
+            #expect(
+                failure { try DurationInput.parse("5\"m\\") }?.description
+                    == #"invalid duration "5\"m\\": use a length such as 90s, 5m, 1h30m or 00:05:00"#)
+            #expect(
+                failure { try WeekdaysInput.parse("mon\u{2028}day") }?.description
+                    == #"unknown day "mon\u{2028}day": use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, "#
+                    + "a range such as mon-fri, or weekdays, weekends or daily")
             let long = String(repeating: "a", count: 10_000)
-            #expect(failure { try DurationInput.parse(long) }?.description
-                == "invalid duration \"\(String(repeating: "a", count: 40))…\": use a length such as 90s, 5m, 1h30m or 00:05:00")
-            #expect(failure { try WeekdaysInput.parse("日本語のとても長い曜日の名前です、本当にとても長い名前で四十文字を超えるのですよね") }?.description
-                == "unknown day \"日本語のとても長い曜日の名前です、本当にとても長い名前で四十文字を超えるのですよ…\": use mon, tue, wed, thu, fri, "
-                + "sat, sun or full day names separated by commas, a range such as mon-fri, or weekdays, weekends or daily")
+            #expect(
+                failure { try DurationInput.parse(long) }?.description
+                    == "invalid duration \"\(String(repeating: "a", count: 40))…\": use a length such as 90s, 5m, 1h30m or 00:05:00")
+            #expect(
+                failure { try WeekdaysInput.parse("日本語のとても長い曜日の名前です、本当にとても長い名前で四十文字を超えるのですよね") }?.description
+                    == "unknown day \"日本語のとても長い曜日の名前です、本当にとても長い名前で四十文字を超えるのですよ…\": use mon, tue, wed, thu, fri, "
+                    + "sat, sun or full day names separated by commas, a range such as mon-fri, or weekdays, weekends or daily")
         }
 
         @Test("each error knows its field")
@@ -670,17 +703,19 @@ extension `Text input` {
                 .scheduled(alertAt: Fixtures.instant("2026-12-07T06:30:00Z"))),
             record(
                 "0B7E44D2-0000-4000-8000-000000000002", Fixtures.timer(900, title: "Tea 🍵"),
-                .countdown(.init(
-                    kind: .preAlert,
-                    endsAt: ElapsedDeadline(
-                        bootID: "boot-1", uptime: .seconds(10_750), wallEstimate: reading.now.addingTimeInterval(750)),
-                    duration: 900))),
+                .countdown(
+                    .init(
+                        kind: .preAlert,
+                        endsAt: ElapsedDeadline(
+                            bootID: "boot-1", uptime: .seconds(10_750), wallEstimate: reading.now.addingTimeInterval(750)),
+                        duration: 900))),
             scheduled("7E57AB1E-0000-4000-8000-000000000006", "2026-12-11T05:00:00Z", title: "日本語のとても長いタイトルです"),
             record(
                 "3F2A9C01-0000-4000-8000-000000000001", Fixtures.definition(Fixtures.clockTime(9, 58), title: "起床 ⏰"),
-                .alerting(.init(
-                    scheduledAt: reading.now.addingTimeInterval(-120), startedAt: reading.now.addingTimeInterval(-120),
-                    timesOutAt: nil))),
+                .alerting(
+                    .init(
+                        scheduledAt: reading.now.addingTimeInterval(-120), startedAt: reading.now.addingTimeInterval(-120),
+                        timesOutAt: nil))),
             scheduled("D15EA5E0-0000-4000-8000-000000000007", "2026-12-12T05:00:00Z", title: "Next Saturday"),
         ]
 
@@ -712,8 +747,9 @@ extension `Text input` {
             }
             // Too narrow: titles keep 10 columns and overflow the width.
             let narrow = AlarmListFormat.table(Self.records, at: Self.reading, width: 20)
-            #expect(narrow.split(separator: "\n").map { String($0.dropFirst(61)) }
-                == ["TITLE", "起床 ⏰", "Tea 🍵", "Work", "日本語の…", "Next Satu…", "Réveillon…", "Pa\u{0301}tes"])
+            #expect(
+                narrow.split(separator: "\n").map { String($0.dropFirst(61)) }
+                    == ["TITLE", "起床 ⏰", "Tea 🍵", "Work", "日本語の…", "Next Satu…", "Réveillon…", "Pa\u{0301}tes"])
         }
 
         @Test("columns line up: every line has the same display width before the title")
@@ -741,11 +777,13 @@ extension `Text input` {
             let record = Self.scheduled("AAAAAAAA-0000-4000-8000-000000000001", "2026-12-06T09:00:00Z", title: "Line1\nLine2\u{1B}[0m\tX")
             let empty = Self.scheduled("BBBBBBBB-0000-4000-8000-000000000001", "2026-12-06T10:00:00Z", title: "")
             let table = AlarmListFormat.table([record, empty], at: Self.reading, width: nil)
-            #expect(table == [
-                "ID        KIND   STATE      NEXT       IN        TITLE",
-                "aaaaaaaa  alarm  scheduled  Sun 10:00  in 1d     Line1 Line2\u{FFFD}[0m X",
-                "bbbbbbbb  alarm  scheduled  Sun 11:00  in 1d 1h  -",
-            ].joined(separator: "\n"))
+            #expect(
+                table
+                    == [
+                        "ID        KIND   STATE      NEXT       IN        TITLE",
+                        "aaaaaaaa  alarm  scheduled  Sun 10:00  in 1d     Line1 Line2\u{FFFD}[0m X",
+                        "bbbbbbbb  alarm  scheduled  Sun 11:00  in 1d 1h  -",
+                    ].joined(separator: "\n"))
         }
 
         @Test("a title that starts with a combining mark gets a dotted circle to sit on")
@@ -753,11 +791,13 @@ extension `Text input` {
             let record = Self.scheduled("AAAAAAAA-0000-4000-8000-000000000001", "2026-12-06T09:00:00Z", title: "\u{0301}x")
             let joiner = Self.scheduled("BBBBBBBB-0000-4000-8000-000000000001", "2026-12-06T10:00:00Z", title: "\u{200D}🔔")
             let table = AlarmListFormat.table([record, joiner], at: Self.reading, width: nil)
-            #expect(table == [
-                "ID        KIND   STATE      NEXT       IN        TITLE",
-                "aaaaaaaa  alarm  scheduled  Sun 10:00  in 1d     \u{25CC}\u{0301}x",
-                "bbbbbbbb  alarm  scheduled  Sun 11:00  in 1d 1h  \u{25CC}\u{200D}🔔",
-            ].joined(separator: "\n"))
+            #expect(
+                table
+                    == [
+                        "ID        KIND   STATE      NEXT       IN        TITLE",
+                        "aaaaaaaa  alarm  scheduled  Sun 10:00  in 1d     \u{25CC}\u{0301}x",
+                        "bbbbbbbb  alarm  scheduled  Sun 11:00  in 1d 1h  \u{25CC}\u{200D}🔔",
+                    ].joined(separator: "\n"))
             for line in table.split(separator: "\n") {
                 #expect(line.prefix(49).allSatisfy { $0.isASCII } && line.dropFirst(47).hasPrefix("  "))
             }
@@ -784,10 +824,13 @@ extension `Text input` {
                 Self.scheduled("05000000-0000-4000-8000-000000000000", "2026-12-06T09:00:00Z", title: "B, same instant"),
             ]
             let table = AlarmListFormat.table(records, at: Self.reading, width: nil)
-            let rows = table.split(separator: "\n").dropFirst().map { ($0.prefix(8), $0.split(separator: "  ", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }) }
-            #expect(rows.map { String($0.0) } == [
-                "60000000", "30000000", "50000000", "05000000", "20000000", "40000000", "10000000",
-            ])
+            let rows = table.split(separator: "\n").dropFirst().map {
+                ($0.prefix(8), $0.split(separator: "  ", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) })
+            }
+            #expect(
+                rows.map { String($0.0) } == [
+                    "60000000", "30000000", "50000000", "05000000", "20000000", "40000000", "10000000",
+                ])
             #expect(rows.map { $0.1[4] } == ["1m 5s ago", "5s ago", "in 30m", "in 1d", "in 1d", "paused 10s", "paused 30s"])
             #expect(rows.map { $0.1[3] } == ["RINGING", "RINGING", "Sat 10:30", "Sun 10:00", "Sun 10:00", "-", "-"])
         }
@@ -901,7 +944,8 @@ extension `Text input` {
 
         @Test("the table keeps one line per alarm and every title within the width, whatever the titles")
         func tableProperty() async {
-            await propertyCheck(count: 200, input: Self.anyScalar.string(of: 0...40).array(of: 1...6), Gen.int(in: 0...120)) { titles, width in
+            await propertyCheck(count: 200, input: Self.anyScalar.string(of: 0...40).array(of: 1...6), Gen.int(in: 0...120)) {
+                titles, width in
                 let records = titles.enumerated().map { index, title in
                     ListTableTests.scheduled(
                         "\(index)AAAAAAA-0000-4000-8000-000000000000", "2026-12-0\(index + 6)T09:00:00Z", title: title)
@@ -919,7 +963,9 @@ extension `Text input` {
 
         @Test("the formatters never trap on any number")
         func formatters() async {
-            let special: [TimeInterval] = [.nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 1e300, -1e-300]
+            let special: [TimeInterval] = [
+                .nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 1e300, -1e-300,
+            ]
             for value in special {
                 _ = DurationFormat.units(value)
                 _ = DurationFormat.clock(value)

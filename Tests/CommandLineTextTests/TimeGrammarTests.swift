@@ -68,7 +68,8 @@ struct TimeGrammarTests {
     func newYork(text: String, expected: String) throws {
         let reading = try TimeGrammar.read(text, now: Self.newYorkEve, zone: Self.zone("America/New_York"))
         let schedule = reading.schedule(from: Self.newYorkEve)
-        #expect(Self.nextFire(schedule, after: Self.newYorkEve, in: "America/New_York") == Fixtures.instant(expected), "\(text): \(reading)")
+        #expect(
+            Self.nextFire(schedule, after: Self.newYorkEve, in: "America/New_York") == Fixtures.instant(expected), "\(text): \(reading)")
     }
 
     @Test("a length from now counts real time through the hour that comes twice")
@@ -76,16 +77,18 @@ struct TimeGrammarTests {
         // 01:00 EDT on the night the clocks go back: 90 minutes later the wall clock shows 01:30 EST.
         let now = Fixtures.instant("2026-11-01T05:00:00Z")
         #expect(try TimeGrammar.read("in 1h30m", now: now, zone: Self.zone("America/New_York")) == .fromNow(5_400))
-        #expect(try TimeGrammar.read("in 1h30m", now: now, zone: Self.zone("America/New_York")).schedule(from: now)
-            == .fixed(Fixtures.instant("2026-11-01T06:30:00Z")))
+        #expect(
+            try TimeGrammar.read("in 1h30m", now: now, zone: Self.zone("America/New_York")).schedule(from: now)
+                == .fixed(Fixtures.instant("2026-11-01T06:30:00Z")))
     }
 
     @Test("days make a clock time repeat; one day, today, tomorrow and next make it ring once")
     func kinds() throws {
         let zone = Self.zone("Europe/Berlin")
         let now = Self.berlinEve
-        #expect(try TimeGrammar.read("mon,wed 6:45", now: now, zone: zone)
-            == .clockTime(.init(time: .init(hour: 6, minute: 45), repeats: .weekly([.monday, .wednesday]))))
+        #expect(
+            try TimeGrammar.read("mon,wed 6:45", now: now, zone: zone)
+                == .clockTime(.init(time: .init(hour: 6, minute: 45), repeats: .weekly([.monday, .wednesday]))))
         #expect(try TimeGrammar.read("daily 6:30", now: now, zone: zone).repeatingDays == WeekdaysInput.mondayFirst)
         #expect(try TimeGrammar.read("weekends 9:00", now: now, zone: zone).repeatingDays == [.saturday, .sunday])
         #expect(try TimeGrammar.read("noon", now: now, zone: zone) == .clockTime(.init(time: .init(hour: 12, minute: 0), repeats: .never)))
@@ -103,11 +106,13 @@ struct TimeGrammarTests {
         ] {
             #expect(try TimeGrammar.read(text, now: now, zone: zone).repeatingDays == days, "\(text)")
         }
-        #expect(try TimeGrammar.read("mo mi 6:45", now: now, zone: zone, dayNames: ["mo": .monday, "mi": .wednesday]).repeatingDays
-            == [.monday, .wednesday])
+        #expect(
+            try TimeGrammar.read("mo mi 6:45", now: now, zone: zone, dayNames: ["mo": .monday, "mi": .wednesday]).repeatingDays
+                == [.monday, .wednesday])
         // The person's own short day names, besides the English ones.
-        #expect(try TimeGrammar.read("mo 7:30", now: now, zone: zone, dayNames: ["mo": .monday])
-            == TimeGrammar.read("mon 7:30", now: now, zone: zone))
+        #expect(
+            try TimeGrammar.read("mo 7:30", now: now, zone: zone, dayNames: ["mo": .monday])
+                == TimeGrammar.read("mon 7:30", now: now, zone: zone))
     }
 
     @Test(
@@ -132,11 +137,13 @@ struct TimeGrammarTests {
     @Test("days given both in TIME and with --repeat are refused; a clock time takes the days given apart")
     func daysTwice() throws {
         let zone = Fixtures.zone("Europe/Berlin")
-        #expect(throws: InputError.invalid(
-            .time, "weekdays 7:00",
-            reason: "it names its days already; give the days once, in the time (mon,wed 6:45) or with --repeat")
+        #expect(
+            throws: InputError.invalid(
+                .time, "weekdays 7:00",
+                reason: "it names its days already; give the days once, in the time (mon,wed 6:45) or with --repeat")
         ) { try ClockTimeInput.parse("weekdays 7:00", repeatingOn: [.saturday], timeZone: zone, now: Self.berlinEve) }
-        #expect(try ClockTimeInput.parse("7:00", repeatingOn: [.saturday], timeZone: zone, now: Self.berlinEve)
-            == .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.saturday]))))
+        #expect(
+            try ClockTimeInput.parse("7:00", repeatingOn: [.saturday], timeZone: zone, now: Self.berlinEve)
+                == .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.saturday]))))
     }
 }

@@ -99,7 +99,9 @@ struct TimeStyleTests {
             #expect(TimeLocale(named: "pt_BR.utf8@x") == nil)
             #expect(TimeStyle.resolve(environment: ["LANG": "pt_BR.utf8@x"], gnomeClockFormat: nil) == .standard)
             let saturday = Date(timeIntervalSince1970: 1_795_851_000)
-            #expect((try? TranslationCatalogs.date("%a", at: saturday, locale: "pt_BR.utf8@x", locales: locales)) == TimeStyle.standard.weekdayText(.saturday))
+            #expect(
+                (try? TranslationCatalogs.date("%a", at: saturday, locale: "pt_BR.utf8@x", locales: locales))
+                    == TimeStyle.standard.weekdayText(.saturday))
             #expect(TimeLocale(named: "de_DE.UTF-8")?.name == "de_DE.UTF-8")
             let styles = ["LC_ALL": "de_DE.UTF-8", "LC_TIME": "en_US.UTF-8", "LANG": "fr_FR.UTF-8"]
             #expect(TimeStyle.resolve(environment: styles, gnomeClockFormat: nil).locale?.name == "de_DE.UTF-8")
@@ -128,7 +130,8 @@ struct TimeStyleTests {
             #expect(LocalTimeFormat.string(for: later, at: reading, style: american) == "Tue 7:30 PM")
             let farther = now.addingTimeInterval(10 * 86_400)
             #expect(LocalTimeFormat.string(for: farther, at: reading, style: german) == "08.12.2026 07:30")
-            let reference = try? TranslationCatalogs.date("%x %R", at: farther, locale: "de_DE.UTF-8", zone: "Europe/Berlin", locales: locales)
+            let reference = try? TranslationCatalogs.date(
+                "%x %R", at: farther, locale: "de_DE.UTF-8", zone: "Europe/Berlin", locales: locales)
             #expect(LocalTimeFormat.string(for: farther, at: reading, style: german) == reference)
             #expect(LocalTimeFormat.string(for: farther, at: reading, style: american) == "12/08/2026 7:30 AM")
         }

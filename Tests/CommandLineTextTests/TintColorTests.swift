@@ -25,13 +25,16 @@ struct TintColorTests {
         #expect(TerminalColor.detect(isTerminal: true, environment: ["TERM": ""]) == nil)
         #expect(TerminalColor.detect(isTerminal: true, environment: [:]) == nil)
         for value in ["truecolor", "24bit", "TrueColor", "24BIT"] {
-            #expect(TerminalColor.detect(isTerminal: true, environment: term.merging(["COLORTERM": value]) { $1 }) == .trueColor, "\(value)")
+            #expect(
+                TerminalColor.detect(isTerminal: true, environment: term.merging(["COLORTERM": value]) { $1 }) == .trueColor, "\(value)")
         }
         for value in ["", "yes", "256"] {
-            #expect(TerminalColor.detect(isTerminal: true, environment: term.merging(["COLORTERM": value]) { $1 }) == .palette256, "\(value)")
+            #expect(
+                TerminalColor.detect(isTerminal: true, environment: term.merging(["COLORTERM": value]) { $1 }) == .palette256, "\(value)")
         }
-        #expect(TerminalColor.detect(
-            isTerminal: true, environment: ["TERM": "xterm", "COLORTERM": "truecolor", "NO_COLOR": "x"]) == nil)
+        #expect(
+            TerminalColor.detect(
+                isTerminal: true, environment: ["TERM": "xterm", "COLORTERM": "truecolor", "NO_COLOR": "x"]) == nil)
     }
 
     @Test("24-bit colour is ESC[38;2;R;G;Bm, ended by ESC[39m")
@@ -118,8 +121,12 @@ struct TintColorTests {
         let lines = colored.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
         #expect(lines[0] == plain.split(separator: "\n")[0], "the heading has no colour")
-        #expect(lines[1].hasPrefix("\(Self.escape)[38;2;0;122;255m0b7e44d2\(Self.escape)[39m  alarm  scheduled  "), "\(lines[1].debugDescription)")
-        #expect(lines[2].hasPrefix("\(Self.escape)[38;2;255;149;0m3f2a9c01\(Self.escape)[39m  alarm  scheduled  "), "\(lines[2].debugDescription)")
+        #expect(
+            lines[1].hasPrefix("\(Self.escape)[38;2;0;122;255m0b7e44d2\(Self.escape)[39m  alarm  scheduled  "),
+            "\(lines[1].debugDescription)")
+        #expect(
+            lines[2].hasPrefix("\(Self.escape)[38;2;255;149;0m3f2a9c01\(Self.escape)[39m  alarm  scheduled  "),
+            "\(lines[2].debugDescription)")
         // Only the id is coloured: one sequence and its end a row.
         for line in lines.dropFirst() {
             #expect(line.matches(of: /\x1B\[/).count == 2, "\(line.debugDescription)")

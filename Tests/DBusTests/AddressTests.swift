@@ -7,7 +7,8 @@ import TestRequirements
 struct AddressTests {
     @Test("Entries in order, values unescaped; only unix:path= entries have a socket file")
     func entries() throws {
-        let entries = try DBusAddress.parse("unix:path=/run/my%20bus/socket%3b1,guid=abc;unix:abstract=/tmp/dbus-x;tcp:host=localhost,port=1234")
+        let entries = try DBusAddress.parse(
+            "unix:path=/run/my%20bus/socket%3b1,guid=abc;unix:abstract=/tmp/dbus-x;tcp:host=localhost,port=1234")
         #expect(entries.map(\.transport) == ["unix", "unix", "tcp"])
         #expect(entries[0].socketPath == "/run/my bus/socket;1")
         #expect(entries[0].values["guid"] == "abc")

@@ -295,11 +295,13 @@ struct ExportedObjectTests {
             service.exportObjectManager(at: "/m")
             try service.export(path: "/m", interfaces: [Echo.interface()])
             let added = try await pair.client.subscribe(
-                MatchRule(sender: service.uniqueName, path: "/m", interface: "org.freedesktop.DBus.ObjectManager",
-                          member: "InterfacesAdded"))
+                MatchRule(
+                    sender: service.uniqueName, path: "/m", interface: "org.freedesktop.DBus.ObjectManager",
+                    member: "InterfacesAdded"))
             let removed = try await pair.client.subscribe(
-                MatchRule(sender: service.uniqueName, path: "/m", interface: "org.freedesktop.DBus.ObjectManager",
-                          member: "InterfacesRemoved"))
+                MatchRule(
+                    sender: service.uniqueName, path: "/m", interface: "org.freedesktop.DBus.ObjectManager",
+                    member: "InterfacesRemoved"))
             try service.export(path: "/m/a", interfaces: [propertyInterface(name: Shared("a"))])
             try service.export(path: "/elsewhere", interfaces: [propertyInterface(name: Shared("x"))])
             try service.export(path: "/m/b/deep", interfaces: [propertyInterface(name: Shared("b"))])
@@ -322,9 +324,11 @@ struct ExportedObjectTests {
                     .objectPath(path),
                     .array(
                         elementSignature: "{sa{sv}}",
-                        [.dictEntry(
-                            .string("test.Props"),
-                            .dictionary(["Name": .string(name), "Count": .uint32(42), "Caller": .string(pair.client.uniqueName)]))]))
+                        [
+                            .dictEntry(
+                                .string("test.Props"),
+                                .dictionary(["Name": .string(name), "Count": .uint32(42), "Caller": .string(pair.client.uniqueName)]))
+                        ]))
             }
             #expect(managed == [.array(elementSignature: "{oa{sa{sv}}}", [entry("/m/a", "a"), entry("/m/b/deep", "b")])])
 

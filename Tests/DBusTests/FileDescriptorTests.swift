@@ -24,7 +24,9 @@ struct FileDescriptorTests {
             name: interfaceName,
             methods: [
                 DBusMethod(name: "Write", inArguments: [DBusArgument(name: "fd", signature: "h")]) { call in
-                    guard let descriptor = call.arguments.first?.fileDescriptorValue else { throw DBusError(name: DBusError.failed, message: "no descriptor") }
+                    guard let descriptor = call.arguments.first?.fileDescriptorValue else {
+                        throw DBusError(name: DBusError.failed, message: "no descriptor")
+                    }
                     let written = Array("ring".utf8).withUnsafeBytes { write(descriptor.rawValue, $0.baseAddress, $0.count) }
                     guard written == 4 else { throw DBusError(name: DBusError.failed, message: "write failed: \(errno)") }
                     return []
@@ -37,7 +39,9 @@ struct FileDescriptorTests {
                     name: "Identify", inArguments: [DBusArgument(name: "fd", signature: "h")],
                     outArguments: [DBusArgument(name: "file", signature: "(tt)")]
                 ) { call in
-                    guard let descriptor = call.arguments.first?.fileDescriptorValue else { throw DBusError(name: DBusError.failed, message: "no descriptor") }
+                    guard let descriptor = call.arguments.first?.fileDescriptorValue else {
+                        throw DBusError(name: DBusError.failed, message: "no descriptor")
+                    }
                     let file = fileIdentity(descriptor.rawValue)
                     return [.structure([.uint64(file.device), .uint64(file.inode)])]
                 },
@@ -50,7 +54,6 @@ struct FileDescriptorTests {
         fstat(descriptor, &status)
         return (UInt64(status.st_dev), UInt64(status.st_ino))
     }
-
 
     /// What can be read from `descriptor` until the pipe's end; nil when a write end is still
     /// open somewhere after `timeout`.
@@ -97,7 +100,8 @@ struct FileDescriptorTests {
     func roundTrip() async throws {
         try await withBusPair { pair in
             try pair.service.export(path: Self.path, interfaces: [Self.interface()])
-            let file = try #require(FileManager.default.temporaryDirectory.path.withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+            let file = try #require(
+                FileManager.default.temporaryDirectory.path.withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
             try #require(file >= 0)
             let sent = UnixFileDescriptor(taking: file)
             let expected = Self.fileIdentity(sent.rawValue)

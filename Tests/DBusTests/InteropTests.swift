@@ -31,8 +31,9 @@ private func exportEchoAndProperties(_ connection: DBusConnection) throws {
 
 @Suite("interoperability with other implementations", .onItsOwnThread, .timeLimit(.minutes(5)))
 struct InteropTests {
-    @Test("busctl calls methods, reads and writes properties, introspects, and sees our errors",
-          .requires(busctl == nil ? "busctl is not installed (systemd)" : nil))
+    @Test(
+        "busctl calls methods, reads and writes properties, introspects, and sees our errors",
+        .requires(busctl == nil ? "busctl is not installed (systemd)" : nil))
     func busctlClient() async throws {
         try await withBusPair { pair in
             try exportEchoAndProperties(pair.service)
@@ -98,21 +99,26 @@ struct InteropTests {
             let destination = pair.service.uniqueName
             let reply = try await runProgram(
                 dbusSend!,
-                ["--bus=\(pair.bus.address)", "--print-reply", "--dest=\(destination)", Echo.path,
-                 "test.Echo.Echo", "variant:int32:-7"])
+                [
+                    "--bus=\(pair.bus.address)", "--print-reply", "--dest=\(destination)", Echo.path,
+                    "test.Echo.Echo", "variant:int32:-7",
+                ])
             #expect(reply.status == 0, "\(reply.errorOutput)")
             #expect(reply.output.contains("variant       int32 -7"), "\(reply.output)")
             let unknown = try await runProgram(
                 dbusSend!,
-                ["--bus=\(pair.bus.address)", "--print-reply", "--dest=\(destination)", "/nowhere", "test.Echo.Echo",
-                 "variant:int32:1"])
+                [
+                    "--bus=\(pair.bus.address)", "--print-reply", "--dest=\(destination)", "/nowhere", "test.Echo.Echo",
+                    "variant:int32:1",
+                ])
             #expect(unknown.status != 0)
             #expect(unknown.errorOutput.contains("org.freedesktop.DBus.Error.UnknownObject"), "\(unknown.errorOutput)")
         }
     }
 
-    @Test("dbus-python calls, reads properties and managed objects, and sends us signals",
-          .requires(pythonWithDBus == nil ? "python3 with the dbus module is not installed (python3-dbus)" : nil))
+    @Test(
+        "dbus-python calls, reads properties and managed objects, and sends us signals",
+        .requires(pythonWithDBus == nil ? "python3 with the dbus module is not installed (python3-dbus)" : nil))
     func pythonPeer() async throws {
         try await withBusPair { pair in
             try exportEchoAndProperties(pair.service)

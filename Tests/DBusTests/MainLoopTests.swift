@@ -118,7 +118,9 @@ struct MainLoopTests {
         }
     }
 
-    @Test("calls with different time limits each end at their own, answered ones never; the reply timer follows the earliest, and is off once none waits")
+    @Test(
+        "calls with different time limits each end at their own, answered ones never; the reply timer follows the earliest, and is off once none waits"
+    )
     func callTimeLimits() async throws {
         try await withBusPair { pair in
             try await withHangingObject(on: pair.service) { entered in

@@ -21,7 +21,9 @@ struct SignalHandlerTests {
         var threads: Set<String> { state.withLock { Set($0.map(\.thread)) } }
     }
 
-    @Test("matching signals reach the handler in order, on the loop thread; others do not; cancel stops it; the end of the connection is told once")
+    @Test(
+        "matching signals reach the handler in order, on the loop thread; others do not; cancel stops it; the end of the connection is told once"
+    )
     func handler() async throws {
         try await withBusPair { pair in
             let seen = Seen()

@@ -66,9 +66,13 @@ struct ValueRoundTripTests {
                 "list": .array(elementSignature: "i", [.int32(1), .int32(-2), .int32(3)]),
                 "empty": .array(elementSignature: "s", []),
                 "emptyDict": .dictionary([:]),
-                "inner": .dictionary(["deep": .variant(.array(elementSignature: "ay", [.array(elementSignature: "y", [.byte(1), .byte(2)])]))]),
+                "inner": .dictionary([
+                    "deep": .variant(.array(elementSignature: "ay", [.array(elementSignature: "y", [.byte(1), .byte(2)])]))
+                ]),
                 "path": .objectPath("/io/github/reveille/Alarms1/alarm/0"),
-                "struct": .structure([.string("x"), .uint64(9), .array(elementSignature: "(bd)", [.structure([.boolean(true), .double(1.5)])])]),
+                "struct": .structure([
+                    .string("x"), .uint64(9), .array(elementSignature: "(bd)", [.structure([.boolean(true), .double(1.5)])]),
+                ]),
                 "double": .double(3.25),
             ])
             let values: [DBusValue] = [

@@ -85,7 +85,8 @@ struct GNOMEDesktop: Sendable {
             }
             let shellEnvironment = search.map { ["XDG_DATA_DIRS": "\($0.data.path):/usr/local/share:/usr/share"] } ?? [:]
             let shell = try await offPool { try GNOMEShellServer(in: sandbox, environment: shellEnvironment) }
-            let session = sessionManager ? try await offPool { try GNOMESessionServer(in: sandbox, systemBus: shell.systemBus.address) } : nil
+            let session =
+                sessionManager ? try await offPool { try GNOMESessionServer(in: sandbox, systemBus: shell.systemBus.address) } : nil
             let keys = mediaKeys ? try await startMediaKeys(in: sandbox, shell: shell) : nil
             let agent = try sandbox.spawn(
                 Built.path("reveilled"), (sound ? ["--ramp", "0"] : ["--silent"]) + agentArguments, environment: agentEnvironment)

@@ -9,14 +9,16 @@ extension GNOMEShellTests {
     /// Waits until the lock screen is lit and lists Reveille in its notification section; returns it.
     static func waitForLockScreenListing(_ shell: GNOMEShellServer) async throws -> GNOMEShellServer.LockScreen {
         try await shell.waitForEval(
-            "the lock screen to light up and list Reveille", """
-                (() => { const screen = \(GNOMEShellServer.lockScreenScript);
-                    return !screen.dark && screen.sources.some(s => s.title === 'Reveille') ? screen : null; })()
-                """, as: GNOMEShellServer.LockScreen.self, detail: GNOMEShellServer.lockScreenScript)
+            "the lock screen to light up and list Reveille",
+            """
+            (() => { const screen = \(GNOMEShellServer.lockScreenScript);
+                return !screen.dark && screen.sources.some(s => s.title === 'Reveille') ? screen : null; })()
+            """, as: GNOMEShellServer.LockScreen.self, detail: GNOMEShellServer.lockScreenScript)
     }
 
-    @Test("Locked, with do-not-disturb on: the alarm lights the lock screen, which lists Reveille (no buttons there); unlocked, its banner has Stop, which stops it",
-          .requires(GNOMEShellServer.lockScreenUnavailable))
+    @Test(
+        "Locked, with do-not-disturb on: the alarm lights the lock screen, which lists Reveille (no buttons there); unlocked, its banner has Stop, which stops it",
+        .requires(GNOMEShellServer.lockScreenUnavailable))
     func lockScreen() async throws {
         let desktop = try await GNOMEDesktop.start(banners: false)
         defer { desktop.stop() }
@@ -45,16 +47,20 @@ extension GNOMEShellTests {
         // The person's choice to see details on the lock screen (GNOME's per-app setting): the
         // alarm's title and time are listed too.
         try await offPool { [sandbox = desktop.sandbox] in
-            _ = try sandbox.run("gsettings", [
-                "set", "org.gnome.desktop.notifications.application:/org/gnome/desktop/notifications/application/io-github-reveille-reveille/",
-                "details-in-lock-screen", "true",
-            ])
+            _ = try sandbox.run(
+                "gsettings",
+                [
+                    "set",
+                    "org.gnome.desktop.notifications.application:/org/gnome/desktop/notifications/application/io-github-reveille-reveille/",
+                    "details-in-lock-screen", "true",
+                ])
         }
         let detailed = try await shell.waitForEval(
-            "the lock screen to show the alarm's title", """
-                (() => { const s = \(GNOMEShellServer.lockScreenScript).sources.find(s => s.title === 'Reveille');
-                    return s && s.lines.some(l => l.includes(\(GNOMEShellServer.literal(Self.title)))) ? s.lines : null; })()
-                """, as: [String].self, detail: GNOMEShellServer.lockScreenScript)
+            "the lock screen to show the alarm's title",
+            """
+            (() => { const s = \(GNOMEShellServer.lockScreenScript).sources.find(s => s.title === 'Reveille');
+                return s && s.lines.some(l => l.includes(\(GNOMEShellServer.literal(Self.title)))) ? s.lines : null; })()
+            """, as: [String].self, detail: GNOMEShellServer.lockScreenScript)
         // "Wake up 07:30 · Wake up": the title (in bold), then the body.
         #expect(detailed.count == 1 && detailed[0].hasPrefix("\(Self.title) ") && detailed[0].hasSuffix(" · \(Self.title)"), "\(detailed)")
         try await desktop.screenshot("2b-locked-alert-details", test: "lock-screen")
@@ -72,8 +78,9 @@ extension GNOMEShellTests {
         }
     }
 
-    @Test("An alarm ringing when the screen locks is listed on the lock screen, which lights up; unlocked, its banner is back, and Snooze snoozes it",
-          .requires(GNOMEShellServer.lockScreenUnavailable))
+    @Test(
+        "An alarm ringing when the screen locks is listed on the lock screen, which lights up; unlocked, its banner is back, and Snooze snoozes it",
+        .requires(GNOMEShellServer.lockScreenUnavailable))
     func ringingWhenLocked() async throws {
         let desktop = try await GNOMEDesktop.start()
         defer { desktop.stop() }
@@ -105,8 +112,9 @@ extension GNOMEShellTests {
 }
 
 extension GNOMEShellTests {
-    @Test("Do-not-disturb on, an alarm ringing when the screen locks: banners are lifted, the lock screen lights up and lists it",
-          .requires(GNOMEShellServer.lockScreenUnavailable))
+    @Test(
+        "Do-not-disturb on, an alarm ringing when the screen locks: banners are lifted, the lock screen lights up and lists it",
+        .requires(GNOMEShellServer.lockScreenUnavailable))
     func ringingWhenLockedDoNotDisturb() async throws {
         let desktop = try await GNOMEDesktop.start(banners: false)
         defer { desktop.stop() }

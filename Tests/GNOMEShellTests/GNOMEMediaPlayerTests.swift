@@ -11,8 +11,9 @@ extension GNOMEShellTests {
     /// The time a banner's body starts with ("07:30 · Wake up").
     static func time(of banner: GNOMEShellServer.Banner) -> String { String(banner.body.prefix { $0 != " " }) }
 
-    @Test("Locked and ringing, GNOME 43's lock screen shows no media player; unlocked, the calendar's media card shows the alarm's title and time with Reveille's icon, and its Play/Pause button silences the alarm",
-          .requires(GNOMEShellServer.lockScreenUnavailable))
+    @Test(
+        "Locked and ringing, GNOME 43's lock screen shows no media player; unlocked, the calendar's media card shows the alarm's title and time with Reveille's icon, and its Play/Pause button silences the alarm",
+        .requires(GNOMEShellServer.lockScreenUnavailable))
     func mediaCard() async throws {
         let desktop = try await GNOMEDesktop.start(sound: true)
         defer { desktop.stop() }
@@ -55,8 +56,9 @@ extension GNOMEShellTests {
         try await shell.waitForNoBanner(titled: Self.title)
     }
 
-    @Test("Locked and ringing, the keyboard's Play/Pause key (gnome-settings-daemon's media keys, through the shell's grab) silences the alarm, not the paused music player that was on the bus first; once none rings, the key goes to the music again; still locked, playerctl's pause stops the next alarm",
-          .requires(GNOMEShellServer.lockScreenUnavailable))
+    @Test(
+        "Locked and ringing, the keyboard's Play/Pause key (gnome-settings-daemon's media keys, through the shell's grab) silences the alarm, not the paused music player that was on the bus first; once none rings, the key goes to the music again; still locked, playerctl's pause stops the next alarm",
+        .requires(GNOMEShellServer.lockScreenUnavailable))
     func playPauseKey() async throws {
         let desktop = try await GNOMEDesktop.start(sound: true, mediaKeys: true)
         defer { desktop.stop() }
@@ -106,7 +108,9 @@ extension GNOMEShellTests {
         #expect(try shell.lockScreen().locked, "stopped without unlocking")
     }
 
-    @Test("GNOME's session manager holds Reveille's idle inhibitor from the first alert to the last Stop (the screen stays lit), one for all, and none once the alert times out")
+    @Test(
+        "GNOME's session manager holds Reveille's idle inhibitor from the first alert to the last Stop (the screen stays lit), one for all, and none once the alert times out"
+    )
     func idleInhibitor() async throws {
         let desktop = try await GNOMEDesktop.start(agentArguments: ["--ring-timeout", "4"], sessionManager: true)
         defer { desktop.stop() }
@@ -131,7 +135,9 @@ extension GNOMEShellTests {
         try await watch.waitFor("the second alarm to time out", id: second, gone: true)
         #expect(desktop.agent.standardError.contains("Released the idle inhibitor"), "\(desktop.agent.outputs())")
     }
-    @Test("With GNOME's idle delay at 2 s, the session does not go idle and the shell does not fade the screen while the alarm rings; once it is stopped, it does")
+    @Test(
+        "With GNOME's idle delay at 2 s, the session does not go idle and the shell does not fade the screen while the alarm rings; once it is stopped, it does"
+    )
     func screenStaysLit() async throws {
         let desktop = try await GNOMEDesktop.start(sessionManager: true)
         defer { desktop.stop() }
@@ -142,19 +148,24 @@ extension GNOMEShellTests {
         /// screen shield is fading the screen out (its lightbox shown) or has locked it.
         func idleness() async throws -> (idle: Bool, fading: Bool) {
             let status = try await offPool {
-                try sandbox.run("gdbus", [
-                    "call", "--session", "--dest", "org.gnome.SessionManager", "--object-path", "/org/gnome/SessionManager/Presence",
-                    "--method", "org.freedesktop.DBus.Properties.Get", "org.gnome.SessionManager.Presence", "status",
-                ])
+                try sandbox.run(
+                    "gdbus",
+                    [
+                        "call", "--session", "--dest", "org.gnome.SessionManager", "--object-path", "/org/gnome/SessionManager/Presence",
+                        "--method", "org.freedesktop.DBus.Properties.Get", "org.gnome.SessionManager.Presence", "status",
+                    ])
             }
             let fading = try await offPool {
-                try shell.eval("['_longLightbox', '_shortLightbox'].some(l => Main.screenShield[l]?.visible) || Main.screenShield.active", as: Bool.self)
+                try shell.eval(
+                    "['_longLightbox', '_shortLightbox'].some(l => Main.screenShield[l]?.visible) || Main.screenShield.active",
+                    as: Bool.self)
             }
             return (status.contains("uint32 3"), fading)
         }
         let id = try await desktop.alarm(in: 2, "--title", Self.title)
         try await watch.waitFor("the alarm to alert", id: id) { $0.state == "alerting" }
-        try await #require(desktop.session).waitFor(.init(idle: true, held: ["io.github.reveille.Reveille (An alarm is ringing) 8"]), in: sandbox)
+        try await #require(desktop.session).waitFor(
+            .init(idle: true, held: ["io.github.reveille.Reveille (An alarm is ringing) 8"]), in: sandbox)
         try await offPool { _ = try sandbox.run("gsettings", ["set", "org.gnome.desktop.session", "idle-delay", "2"]) }
         // Three times the idle delay, nobody touching anything.
         try await Task.sleep(for: .seconds(6))
@@ -165,7 +176,8 @@ extension GNOMEShellTests {
         #expect(try await desktop.reveille("stop", id).status == .exited(0))
         try await watch.waitFor("the alarm to stop", id: id, gone: true)
         var seen = ringing
-        try await waitUntil("the idle session to fade the screen", timeout: .seconds(20), every: .milliseconds(200), detail: { "\(seen)" }) {
+        try await waitUntil("the idle session to fade the screen", timeout: .seconds(20), every: .milliseconds(200), detail: { "\(seen)" })
+        {
             seen = try await idleness()
             return seen.idle && seen.fading ? () : nil
         }

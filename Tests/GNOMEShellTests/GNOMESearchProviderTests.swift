@@ -41,7 +41,9 @@ struct GNOMESearchProviderTests {
         // Enter, on the keyboard, in the search entry: the shell activates its first result,
         // Reveille's, and closes the overview.
         try await offPool { try shell.pressKey("Return") }
-        let timer = try await waitUntil("the timer set from the overview in reveille watch", timeout: .seconds(30), detail: { watch.process.standardOutput }) {
+        let timer = try await waitUntil(
+            "the timer set from the overview in reveille watch", timeout: .seconds(30), detail: { watch.process.standardOutput }
+        ) {
             try watch.snapshots().last?.first { $0.title == "tea" }
         }
         #expect(timer.kind == "timer" && timer.state == "countdown", "\(timer)")

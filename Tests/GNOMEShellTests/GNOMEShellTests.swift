@@ -18,7 +18,9 @@ import TestSupport
 struct GNOMEShellTests {
     static let title = "Wake up"
 
-    @Test("An alert is GNOME's banner from Reveille with the alarm's tint as its image, its title, Stop and Snooze; Stop in the banner stops the alarm")
+    @Test(
+        "An alert is GNOME's banner from Reveille with the alarm's tint as its image, its title, Stop and Snooze; Stop in the banner stops the alarm"
+    )
     func bannerAndStop() async throws {
         let desktop = try await GNOMEDesktop.start()
         defer { desktop.stop() }

@@ -16,8 +16,9 @@ extension GNOMEShellTests {
         }
     }
 
-    @Test("reveille status names GNOME Shell and says alarms get through its do-not-disturb as critical banners, and how when locked",
-          .requires(GNOMEShellServer.lockScreenUnavailable))
+    @Test(
+        "reveille status names GNOME Shell and says alarms get through its do-not-disturb as critical banners, and how when locked",
+        .requires(GNOMEShellServer.lockScreenUnavailable))
     func status() async throws {
         let desktop = try await GNOMEDesktop.start(banners: false)
         defer { desktop.stop() }
@@ -25,15 +26,17 @@ extension GNOMEShellTests {
 
         let unlocked = try await Self.status(desktop, dndStartingWith: "on")
         #expect(unlocked.contains("notices  gnome-shell \(version)"), "\(unlocked)")
-        #expect(unlocked.contains(
-            "dnd      on (org.gnome.desktop.notifications show-banners): alarms get through as critical notifications, "
-                + "which GNOME shows during do-not-disturb; alarms without breakthrough wait and ring quietly"), "\(unlocked)")
+        #expect(
+            unlocked.contains(
+                "dnd      on (org.gnome.desktop.notifications show-banners): alarms get through as critical notifications, "
+                    + "which GNOME shows during do-not-disturb; alarms without breakthrough wait and ring quietly"), "\(unlocked)")
 
         try await desktop.shell.lock()
         let locked = try await Self.status(desktop, dndStartingWith: "on (org.gnome.desktop.notifications show-banners): alarms lift it")
-        #expect(locked.contains(
-            "dnd      on (org.gnome.desktop.notifications show-banners): alarms lift it while they ring and put it back after "
-                + "(the screen is locked: GNOME shows no banners there and, while do-not-disturb is on, does not light it up for an alarm); "
-                + "alarms without breakthrough wait and ring quietly"), "\(locked)")
+        #expect(
+            locked.contains(
+                "dnd      on (org.gnome.desktop.notifications show-banners): alarms lift it while they ring and put it back after "
+                    + "(the screen is locked: GNOME shows no banners there and, while do-not-disturb is on, does not light it up for an alarm); "
+                    + "alarms without breakthrough wait and ring quietly"), "\(locked)")
     }
 }

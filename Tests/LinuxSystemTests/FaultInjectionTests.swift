@@ -26,7 +26,9 @@ struct FaultInjectionTests {
     func openFaultIsScoped() throws {
         try SystemCallFaults.with(.permissionDenied, injectedInto: .open) {
             // Another thread opens while this one's fault is pending.
-            let other = Result { () throws(Errno) in try Self.onAnotherThread { () throws(Errno) in try FileDescriptor.open("/dev/null", .readOnly) } }
+            let other = Result { () throws(Errno) in
+                try Self.onAnotherThread { () throws(Errno) in try FileDescriptor.open("/dev/null", .readOnly) }
+            }
             let opened = try other.get()
             try opened.close()
             // Other calls on this thread reach the kernel.

@@ -33,7 +33,9 @@ struct UntranslatedMessageTests {
         for index in 0..<2_000 {
             let message = "An untranslated message, long enough for the heap: \(index) " + String(repeating: "x", count: index % 97)
             #expect(Translation.text(message) == message)
-            #expect(Translation.plural(message, message + " (many)", count: index, String(index)) == (index == 1 ? message : message + " (many)"))
+            #expect(
+                Translation.plural(message, message + " (many)", count: index, String(index))
+                    == (index == 1 ? message : message + " (many)"))
         }
     }
 }

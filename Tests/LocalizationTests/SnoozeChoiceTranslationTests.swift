@@ -11,11 +11,13 @@ struct SnoozeChoiceTranslationTests {
     /// `message` as gettext translates it under `lang`, from the catalogs compiled from `po/`.
     static func translated(_ message: String, lang: String) throws -> String {
         let environment = try TranslationCatalogs.environment(lang: lang)
-        let (status, output) = try TranslationCatalogs.run("env", [
-            "-i", "LANG=\(lang)", "LOCPATH=\(environment["LOCPATH"] ?? "")",
-            "TEXTDOMAINDIR=\(environment[Translation.directoryVariable] ?? "")",
-            "gettext", "-d", Translation.domain, "--", message,
-        ])
+        let (status, output) = try TranslationCatalogs.run(
+            "env",
+            [
+                "-i", "LANG=\(lang)", "LOCPATH=\(environment["LOCPATH"] ?? "")",
+                "TEXTDOMAINDIR=\(environment[Translation.directoryVariable] ?? "")",
+                "gettext", "-d", Translation.domain, "--", message,
+            ])
         guard status == 0 else { throw TranslationLookupFailed(message: message, output: output) }
         return output
     }

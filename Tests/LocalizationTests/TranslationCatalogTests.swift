@@ -48,7 +48,9 @@ struct TranslationCatalogTests {
 
     @Test("The catalogs are found in REVEILLE_LOCALEDIR, or in share/locale beside the program's bin folder")
     func catalogFolder() {
-        #expect(Translation.catalogDirectory(environment: ["REVEILLE_LOCALEDIR": "/opt/x/locale"], executable: "/usr/bin/reveilled") == "/opt/x/locale")
+        #expect(
+            Translation.catalogDirectory(environment: ["REVEILLE_LOCALEDIR": "/opt/x/locale"], executable: "/usr/bin/reveilled")
+                == "/opt/x/locale")
         #expect(Translation.catalogDirectory(environment: [:], executable: "/usr/bin/reveilled") == "/usr/share/locale")
         #expect(Translation.catalogDirectory(environment: [:], executable: "/home/a/.local/bin/reveille") == "/home/a/.local/share/locale")
     }

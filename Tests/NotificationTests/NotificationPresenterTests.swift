@@ -301,7 +301,9 @@ struct NotificationPresenterTests {
         let refreshes = try await occurrences(of: "refreshes of a paused countdown", over: .seconds(2)) {
             monitor.notifyCalls().filter { $0.summary == "Paused" }.count
         }
-        #expect(refreshes.count == 0 && monitor.notifyCalls().filter { $0.summary == "Paused" }.count == 1, "a paused countdown is not refreshed: \(refreshes)")
+        #expect(
+            refreshes.count == 0 && monitor.notifyCalls().filter { $0.summary == "Paused" }.count == 1,
+            "a paused countdown is not refreshed: \(refreshes)")
 
         try sandbox.pickAction("resume")
         try await probe.waitForResponse("resume", for: id)
@@ -327,7 +329,8 @@ struct NotificationContentTests {
 
     @Test("A label with markup and a link reaches the body as text")
     func escaping() {
-        let alarm = record(AlarmPresentation(alert: .init(title: LocalizedStringResource(stringLiteral: #"<b>Tea</b> & <a href="http://x">'go'</a>"#))))
+        let alarm = record(
+            AlarmPresentation(alert: .init(title: LocalizedStringResource(stringLiteral: #"<b>Tea</b> & <a href="http://x">'go'</a>"#))))
         let body = NotificationContent.alert(alarm, hasActions: true, timeZone: .utc).body
         #expect(body == "08:00 · &lt;b&gt;Tea&lt;/b&gt; &amp; &lt;a href=&quot;http://x&quot;&gt;&#39;go&#39;&lt;/a&gt;")
     }

@@ -9,7 +9,8 @@ import TestSupport
 /// protocol on a real private `dbus-daemon`.
 @Suite(
     "PhoneRinger with KDE Connect and GSConnect doubles", .onItsOwnThread,
-    .requires(PrivateBus.isAvailable ? nil : "dbus-daemon is not installed (scripts/install-deps --tests installs it)"), .timeLimit(.minutes(5)))
+    .requires(PrivateBus.isAvailable ? nil : "dbus-daemon is not installed (scripts/install-deps --tests installs it)"),
+    .timeLimit(.minutes(5)))
 struct PhoneRingerTests {
     /// A private bus, a client connection on it, and the doubles started on it; all stopped by `stop()`.
     final class Bench: Sendable {
@@ -17,15 +18,19 @@ struct PhoneRingerTests {
         let connection: DBusConnection
         let doubles: [PhoneServiceDouble]
 
-        init(kdeConnect: [PhoneServiceDouble.Device]? = nil, gsConnect: [PhoneServiceDouble.Device]? = nil, answersListing: Bool = true) throws {
+        init(
+            kdeConnect: [PhoneServiceDouble.Device]? = nil, gsConnect: [PhoneServiceDouble.Device]? = nil, answersListing: Bool = true
+        ) throws {
             bus = try PrivateBus()
             var doubles: [PhoneServiceDouble] = []
             do {
                 if let kdeConnect {
-                    doubles.append(try PhoneServiceDouble(.kdeConnect, address: bus.address, devices: kdeConnect, answersListing: answersListing))
+                    doubles.append(
+                        try PhoneServiceDouble(.kdeConnect, address: bus.address, devices: kdeConnect, answersListing: answersListing))
                 }
                 if let gsConnect {
-                    doubles.append(try PhoneServiceDouble(.gsConnect, address: bus.address, devices: gsConnect, answersListing: answersListing))
+                    doubles.append(
+                        try PhoneServiceDouble(.gsConnect, address: bus.address, devices: gsConnect, answersListing: answersListing))
                 }
                 connection = try DBusConnection.connect(address: bus.address)
             } catch {
@@ -60,9 +65,10 @@ struct PhoneRingerTests {
         let bench = try Bench(kdeConnect: [Self.pixel, Self.tablet, Self.stranger])
         defer { bench.stop() }
         let search = await bench.ringer().reachablePhones()
-        #expect(search.phones == [
-            Phone(service: .kdeConnect, id: Self.pixel.id, name: "Pixel 7", objectPath: "/modules/kdeconnect/devices/\(Self.pixel.id)"),
-        ])
+        #expect(
+            search.phones == [
+                Phone(service: .kdeConnect, id: Self.pixel.id, name: "Pixel 7", objectPath: "/modules/kdeconnect/devices/\(Self.pixel.id)")
+            ])
         #expect(search.failures.isEmpty)
 
         let report = await bench.ringer().ringAll()
@@ -121,9 +127,10 @@ struct PhoneRingerTests {
         let rings = bench.double(.gsConnect).rings
         #expect(rings.count == 1)
         #expect(rings.first?.call == "\(path) org.gtk.Actions.Activate")
-        #expect(rings.first?.arguments == [
-            .string("ring"), .array(elementSignature: "v", []), .array(elementSignature: "{sv}", []),
-        ])
+        #expect(
+            rings.first?.arguments == [
+                .string("ring"), .array(elementSignature: "v", []), .array(elementSignature: "{sv}", []),
+            ])
         #expect(rings.first?.outcome == .rang)
     }
 
@@ -224,9 +231,11 @@ struct PhoneRingerTests {
             interface: "org.freedesktop.DBus.Introspectable", method: "Introspect")
         let xml = try #require(devices.first?.stringValue)
         #expect(xml.contains("<node name=\"\(Self.pixel.id)\"/>") && xml.contains("<node name=\"tablet_1\"/>"))
-        let device = try #require(try await connection.call(
-            destination: "org.kde.kdeconnect", path: "/modules/kdeconnect/devices/tablet_1",
-            interface: "org.freedesktop.DBus.Introspectable", method: "Introspect").first?.stringValue)
+        let device = try #require(
+            try await connection.call(
+                destination: "org.kde.kdeconnect", path: "/modules/kdeconnect/devices/tablet_1",
+                interface: "org.freedesktop.DBus.Introspectable", method: "Introspect"
+            ).first?.stringValue)
         #expect(device.contains("<interface name=\"org.kde.kdeconnect.device\">"))
         #expect(!device.contains("findmyphone"), "an unreachable device's plugins are not loaded")
         let reachable = try await connection.call(

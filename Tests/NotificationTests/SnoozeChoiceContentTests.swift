@@ -59,8 +59,10 @@ struct SnoozeChoiceContentTests {
         for desktop in NotificationDesktop.allCases {
             #expect(Self.keys(on: desktop, choices: .none) == ["default", "stop", "snooze"])
         }
-        #expect(NotificationContent.alert(Self.snoozing, hasActions: true) == NotificationContent.alert(
-            Self.snoozing, hasActions: true, snoozeChoices: .none, desktop: .dunst))
+        #expect(
+            NotificationContent.alert(Self.snoozing, hasActions: true)
+                == NotificationContent.alert(
+                    Self.snoozing, hasActions: true, snoozeChoices: .none, desktop: .dunst))
     }
 
     @Test("Only an alarm that snoozes gets the choices: not one without a snooze button, not Open (.custom), not a timer's Repeat")

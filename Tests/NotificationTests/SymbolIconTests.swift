@@ -14,7 +14,8 @@ import TestSupport
 let adwaita = URL(fileURLWithPath: "/usr/share/icons/Adwaita")
 
 /// Nil when the Adwaita theme is installed, otherwise what is missing.
-let adwaitaMissing: String? = FileManager.default.fileExists(atPath: adwaita.appendingPathComponent("index.theme").path)
+let adwaitaMissing: String? =
+    FileManager.default.fileExists(atPath: adwaita.appendingPathComponent("index.theme").path)
     ? nil : "the Adwaita icon theme is not installed (apt-get install adwaita-icon-theme; gnome-shell depends on it)"
 
 /// The icon names buttons' SF Symbols get, and the images the notifications carry.
@@ -114,7 +115,9 @@ struct SymbolIconTests {
         try #require(NotificationContent.countdown(record, remaining: 30, duration: 60, paused: paused, hasActions: true, images: images))
     }
 
-    @Test("The alert's image is the tint disc with the Stop glyph where the server draws image-data; the Stop symbol beside the icon where it shows only that")
+    @Test(
+        "The alert's image is the tint disc with the Stop glyph where the server draws image-data; the Stop symbol beside the icon where it shows only that"
+    )
     func alertHints() {
         // GNOME Shell, dunst and Plasma draw image-data: the alert shows the alarm's tint as the
         // countdown does, with the Stop button's glyph in its text colour.
@@ -128,41 +131,49 @@ struct SymbolIconTests {
         }
         // An app's own Stop button: its text colour; a symbol with no glyph draws the disc alone.
         let custom = AlarmButton(text: "Done", textColor: .black, systemImageName: "checkmark.circle.fill")
-        #expect(NotificationContent.alert(Self.record(tint: .mint, stop: custom), hasActions: true, images: dunst).hints["image-data"]
-            == .image(TintImage.disc(tint: .mint, glyphColor: .black)))
+        #expect(
+            NotificationContent.alert(Self.record(tint: .mint, stop: custom), hasActions: true, images: dunst).hints["image-data"]
+                == .image(TintImage.disc(tint: .mint, glyphColor: .black)))
         // A transparent tint draws nothing: no image.
-        let clear = NotificationContent.alert(Self.record(tint: Color(red: 0, green: 0, blue: 0, opacity: 0)), hasActions: true, images: dunst)
+        let clear = NotificationContent.alert(
+            Self.record(tint: Color(red: 0, green: 0, blue: 0, opacity: 0)), hasActions: true, images: dunst)
         #expect(clear.hints["image-data"] == nil && clear.hints["image-path"] == nil)
         // A server that shows an image beside the app's icon but draws no image data: the Stop symbol.
         let besideOnly = NotificationContent.ImageSupport(drawsImageData: false, keepsAppIcon: true)
-        #expect(NotificationContent.alert(Self.record(), hasActions: true, images: besideOnly).hints["image-path"]
-            == .string("media-playback-stop"))
-        #expect(NotificationContent.alert(Self.record(stop: custom), hasActions: true, images: besideOnly).hints["image-path"]
-            == .string("object-select-symbolic"))
+        #expect(
+            NotificationContent.alert(Self.record(), hasActions: true, images: besideOnly).hints["image-path"]
+                == .string("media-playback-stop"))
+        #expect(
+            NotificationContent.alert(Self.record(stop: custom), hasActions: true, images: besideOnly).hints["image-path"]
+                == .string("object-select-symbolic"))
         // Unknown symbol: no image, Reveille's icon alone.
         let unknown = AlarmButton(text: "Done", textColor: .black, systemImageName: "swift")
         #expect(NotificationContent.alert(Self.record(stop: unknown), hasActions: true, images: besideOnly).hints["image-path"] == nil)
         // A server not known yet (the default), or one that draws no image: none is sent.
         let hints = NotificationContent.alert(Self.record(), hasActions: true, images: .none).hints
         #expect(hints["image-path"] == nil && hints["image-data"] == nil)
-        #expect(NotificationContent.alert(Self.record(), hasActions: true).hints.keys.sorted()
-            == ["SWAYNC_BYPASS_DND", "category", "desktop-entry", "resident", "suppress-sound", "urgency"])
+        #expect(
+            NotificationContent.alert(Self.record(), hasActions: true).hints.keys.sorted()
+                == ["SWAYNC_BYPASS_DND", "category", "desktop-entry", "resident", "suppress-sound", "urgency"])
     }
 
     @Test("The tint images drawn ahead are the ones the alert and the countdown show, and are dropped with their alarms")
     func tintImagesAhead() async throws {
         let dunst = NotificationContent.ImageSupport(drawsImageData: true, keepsAppIcon: false)
         let record = Self.record(tint: .orange)
-        #expect(NotificationContent.tintImageKeys(for: record) == [
-            TintImage.Key(tint: .orange, glyph: .stop, glyphColor: .white), TintImage.Key(tint: .orange, glyph: .pause, glyphColor: .white),
-            TintImage.Key(tint: .orange, glyph: .play, glyphColor: .white),
-        ])
+        #expect(
+            NotificationContent.tintImageKeys(for: record) == [
+                TintImage.Key(tint: .orange, glyph: .stop, glyphColor: .white),
+                TintImage.Key(tint: .orange, glyph: .pause, glyphColor: .white),
+                TintImage.Key(tint: .orange, glyph: .play, glyphColor: .white),
+            ])
         let cache = TintImageCache()
         cache.prepare([.updated(record)])
         try await waitUntil("the images to be drawn") { cache.isComplete ? () : nil }
         let drawn = NotificationContent.alert(record, hasActions: true, images: dunst, tintImages: cache)
         #expect(drawn == NotificationContent.alert(record, hasActions: true, images: dunst))
-        let countdown = NotificationContent.countdown(record, remaining: 30, duration: 60, paused: false, hasActions: true, images: dunst, tintImages: cache)
+        let countdown = NotificationContent.countdown(
+            record, remaining: 30, duration: 60, paused: false, hasActions: true, images: dunst, tintImages: cache)
         #expect(countdown?.hints["image-data"] == .image(TintImage.disc(tint: .orange, glyph: .pause)))
         cache.prepare([.removed(record)])
         #expect(cache.isComplete)
@@ -196,10 +207,12 @@ struct SymbolIconTests {
         #expect(paused.hints["image-data"] == .image(TintImage.disc(tint: .orange, glyph: .play, glyphColor: .white)))
         // The button's text colour draws the glyph; a symbol without a glyph leaves the disc plain.
         let black = AlarmButton(text: "Pause", textColor: .black, systemImageName: "pause.circle")
-        #expect(try Self.countdown(Self.record(tint: .mint, pause: black), images: dunst).hints["image-data"]
-            == .image(TintImage.disc(tint: .mint, glyph: .pause, glyphColor: .black)))
-        #expect(try Self.countdown(Self.record(tint: .mint, pause: nil), images: dunst).hints["image-data"]
-            == .image(TintImage.disc(tint: .mint)))
+        #expect(
+            try Self.countdown(Self.record(tint: .mint, pause: black), images: dunst).hints["image-data"]
+                == .image(TintImage.disc(tint: .mint, glyph: .pause, glyphColor: .black)))
+        #expect(
+            try Self.countdown(Self.record(tint: .mint, pause: nil), images: dunst).hints["image-data"]
+                == .image(TintImage.disc(tint: .mint)))
         // A transparent tint has nothing to draw: the symbol, by name.
         let clear = try Self.countdown(Self.record(tint: .clear), images: dunst)
         #expect(clear.hints["image-data"] == nil)
@@ -236,8 +249,9 @@ struct SymbolIconTests {
         #expect(edge > 40, "the edge is smoothed")
 
         // A half-transparent tint: half the alpha.
-        #expect(TintImage.disc(tint: Color(red: 0, green: 0, blue: 1, opacity: 0.5)).pixel(x: 24, y: 24)
-            == ColorBytes(red: 0, green: 0, blue: 255, opacity: 128))
+        #expect(
+            TintImage.disc(tint: Color(red: 0, green: 0, blue: 1, opacity: 0.5)).pixel(x: 24, y: 24)
+                == ColorBytes(red: 0, green: 0, blue: 255, opacity: 128))
     }
 
     @Test("The glyphs: pause bars, the play triangle, the stop square, in the glyph's colour")

@@ -21,14 +21,18 @@ struct TintNotificationTests {
         ])
     }
 
-    @Test("dunst lists icon-static: the countdown carries the tint disc as image-data (pause, then play), the alert the disc with the Stop glyph")
+    @Test(
+        "dunst lists icon-static: the countdown carries the tint disc as image-data (pause, then play), the alert the disc with the Stop glyph"
+    )
     func tintAndSymbols() async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.stop() }
         let capabilities = try sandbox.run(
             "dbus-send",
-            ["--session", "--print-reply", "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-             "org.freedesktop.Notifications.GetCapabilities"])
+            [
+                "--session", "--print-reply", "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                "org.freedesktop.Notifications.GetCapabilities",
+            ])
         #expect(capabilities.contains("\"icon-static\""), "\(capabilities)")
         #expect(!capabilities.contains("x-kde-origin-name"))
         let monitor = try sandbox.monitorNotifyCalls()

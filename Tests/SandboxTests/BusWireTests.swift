@@ -14,14 +14,16 @@ struct BusWireTests {
             body: [
                 .string("app"), .uint32(7), .string(""), .string("Summary with ünïcode"), .string("two\nlines \"quoted\""),
                 .array(elementSignature: "s", [.string("stop"), .string("Stop")]),
-                .array(elementSignature: "{sv}", [
-                    .dictEntry(key: .string("urgency"), value: .variant(.byte(2))),
-                    .dictEntry(key: .string("resident"), value: .variant(.boolean(true))),
-                    .dictEntry(key: .string("value"), value: .variant(.int64(-5))),
-                    .dictEntry(key: .string("nested"), value: .variant(.structure([.double(1.5), .int16(-3), .uint64(9)]))),
-                    .dictEntry(key: .string("empty"), value: .variant(.array(elementSignature: "(yx)", []))),
-                    .dictEntry(key: .string("bytes"), value: .variant(.array(elementSignature: "y", [.byte(1), .byte(255)]))),
-                ]),
+                .array(
+                    elementSignature: "{sv}",
+                    [
+                        .dictEntry(key: .string("urgency"), value: .variant(.byte(2))),
+                        .dictEntry(key: .string("resident"), value: .variant(.boolean(true))),
+                        .dictEntry(key: .string("value"), value: .variant(.int64(-5))),
+                        .dictEntry(key: .string("nested"), value: .variant(.structure([.double(1.5), .int16(-3), .uint64(9)]))),
+                        .dictEntry(key: .string("empty"), value: .variant(.array(elementSignature: "(yx)", []))),
+                        .dictEntry(key: .string("bytes"), value: .variant(.array(elementSignature: "y", [.byte(1), .byte(255)]))),
+                    ]),
                 .int32(-1),
             ])
         message.serial = 42

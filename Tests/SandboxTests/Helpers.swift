@@ -21,8 +21,12 @@ func stopAndExpectNothingLeft(_ sandbox: DesktopSandbox, sourceLocation: SourceL
     let took = ContinuousClock.now - started
     print("sandbox started in \(sandbox.startupDuration), stopped in \(took)")
     let running = processes.filter { ProcessTable.isRunning($0.pid) && ProcessTable.startTime(of: $0.pid) == $0.started }.map(\.pid)
-    #expect(running.isEmpty, "still running after stop: \(running.map { "\($0) \(ProcessTable.commandLine(of: $0) ?? [])" })", sourceLocation: sourceLocation)
+    #expect(
+        running.isEmpty, "still running after stop: \(running.map { "\($0) \(ProcessTable.commandLine(of: $0) ?? [])" })",
+        sourceLocation: sourceLocation)
     let leftovers = sandbox.leftoverProcesses()
-    #expect(leftovers.isEmpty, "left behind: \(leftovers.map { "\($0) \(ProcessTable.commandLine(of: $0) ?? [])" })", sourceLocation: sourceLocation)
+    #expect(
+        leftovers.isEmpty, "left behind: \(leftovers.map { "\($0) \(ProcessTable.commandLine(of: $0) ?? [])" })",
+        sourceLocation: sourceLocation)
     #expect(!FileManager.default.fileExists(atPath: sandbox.root.path), "the sandbox folder is still there", sourceLocation: sourceLocation)
 }

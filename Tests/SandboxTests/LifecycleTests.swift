@@ -166,18 +166,20 @@ struct LifecycleTests {
         defer { try? FileManager.default.removeItem(at: services) }
         let output = services.appendingPathComponent("activated.env")
         try """
-            [D-BUS Service]
-            Name=io.github.reveille.SandboxProbe
-            Exec=/bin/sh -c 'env > \(output.path).part && mv \(output.path).part \(output.path)'
-            """.write(to: services.appendingPathComponent("io.github.reveille.SandboxProbe.service"), atomically: true, encoding: .utf8)
+        [D-BUS Service]
+        Name=io.github.reveille.SandboxProbe
+        Exec=/bin/sh -c 'env > \(output.path).part && mv \(output.path).part \(output.path)'
+        """.write(to: services.appendingPathComponent("io.github.reveille.SandboxProbe.service"), atomically: true, encoding: .utf8)
         let sandbox = try DesktopSandbox(startsNotificationServer: false, serviceDirectories: [services])
         defer { stopAndExpectNothingLeft(sandbox) }
         // The script never takes the name, so the call fails (here only after the reply timeout:
         // dbus-daemon does not notice the script ended); it ran all the same.
-        let caller = try sandbox.spawn("dbus-send", [
-            "--print-reply", "--reply-timeout=2000", "--dest=io.github.reveille.SandboxProbe", "/",
-            "io.github.reveille.SandboxProbe.Ping",
-        ])
+        let caller = try sandbox.spawn(
+            "dbus-send",
+            [
+                "--print-reply", "--reply-timeout=2000", "--dest=io.github.reveille.SandboxProbe", "/",
+                "io.github.reveille.SandboxProbe.Ping",
+            ])
         #expect(try await caller.waitForExit(timeout: .seconds(30)) != .exited(0))
         let text = try await Poll.until("the activated service's environment", timeout: .seconds(10)) {
             try? String(contentsOf: output, encoding: .utf8)

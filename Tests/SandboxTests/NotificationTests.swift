@@ -39,11 +39,13 @@ struct NotificationTests {
         defer { stopAndExpectNothingLeft(sandbox) }
         let monitor = try sandbox.monitorNotifyCalls()
         let body = "Line one\nLine \"two\" with quotes\n  string \"fake\""
-        let sender = try sandbox.spawn("notify-send", [
-            "-u", "critical", "-a", "Reveille test", "-i", "alarm-clock", "-c", "x-reveille.alarm", "-t", "0",
-            "-h", "boolean:resident:true", "-h", "string:desktop-entry:io.github.reveille.Reveille",
-            "-A", "stop=Stop", "-A", "snooze=Snooze", "Wake up", body,
-        ])
+        let sender = try sandbox.spawn(
+            "notify-send",
+            [
+                "-u", "critical", "-a", "Reveille test", "-i", "alarm-clock", "-c", "x-reveille.alarm", "-t", "0",
+                "-h", "boolean:resident:true", "-h", "string:desktop-entry:io.github.reveille.Reveille",
+                "-A", "stop=Stop", "-A", "snooze=Snooze", "Wake up", body,
+            ])
         let call = try await monitor.waitForNotify(matching: { $0.returnedID != nil })
         #expect(call.appName == "Reveille test")
         #expect(call.appIcon == "alarm-clock")
@@ -181,9 +183,11 @@ struct NotificationTests {
         let sandbox = try DesktopSandbox()
         defer { stopAndExpectNothingLeft(sandbox) }
         let monitor = try sandbox.monitorNotifyCalls()
-        let sender = try sandbox.spawn("notify-send", [
-            "-a", "Reveille", "-c", "x-reveille.alarm", "-u", "critical", "Wake up", "Body \"quoted\"\nsecond line",
-        ])
+        let sender = try sandbox.spawn(
+            "notify-send",
+            [
+                "-a", "Reveille", "-c", "x-reveille.alarm", "-u", "critical", "Wake up", "Body \"quoted\"\nsecond line",
+            ])
         #expect(try await sender.waitForExit(timeout: .seconds(10)) == .exited(0))
         let call = try await monitor.waitForNotify(matching: { $0.returnedID != nil })
         try await sandbox.waitForDisplayedCount(1)

@@ -9,7 +9,9 @@ import TestSupport
 /// than its limit.
 @Suite("Sound: blocking file work", .onItsOwnThread)
 struct BlockingFileWorkTests {
-    @Test("A piece that finishes gives its result; one that blocks is given up at its limit, and its thread goes when unblocked", .timeLimit(.minutes(1)))
+    @Test(
+        "A piece that finishes gives its result; one that blocks is given up at its limit, and its thread goes when unblocked",
+        .timeLimit(.minutes(1)))
     func limit() async throws {
         #expect(await BlockingFileWork.run(timeout: .seconds(5)) { 42 } == 42)
 

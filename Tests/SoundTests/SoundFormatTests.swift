@@ -21,7 +21,8 @@ struct SoundFormatTests {
         return Double(rising) / (Double(middle.count) / Double(sound.sampleRate))
     }
 
-    @Test("Each format decodes to the tone: 880 Hz, about 0.3 s, about half of full scale", arguments: ["wav", "flac", "ogg", "opus", "mp3"])
+    @Test(
+        "Each format decodes to the tone: 880 Hz, about 0.3 s, about half of full scale", arguments: ["wav", "flac", "ogg", "opus", "mp3"])
     func decodes(format: String) throws {
         let sound = try SoundFile.decode(path: Self.folder.appendingPathComponent("tone.\(format)").path)
         let seconds = Double(sound.frameCount) / Double(sound.sampleRate)
@@ -32,7 +33,8 @@ struct SoundFormatTests {
         #expect((0.4...0.62).contains(peak), "\(format): peak \(peak)")
     }
 
-    @Test("Reveille's own sounds decode, each starting and ending quiet so it loops without a click",
+    @Test(
+        "Reveille's own sounds decode, each starting and ending quiet so it loops without a click",
         arguments: ["beeps", "chimes", "dawn", "bugle"])
     func ownSounds(name: String) throws {
         let sound = try SoundFile.decode(path: repositorySounds.appendingPathComponent("\(name).oga").path)
@@ -47,7 +49,9 @@ struct SoundFormatTests {
     func ownSoundsSize() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: repositorySounds.path).filter { $0.hasSuffix(".oga") }.sorted()
         #expect(files == ["beeps.oga", "bugle.oga", "chimes.oga", "dawn.oga"])
-        let bytes = try files.map { try FileManager.default.attributesOfItem(atPath: repositorySounds.appendingPathComponent($0).path)[.size] as? Int ?? 0 }
+        let bytes = try files.map {
+            try FileManager.default.attributesOfItem(atPath: repositorySounds.appendingPathComponent($0).path)[.size] as? Int ?? 0
+        }
         #expect(bytes.reduce(0, +) < 300_000, "\(bytes)")
         for file in files {
             let head = try FileHandle(forReadingFrom: repositorySounds.appendingPathComponent(file)).readData(ofLength: 64)

@@ -5,7 +5,7 @@ import TestRequirements
 import TestSupport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Playback to ALSA captured to files. The test process's alsa-lib has already read (or will read)
@@ -43,7 +43,9 @@ struct SoundPlayerTests {
 
     /// Waits until a capture that trails behind a pipe has stopped growing (its size the same for
     /// `still`); returns that size. Throws when it still grows after `timeout`.
-    static func waitUntilSettled(_ what: String, still: Duration = .milliseconds(300), timeout: Duration = .seconds(12), _ size: () -> Int) async throws -> Int {
+    static func waitUntilSettled(
+        _ what: String, still: Duration = .milliseconds(300), timeout: Duration = .seconds(12), _ size: () -> Int
+    ) async throws -> Int {
         var last = size()
         var since = ContinuousClock.now
         return try await waitUntil("\(what) to stop growing for \(still)", timeout: timeout, detail: { "last size \(last)" }) {
@@ -107,7 +109,9 @@ struct SoundPlayerTests {
         // between one buffer short of what was handed to ALSA and all of it, never beyond.
         let finalBytes = player.framesWritten * sound.bytesPerFrame
         let settled = try await Self.waitUntilSettled("the capture after Stop") { sandbox.capturedByteCount }
-        let more = try await occurrences(of: "bytes captured once the capture had settled after Stop", over: .seconds(1)) { sandbox.capturedByteCount }
+        let more = try await occurrences(of: "bytes captured once the capture had settled after Stop", over: .seconds(1)) {
+            sandbox.capturedByteCount
+        }
         #expect(more.count == 0, "the capture goes on growing after Stop: \(more)")
         let bufferBytes = Int(Double(sound.sampleRate) * 0.1 * 1.5) * sound.bytesPerFrame
         #expect(settled <= finalBytes)
@@ -212,7 +216,9 @@ struct SoundPlayerTests {
         let capture = open(stderrFile.path, O_WRONLY)
         dup2(capture, 2)
         var errors: [SoundPlayerError] = []
-        for device in [SoundDevice.configuration(file: config), .configuration(file: config, name: "missing"), .system(name: "reveille-no-such-pcm")] {
+        for device in [
+            SoundDevice.configuration(file: config), .configuration(file: config, name: "missing"), .system(name: "reveille-no-such-pcm"),
+        ] {
             let player = SoundPlayer(sound: Self.square, configuration: .init(device: device))
             do {
                 try await player.start()

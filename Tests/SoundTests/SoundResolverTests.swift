@@ -97,8 +97,9 @@ struct SoundResolverTests {
         // A missing or broken file at alert time falls back too.
         let broken = tree.root.appendingPathComponent("broken.wav")
         try Data("not audio".utf8).write(to: broken)
-        #expect(tree.resolver(own: [repositorySounds]).resolve(.named("/nonexistent/x.wav")).source
-            == .own(repositorySounds.appendingPathComponent("beeps.oga")))
+        #expect(
+            tree.resolver(own: [repositorySounds]).resolve(.named("/nonexistent/x.wav")).source
+                == .own(repositorySounds.appendingPathComponent("beeps.oga")))
         let fromBroken = tree.resolver(own: []).resolve(.named(broken.path))
         #expect(fromBroken.source == .tone)
         #expect(fromBroken.skipped.count == 1)
@@ -185,7 +186,8 @@ struct SoundDecodingTests {
     func freedesktopOga() throws {
         let path = "/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga"
         try #require(
-            FileManager.default.fileExists(atPath: path), "sound-theme-freedesktop is not installed (\(path); scripts/install-deps --tests installs it)")
+            FileManager.default.fileExists(atPath: path),
+            "sound-theme-freedesktop is not installed (\(path); scripts/install-deps --tests installs it)")
         let sound = try SoundFile.decode(path: path)
         #expect(sound.sampleRate == 48_000)
         #expect(sound.channels == 2)

@@ -12,13 +12,16 @@ struct SoundStreamIdentityTests {
         let identity = SoundStreamIdentity(mediaName: "Tea \"strong\" \\ now\nplease")
         #expect(
             identity.pipeWireProperties
-                == #"{ application.name = "Reveille" application.id = "io.github.reveille.Reveille" application.icon-name = "io.github.reveille.Reveille" media.name = "Tea \"strong\" \\ now please" media.role = "Alarm" }"#)
+                == #"{ application.name = "Reveille" application.id = "io.github.reveille.Reveille" application.icon-name = "io.github.reveille.Reveille" media.name = "Tea \"strong\" \\ now please" media.role = "Alarm" }"#
+        )
     }
 
     @Test("Properties the person gave the process in PIPEWIRE_ALSA come after Reveille's, so theirs win")
     func personsOwnComeLast() {
         #expect(PipeWireALSAProperties.combined("{ a = \"1\" }", with: nil) == "{ a = \"1\" }")
-        #expect(PipeWireALSAProperties.combined("{ a = \"1\" }", with: " { node.latency = 512/48000 } ") == "{ a = \"1\"  node.latency = 512/48000  }")
+        #expect(
+            PipeWireALSAProperties.combined("{ a = \"1\" }", with: " { node.latency = 512/48000 } ")
+                == "{ a = \"1\"  node.latency = 512/48000  }")
         #expect(PipeWireALSAProperties.combined("{ a = \"1\" }", with: "{}") == "{ a = \"1\" }")
         #expect(PipeWireALSAProperties.combined("{ a = \"1\" }", with: "garbage") == "{ a = \"1\" }")
     }

@@ -49,25 +49,29 @@ package enum BlockingFileWork {
         let deadline = DispatchTime.now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
         return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             let piece = Piece(continuation)
-            threads.submit([{
-                let result = body()
-                let caller = piece.state.withLock { piece -> CheckedContinuation<T?, Never>? in
-                    if piece.givenUp { blocked.subtract(1, ordering: .relaxed) }
-                    return piece.caller.take()
+            threads.submit([
+                {
+                    let result = body()
+                    let caller = piece.state.withLock { piece -> CheckedContinuation<T?, Never>? in
+                        if piece.givenUp { blocked.subtract(1, ordering: .relaxed) }
+                        return piece.caller.take()
+                    }
+                    piece.finished.signal()
+                    caller?.resume(returning: result)
                 }
-                piece.finished.signal()
-                caller?.resume(returning: result)
-            }])
-            limits.submit([{
-                guard piece.finished.wait(timeout: deadline) == .timedOut else { return }
-                let caller = piece.state.withLock { piece -> CheckedContinuation<T?, Never>? in
-                    guard let caller = piece.caller.take() else { return nil }
-                    piece.givenUp = true
-                    blocked.add(1, ordering: .relaxed)
-                    return caller
+            ])
+            limits.submit([
+                {
+                    guard piece.finished.wait(timeout: deadline) == .timedOut else { return }
+                    let caller = piece.state.withLock { piece -> CheckedContinuation<T?, Never>? in
+                        guard let caller = piece.caller.take() else { return nil }
+                        piece.givenUp = true
+                        blocked.add(1, ordering: .relaxed)
+                        return caller
+                    }
+                    caller?.resume(returning: nil)
                 }
-                caller?.resume(returning: nil)
-            }])
+            ])
         }
     }
 }

@@ -170,7 +170,8 @@ package final class AlarmAgent: Sendable {
                 metadata: ["reason": "\(reason)"])
         }
         if let aside = store.recoveredFrom {
-            logger.critical("The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
+            logger.critical(
+                "The alarm database was damaged and moved aside; starting with no alarms", metadata: ["movedTo": "\(aside.path)"])
         }
         let clock = SystemClock(
             localTimePath: configuration.localTimePath, wakeTimers: configuration.wakeFromSuspend,
@@ -186,13 +187,15 @@ package final class AlarmAgent: Sendable {
         desktop = configuration.desktop.map { options in
             let sounds = options.sound.map { AlertSounds(configuration: $0, resolver: sounds, logger: logger) }
             sounds?.prepare()
-            let notifications = options.notifications
+            let notifications =
+                options.notifications
                 ? NotificationPresenter(
                     clock: { clock.read() }, snoozeChoices: options.snoozeChoices, logger: logger,
                     room: { [descriptorReserve] in descriptorReserve.ensureRoom(for: "a notification", needed: 2) },
                     onAction: { responder.respond($0, $1) })
                 : nil
-            let doNotDisturb = options.doNotDisturb && options.notifications
+            let doNotDisturb =
+                options.doNotDisturb && options.notifications
                 ? DoNotDisturbGuard(
                     configuration: .init(
                         journal: RestoreJournal(url: configuration.storeDirectory.appendingPathComponent(Self.doNotDisturbJournalName)),
@@ -250,7 +253,8 @@ package final class AlarmAgent: Sendable {
             // The reserve first: the others may need descriptors as the alarm starts.
             observers: [descriptorReserve, sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
         // Without wake timers of its own, the agent has the machine woken another way.
-        let router = configuration.wakeFromSuspend && !clock.wakeTimers
+        let router =
+            configuration.wakeFromSuspend && !clock.wakeTimers
             ? WakeRouter(
                 routes: [
                     UserManagerWakeTimer(connection: connection, logger: logger),
@@ -356,7 +360,8 @@ final class AgentLock: Sendable {
     /// second agent out.
     init(directory: URL, readableStore: Bool) throws {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AgentStartError.storeUnusable(folder: directory.path, reason: "it cannot be created")
         }

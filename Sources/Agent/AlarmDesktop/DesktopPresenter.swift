@@ -51,16 +51,17 @@ package final class DesktopPresenter: AlarmPresenter {
         self.silentMode = silentMode
         notifications?.onAlertPosted { [weak self] id in self?.startWaitingSound(id) }
         let heldSound = doNotDisturb?.configuration.heldSound ?? .quiet
-        doNotDisturb?.start(outputs: .init(
-            post: { [notifications] effect in notifications?.perform(effect) },
-            hold: { [sounds] record in
-                if heldSound == .quiet { sounds?.start(record, maximumGain: Self.quietGain) }
-            },
-            release: { [notifications, sounds] record in
-                sounds?.stop(record.id)
-                sounds?.start(record)
-                notifications?.perform(.alert(record))
-            }))
+        doNotDisturb?.start(
+            outputs: .init(
+                post: { [notifications] effect in notifications?.perform(effect) },
+                hold: { [sounds] record in
+                    if heldSound == .quiet { sounds?.start(record, maximumGain: Self.quietGain) }
+                },
+                release: { [notifications, sounds] record in
+                    sounds?.stop(record.id)
+                    sounds?.start(record)
+                    notifications?.perform(.alert(record))
+                }))
     }
 
     /// Hands an alert to the notifications, then starts its sound (an alert without breakthrough

@@ -13,7 +13,8 @@ package enum InstalledFiles {
     /// `/usr/local/share:/usr/share`), in lookup order, from `environment`.
     package static func dataFolders(environment: [String: String]) -> (home: URL?, directories: [URL]) {
         let home = environment["HOME"].map { URL(fileURLWithPath: $0) }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? home?.appendingPathComponent(".local/share")
         let directories = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map { URL(fileURLWithPath: String($0)) }

@@ -63,7 +63,9 @@ struct Reveilled: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How late (seconds) a missed alert may still ring.", valueName: "seconds"))
     var grace: Double = 600
 
-    @Option(name: .customLong("ring-timeout"), help: ArgumentHelp("How long (seconds) an unanswered alert rings; 0 rings until answered.", valueName: "seconds"))
+    @Option(
+        name: .customLong("ring-timeout"),
+        help: ArgumentHelp("How long (seconds) an unanswered alert rings; 0 rings until answered.", valueName: "seconds"))
     var ringTimeout: Double = 600
 
     @Option(name: .customLong("max-alarms"), help: ArgumentHelp("The most alarms one app may have.", valueName: "count"))
@@ -71,13 +73,16 @@ struct Reveilled: AsyncParsableCommand {
 
     @Option(
         name: .customLong("default-snooze"),
-        help: ArgumentHelp("How long (seconds) Snooze lasts for an alarm whose snooze button has no duration of its own.", valueName: "seconds"))
+        help: ArgumentHelp(
+            "How long (seconds) Snooze lasts for an alarm whose snooze button has no duration of its own.", valueName: "seconds"))
     var defaultSnooze: Double = AlarmPolicy.nineMinutes
 
     @Option(help: ArgumentHelp("A D-Bus address to serve on instead of the session bus.", valueName: "address"))
     var bus: String?
 
-    @Option(help: ArgumentHelp("How long (seconds) an alert's sound takes to rise from quiet to full volume; 0 starts at full.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "How long (seconds) an alert's sound takes to rise from quiet to full volume; 0 starts at full.", valueName: "seconds"))
     var ramp: Double = 30
 
     @Option(name: .customLong("sound-device"), help: ArgumentHelp("The ALSA device alert sounds play on.", valueName: "pcm"))
@@ -117,7 +122,8 @@ struct Reveilled: AsyncParsableCommand {
             valueName: "durations"))
     var snoozeChoices: String?
 
-    @Flag(name: .customLong("no-wake"), help: "Never wake the machine from suspend for an alarm, even where the agent may (CAP_WAKE_ALARM).")
+    @Flag(
+        name: .customLong("no-wake"), help: "Never wake the machine from suspend for an alarm, even where the agent may (CAP_WAKE_ALARM).")
     var noWake = false
 
     @Option(
@@ -211,19 +217,23 @@ struct Reveilled: AsyncParsableCommand {
         }
         let desktop = DesktopOptions(
             notifications: !noNotifications,
-            sound: silent ? nil : SoundPlayer.Configuration(device: .system(name: soundDevice), rampDuration: .milliseconds(Int64(ramp * 1000))),
+            sound: silent
+                ? nil : SoundPlayer.Configuration(device: .system(name: soundDevice), rampDuration: .milliseconds(Int64(ramp * 1000))),
             soundFolders: SoundResolver.installedSoundFolders(executable: binaries.appendingPathComponent("reveilled")),
             doNotDisturb: !ignoreDoNotDisturb, heldSound: dndSound, unmuteTo: unmuteTo,
             snoozeChoices: try parsedSnoozeChoices(),
             phoneBackupAfter: phoneAfter.map { .milliseconds(Int64($0 * 1000)) },
-            appIcon: InstalledFiles.appIcon(executable: binaries.appendingPathComponent("reveilled"), environment: ProcessInfo.processInfo.environment))
+            appIcon: InstalledFiles.appIcon(
+                executable: binaries.appendingPathComponent("reveilled"), environment: ProcessInfo.processInfo.environment))
         let configuration = AgentConfiguration(
             storeDirectory: directory,
             policy: AlarmPolicy(
                 graceWindow: grace, ringTimeout: ringTimeout == 0 ? nil : ringTimeout, maximumAlarmsPerOwner: maxAlarms,
                 defaultSnooze: defaultSnooze),
             busAddress: bus,
-            trustedExecutables: [binaries.appendingPathComponent("reveille").path, binaries.appendingPathComponent("reveille-search").path],
+            trustedExecutables: [
+                binaries.appendingPathComponent("reveille").path, binaries.appendingPathComponent("reveille-search").path,
+            ],
             version: ReveilleVersion.current,
             desktop: desktop,
             systemBusAddress: systemBus,

@@ -102,7 +102,9 @@ public final class AgentClient: Sendable {
 
     /// Asks the agent whether this app may set alarms; a question to the person shows
     /// `usageDescription`, the app's reason (as `NSAlarmKitUsageDescription` does on Apple's systems).
-    public func requestAuthorization(usageDescription: String, timeout: Duration = .seconds(600)) async throws
+    public func requestAuthorization(
+        usageDescription: String, timeout: Duration = .seconds(600)
+    ) async throws
         -> AlarmManager.AuthorizationState
     {
         let reply = try await call("RequestAuthorizationWithUsage", [.string(usageDescription)], timeout: timeout)
@@ -287,12 +289,15 @@ public final class AgentClient: Sendable {
         let reply: DBusMessage
         do {
             do {
-                reply = try await connection.call(try DBusMessage.methodCall(
-                    destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "Watch", arguments: []))
+                reply = try await connection.call(
+                    try DBusMessage.methodCall(
+                        destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "Watch", arguments: [])
+                )
             } catch let error as DBusError where error.name == DBusError.unknownMethod {
                 watched = false
-                reply = try await connection.call(try DBusMessage.methodCall(
-                    destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "List", arguments: []))
+                reply = try await connection.call(
+                    try DBusMessage.methodCall(
+                        destination: Self.busName, path: Self.managerPath, interface: Self.managerInterface, method: "List", arguments: []))
             }
         } catch let error as DBusError {
             throw AgentClientError(error)
@@ -306,8 +311,10 @@ public final class AgentClient: Sendable {
     /// (`PropertiesChanged`). `changed` runs on the connection's thread for each.
     private func objectChangeSignals(_ changed: @escaping @Sendable () -> Void) -> [SignalSubscription] {
         [
-            MatchRule(sender: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"),
-            MatchRule(sender: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesRemoved"),
+            MatchRule(
+                sender: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"),
+            MatchRule(
+                sender: Self.busName, path: Self.managerPath, interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesRemoved"),
             MatchRule(sender: Self.busName, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"),
         ].map { rule in connection.handleSignals(rule) { _ in changed() } }
     }

@@ -151,7 +151,8 @@ package enum ClockTimeInput {
         }
 
         let date = GregorianDate(year: year, month: Int64(month), day: Int64(day))
-        let wall = date.daysSinceEpoch * 86_400 + Int64(time.hour24) * 3_600 + Int64(time.minute ?? 0) * 60
+        let wall =
+            date.daysSinceEpoch * 86_400 + Int64(time.hour24) * 3_600 + Int64(time.minute ?? 0) * 60
             + Int64(time.second)
         if let offset {
             let seconds = wall - offset.sign * Int64(offset.hours * 3_600 + offset.minutes * 60)
@@ -268,7 +269,8 @@ private struct TimeOfDay {
             guard (0...23).contains(hour) else { throw .invalid(.time, text, reason: Translation.text("the hour must be 0 to 23")) }
             guard minute != nil else {
                 throw .invalid(
-                    .time, text, reason: Translation.format("add the minutes, as in %s:00, or am or pm, as in %sam", String(hour), String(hour)))
+                    .time, text,
+                    reason: Translation.format("add the minutes, as in %s:00, or am or pm, as in %sam", String(hour), String(hour)))
             }
         }
         if let minute {

@@ -31,7 +31,8 @@ package enum Confirmation {
         }
         if let days = repeatingDays(of: definition), case .relative(let relative)? = definition.schedule {
             let clock = style.clockText(hour: relative.time.hour, minute: relative.time.minute)
-            return Translation.format("%s set for %s %s; %s (%s).", name, clock, daysText(days, style: style), next(record, at: reading, style: style), id)
+            return Translation.format(
+                "%s set for %s %s; %s (%s).", name, clock, daysText(days, style: style), next(record, at: reading, style: style), id)
                 + " " + Translation.format("Turn it off with: reveille off %s", handle)
         }
         guard let fireDate = record.fireDate(from: reading) else { return Translation.format("%s set (%s).", name, id) }
@@ -47,7 +48,8 @@ package enum Confirmation {
         let id = shortID(record)
         if let days = repeatingDays(of: record.definition), case .relative(let relative)? = record.definition.schedule {
             let clock = style.clockText(hour: relative.time.hour, minute: relative.time.minute)
-            return Translation.format("%s changed: %s %s; %s (%s).", name, clock, daysText(days, style: style), next(record, at: reading, style: style), id)
+            return Translation.format(
+                "%s changed: %s %s; %s (%s).", name, clock, daysText(days, style: style), next(record, at: reading, style: style), id)
         }
         return Translation.format("%s changed: %s (%s).", name, next(record, at: reading, style: style), id)
     }
@@ -56,7 +58,8 @@ package enum Confirmation {
     package static func snoozed(_ record: AlarmRecord, at reading: ClockReading, style: TimeStyle) -> String {
         guard let fireDate = record.fireDate(from: reading) else { return Translation.format("%s snoozed.", name(of: record.definition)) }
         return Translation.format(
-            "%s snoozed: rings again at %s, %s.", name(of: record.definition), LocalTimeFormat.string(for: fireDate, at: reading, style: style),
+            "%s snoozed: rings again at %s, %s.", name(of: record.definition),
+            LocalTimeFormat.string(for: fireDate, at: reading, style: style),
             LengthText.fromNow(fireDate.timeIntervalSince(reading.now)))
     }
 
@@ -65,7 +68,8 @@ package enum Confirmation {
         let name = Self.name(of: record.definition)
         guard let skipped = record.pendingSkip(at: reading.now) else { return next(record, at: reading, style: style) }
         return Translation.format(
-            "%s skips %s; %s.", name, LocalTimeFormat.string(for: skipped, at: reading, style: style), next(record, at: reading, style: style))
+            "%s skips %s; %s.", name, LocalTimeFormat.string(for: skipped, at: reading, style: style),
+            next(record, at: reading, style: style))
             + " " + Translation.format("Undo with: reveille unskip %s", handle)
     }
 
@@ -90,7 +94,8 @@ package enum Confirmation {
         case .alerting:
             return Translation.text("it is ringing")
         case .paused(let paused):
-            return Translation.format("paused with %s left", LengthText.text(seconds: Int64(paused.remaining.rounded(.up)), maximumUnits: 2))
+            return Translation.format(
+                "paused with %s left", LengthText.text(seconds: Int64(paused.remaining.rounded(.up)), maximumUnits: 2))
         case .countdown:
             guard let fireDate = record.fireDate(from: reading) else { return Translation.text("it is counting down") }
             return Translation.format(

@@ -17,9 +17,13 @@ package enum InputField: String, Hashable, Sendable, CaseIterable {
         switch self {
         case .time:
             // One literal: scripts/update-translations reads the literal a call is given, not a sum.
-            Translation.text("use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m")
+            Translation.text(
+                "use a clock time such as 7:30, 7pm or noon, a day and time such as tomorrow 7:30 or mon,wed 6:45, a date and time such as 2026-12-01 07:30, or a moment from now such as in 20m"
+            )
         case .days:
-            Translation.text("use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, a range such as mon-fri, or weekdays, weekends or daily")
+            Translation.text(
+                "use mon, tue, wed, thu, fri, sat, sun or full day names separated by commas, a range such as mon-fri, or weekdays, weekends or daily"
+            )
         case .duration:
             Translation.text("use a length such as 90s, 5m, 1h30m or 00:05:00")
         case .alarmID:

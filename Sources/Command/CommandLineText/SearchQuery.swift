@@ -135,27 +135,34 @@ package struct SearchProposal: Hashable, Sendable {
         case .timer(let seconds):
             let length = LengthText.text(seconds: Int64(seconds.rounded()))
             let end = reading.now.addingTimeInterval(seconds)
-            let name = title.map { Translation.format("Timer for %s: %s", length, AlarmListFormat.cleaned($0)) }
+            let name =
+                title.map { Translation.format("Timer for %s: %s", length, AlarmListFormat.cleaned($0)) }
                 ?? Translation.format("Timer for %s", length)
-            return (name, Translation.format(
-                "rings at %s, %s", LocalTimeFormat.string(for: end, at: reading, style: style), LengthText.fromNow(seconds)))
+            return (
+                name,
+                Translation.format(
+                    "rings at %s, %s", LocalTimeFormat.string(for: end, at: reading, style: style), LengthText.fromNow(seconds))
+            )
         case .alarm(let timeReading):
             let schedule = timeReading.schedule(from: reading.now)
             let next = AlertCalendar(timeZone: reading.timeZone).nextAlert(of: schedule, after: reading.now)
             let when: String
             if let days = timeReading.repeatingDays, case .clockTime(let relative) = timeReading {
-                when = style.clockText(hour: relative.time.hour, minute: relative.time.minute) + " "
+                when =
+                    style.clockText(hour: relative.time.hour, minute: relative.time.minute) + " "
                     + Confirmation.daysText(days, style: style)
             } else {
                 when = next.map { LocalTimeFormat.string(for: $0, at: reading, style: style) } ?? "-"
             }
-            let name = title.map { Translation.format("Alarm at %s: %s", when, AlarmListFormat.cleaned($0)) }
+            let name =
+                title.map { Translation.format("Alarm at %s: %s", when, AlarmListFormat.cleaned($0)) }
                 ?? Translation.format("Alarm at %s", when)
-            let detail = next.map {
-                Translation.format(
-                    "next %s, %s", LocalTimeFormat.string(for: $0, at: reading, style: style),
-                    LengthText.fromNow($0.timeIntervalSince(reading.now)))
-            } ?? ""
+            let detail =
+                next.map {
+                    Translation.format(
+                        "next %s, %s", LocalTimeFormat.string(for: $0, at: reading, style: style),
+                        LengthText.fromNow($0.timeIntervalSince(reading.now)))
+                } ?? ""
             return (name, detail)
         }
     }

@@ -121,7 +121,9 @@ package enum TimeGrammar {
     /// one list (`mon,wed`), as days to repeat on are written.
     private static func joiningDays(_ words: [String], dayNames: [String: Locale.Weekday]) -> [String] {
         func isDays(_ word: String) -> Bool {
-            guard word.contains(where: \.isLetter), !["today", "tomorrow", "tmrw", "next", "every", "at"].contains(word) else { return false }
+            guard word.contains(where: \.isLetter), !["today", "tomorrow", "tmrw", "next", "every", "at"].contains(word) else {
+                return false
+            }
             return dayNames[word] != nil || (try? WeekdaysInput.parse(word)) != nil
         }
         var result: [String] = []
@@ -185,7 +187,8 @@ package enum TimeGrammar {
                 offset = 1
             case .coming(let weekday):
                 let ahead = Self.daysAhead(from: today.weekday, to: weekday)
-                let instant = LocalTimeResolver(timeZone: zone).resolve(localSeconds: today.localSeconds(hour: time.hour, minute: time.minute))
+                let instant = LocalTimeResolver(timeZone: zone).resolve(
+                    localSeconds: today.localSeconds(hour: time.hour, minute: time.minute))
                 offset = ahead == 0 && instant.instant <= now ? 7 : ahead
             case .next(let weekday):
                 let ahead = Self.daysAhead(from: today.weekday, to: weekday)
@@ -275,7 +278,8 @@ package enum TimeGrammar {
             return .invalid(
                 .time, text,
                 reason: Translation.format(
-                    "for a clock time write %s:00 or %sh00; for %s hours from now, in %s", String(hour), String(hour), String(hour), length))
+                    "for a clock time write %s:00 or %sh00; for %s hours from now, in %s", String(hour), String(hour), String(hour), length)
+            )
         }
         return .invalid(
             .time, text, reason: Translation.format("that is a length of time: for that long from now, write in %s", length))

@@ -69,7 +69,9 @@ package enum WeekdaysInput {
     /// The days of a range, `mon-fri` or `mon..fri`, from its first day to its last, going round
     /// the end of the week when the last comes before the first.
     private static func range(_ name: String) -> [Locale.Weekday]? {
-        let ends = name.contains("..") ? name.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
+        let ends =
+            name.contains("..")
+            ? name.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
             : name.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         guard ends.count == 2, let first = singleDay(named: ends[0].trimmingWhitespace()),
             let last = singleDay(named: ends[1].trimmingWhitespace()),

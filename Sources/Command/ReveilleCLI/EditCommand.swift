@@ -35,7 +35,8 @@ struct EditCommand: AsyncParsableCommand {
     var time: String?
 
     @Option(
-        name: .customLong("repeat"), help: ArgumentHelp("New days to repeat on: mon,tue,…, weekdays, weekends, daily; once: no more.", valueName: "days"),
+        name: .customLong("repeat"),
+        help: ArgumentHelp("New days to repeat on: mon,tue,…, weekdays, weekends, daily; once: no more.", valueName: "days"),
         completion: .custom(Completions.days))
     var days: String?
 
@@ -69,7 +70,8 @@ struct EditCommand: AsyncParsableCommand {
         if noSnooze, snooze != nil { throw ValidationError(Translation.text("give --snooze or --no-snooze, not both")) }
         if let title {
             try AlarmOptions.checkLocally(
-                AlarmDefinition(schedule: nil, countdownDuration: .init(preAlert: 60, postAlert: nil),
+                AlarmDefinition(
+                    schedule: nil, countdownDuration: .init(preAlert: 60, postAlert: nil),
                     presentation: AlarmWire.defaultPresentation(title: title, isTimer: true, snoozes: false)),
                 durationOption: "--countdown")
             change.title = title
@@ -85,17 +87,22 @@ struct EditCommand: AsyncParsableCommand {
                 change.time = relative.time
             case .clockTime(let relative):
                 if weekdays != nil, reading.repeatingDays != nil {
-                    throw ValidationError(InputError.invalid(
-                        "--time", text: time, reason: Translation.text("it names its days already; give the days once, in the time (mon,wed 6:45) or with --repeat")))
+                    throw ValidationError(
+                        InputError.invalid(
+                            "--time", text: time,
+                            reason: Translation.text(
+                                "it names its days already; give the days once, in the time (mon,wed 6:45) or with --repeat")))
                 }
                 var schedule = relative
                 if let weekdays { schedule.repeats = weekdays.isEmpty ? .never : .weekly(WeekdaysInput.weekOrdered(weekdays)) }
                 change.schedule = .relative(schedule)
             case .instant, .fromNow:
                 if let weekdays, !weekdays.isEmpty {
-                    throw ValidationError(InputError.invalid(
-                        "--time", text: time,
-                        reason: Translation.text("a date and time alerts once and cannot repeat; give a clock time such as 7:30 to repeat on days")))
+                    throw ValidationError(
+                        InputError.invalid(
+                            "--time", text: time,
+                            reason: Translation.text(
+                                "a date and time alerts once and cannot repeat; give a clock time such as 7:30 to repeat on days")))
                 }
                 guard case .fixed(let instant) = reading.schedule(from: now), instant > now else {
                     throw ValidationError(InputError.invalid("--time", text: time, reason: Translation.text("it has already passed")))
@@ -114,15 +121,24 @@ struct EditCommand: AsyncParsableCommand {
                 change.snooze = .seconds(try parsed("--snooze") { () throws(InputError) in try DurationInput.parse(snooze) })
             }
         }
-        change.preAlert = try countdown.map { text in try parsed("--countdown") { () throws(InputError) in try DurationInput.parse(text, allowingZero: true) } }
+        change.preAlert = try countdown.map { text in
+            try parsed("--countdown") { () throws(InputError) in try DurationInput.parse(text, allowingZero: true) }
+        }
         change.sound = try sound.alertSound()
         // `default` gives a sound setting back to the agent.
         if SoundOptions.isDefault(sound.volume) { change.reset.insert(.volume) } else { change.volume = try sound.volumePercent() }
         if SoundOptions.isDefault(sound.ramp) { change.reset.insert(.ramp) } else { change.ramp = try sound.rampSeconds() }
-        if SoundOptions.isDefault(sound.ringFor) { change.reset.insert(.ringTimeout) } else { change.ringTimeout = try sound.ringForSeconds() }
+        if SoundOptions.isDefault(sound.ringFor) {
+            change.reset.insert(.ringTimeout)
+        } else {
+            change.ringTimeout = try sound.ringForSeconds()
+        }
         change.breakthrough = breakthrough
         guard !change.isEmpty else {
-            throw ValidationError(Translation.text("nothing to change: give --time, --repeat, --title, --sound, --volume, --snooze or another option (reveille edit --help)"))
+            throw ValidationError(
+                Translation.text(
+                    "nothing to change: give --time, --repeat, --title, --sound, --volume, --snooze or another option (reveille edit --help)"
+                ))
         }
         return change
     }

@@ -134,7 +134,8 @@ struct HistoryCommand: AsyncParsableCommand {
     func count() throws -> Int {
         guard let limit else { return 50 }
         guard let count = Int(limit.trimmingWhitespace(newlines: false)), count >= 1, limit.allSatisfy(\.isASCII) else {
-            throw ValidationError(InputError.invalid("--limit", text: limit, reason: Translation.text("use a whole number of at least 1, as in 10")))
+            throw ValidationError(
+                InputError.invalid("--limit", text: limit, reason: Translation.text("use a whole number of at least 1, as in 10")))
         }
         return count
     }
@@ -148,8 +149,9 @@ struct HistoryCommand: AsyncParsableCommand {
             if json {
                 print(HistoryFormat.json(entries))
             } else {
-                print(HistoryFormat.table(
-                    entries, at: reading, timeStyle: DesktopTimeStyle.current(), header: PersonText.historyHeadings))
+                print(
+                    HistoryFormat.table(
+                        entries, at: reading, timeStyle: DesktopTimeStyle.current(), header: PersonText.historyHeadings))
             }
         }
     }
@@ -191,7 +193,9 @@ struct AuthCommand: AsyncParsableCommand {
     struct Allow: AuthAnswerCommand {
         static let configuration = CommandConfiguration(
             commandName: "allow", abstract: "Let an app set alarms.",
-            discussion: "APP is as `reveille auth list` shows it: an app id or an executable's path.\n\nExample:\n  reveille auth allow org.example.Clock")
+            discussion:
+                "APP is as `reveille auth list` shows it: an app id or an executable's path.\n\nExample:\n  reveille auth allow org.example.Clock"
+        )
         @Argument(help: ArgumentHelp("The app.", valueName: "app")) var app: String
         static let answer = AlarmManager.AuthorizationState.authorized
     }
@@ -224,7 +228,9 @@ extension AuthAnswerCommand {
     func validate() throws {
         guard !app.isEmpty else { throw ValidationError(Translation.text("no app given")) }
         guard app.utf8.count <= AppAuthorization.maximumAppLength else {
-            throw ValidationError(Translation.format("invalid app %s: longer than %s bytes", QuotedText.quote(app), String(AppAuthorization.maximumAppLength)))
+            throw ValidationError(
+                Translation.format("invalid app %s: longer than %s bytes", QuotedText.quote(app), String(AppAuthorization.maximumAppLength))
+            )
         }
     }
 

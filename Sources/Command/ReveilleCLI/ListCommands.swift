@@ -33,11 +33,12 @@ struct ListCommand: AsyncParsableCommand {
                 let descriptions = records.sorted { $0.id < $1.id }.map { AlarmDescription($0, at: reading) }
                 print(AlarmDescription.json(descriptions))
             } else {
-                print(AlarmListFormat.table(
-                    records, at: reading, width: Terminal.width(), timeStyle: DesktopTimeStyle.current(),
-                    headings: PersonText.listHeadings,
-                    color: TerminalColor.detect(
-                        isTerminal: Terminal.isOutputTerminal, environment: ProcessInfo.processInfo.environment)))
+                print(
+                    AlarmListFormat.table(
+                        records, at: reading, width: Terminal.width(), timeStyle: DesktopTimeStyle.current(),
+                        headings: PersonText.listHeadings,
+                        color: TerminalColor.detect(
+                            isTerminal: Terminal.isOutputTerminal, environment: ProcessInfo.processInfo.environment)))
             }
         }
     }
@@ -72,8 +73,10 @@ struct ShowCommand: AsyncParsableCommand {
             } else {
                 // The agent's length, for an alarm that snoozes without one of its own (an older agent has none).
                 let defaultSnooze = (try? await session.client.property("DefaultSnooze").integerValue).flatMap { $0 }
-                print(AlarmDetails.text(
-                    alarm, record: record, at: reading, timeStyle: DesktopTimeStyle.current(), defaultSnooze: defaultSnooze.map(TimeInterval.init)))
+                print(
+                    AlarmDetails.text(
+                        alarm, record: record, at: reading, timeStyle: DesktopTimeStyle.current(),
+                        defaultSnooze: defaultSnooze.map(TimeInterval.init)))
             }
         }
     }
@@ -98,7 +101,12 @@ enum AlarmDetails {
         case .relative(let relative):
             let time = timeStyle.clockText(hour: relative.time.hour, minute: relative.time.minute)
             let days = relative.repeats.weekdays
-            lines.append(("schedule", days.isEmpty ? "once at \(time)" : "\(time) on " + WeekdaysInput.weekOrdered(days).map(\.englishName).joined(separator: ", ")))
+            lines.append(
+                (
+                    "schedule",
+                    days.isEmpty
+                        ? "once at \(time)" : "\(time) on " + WeekdaysInput.weekOrdered(days).map(\.englishName).joined(separator: ", ")
+                ))
         case nil:
             break
         }
@@ -112,7 +120,12 @@ enum AlarmDetails {
             lines.append((definition.isTimer ? "repeat" : "snooze", length + "the agent's (reveilled --default-snooze)"))
         }
         if let fireDate = record.fireDate(from: reading) {
-            lines.append(("next", LocalTimeFormat.string(for: fireDate, at: reading, style: timeStyle) + "  (" + RelativeTimeFormat.string(for: fireDate, relativeTo: reading.now) + ")"))
+            lines.append(
+                (
+                    "next",
+                    LocalTimeFormat.string(for: fireDate, at: reading, style: timeStyle) + "  ("
+                        + RelativeTimeFormat.string(for: fireDate, relativeTo: reading.now) + ")"
+                ))
         }
         if let remaining = record.remaining(from: reading) {
             lines.append(("remaining", DurationFormat.clock(remaining)))
@@ -121,9 +134,15 @@ enum AlarmDetails {
         if let skipped = record.pendingSkip(at: reading.now) {
             lines.append(("skips", LocalTimeFormat.string(for: skipped, at: reading, style: timeStyle) + "  (undo with reveille unskip)"))
         }
-        lines.append(("sound", alarm.definition.sound == .default ? "default" : {
-            if case .named(let name) = alarm.definition.sound { return AlarmListFormat.cleaned(name) } else { return "default" }
-        }()))
+        lines.append(
+            (
+                "sound",
+                alarm.definition.sound == .default
+                    ? "default"
+                    : {
+                        if case .named(let name) = alarm.definition.sound { return AlarmListFormat.cleaned(name) } else { return "default" }
+                    }()
+            ))
         if let volume = definition.volume { lines.append(("volume", "\(volume) %")) }
         if let ramp = definition.soundRamp { lines.append(("ramp", ramp == 0 ? "none (full volume at once)" : DurationFormat.units(ramp))) }
         if let ringTimeout = definition.ringTimeout {

@@ -84,13 +84,14 @@ struct LoginStart: Equatable {
         // Hidden=true turns the system's off).
         let autostart = ([configHome] + configDirs).lazy.map { "\($0)/autostart/\(autostartName)" }
             .first { files.fileExists(atPath: $0) }
-        let entryStarts = autostart.map { path in
-            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-            return !text.split(whereSeparator: \.isNewline).contains { line in
-                let trimmed = line.filter { $0 != " " }
-                return trimmed == "Hidden=true" || trimmed == "X-GNOME-Autostart-enabled=false"
-            }
-        } ?? false
+        let entryStarts =
+            autostart.map { path in
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                return !text.split(whereSeparator: \.isNewline).contains { line in
+                    let trimmed = line.filter { $0 != " " }
+                    return trimmed == "Hidden=true" || trimmed == "X-GNOME-Autostart-enabled=false"
+                }
+            } ?? false
 
         let activation = ([dataHome] + dataDirs).lazy.map { "\($0)/dbus-1/services/\(activationName)" }
             .first { files.fileExists(atPath: $0) }

@@ -9,19 +9,25 @@ import Localization
 /// The alert sound's options, which `add`, `timer` and `edit` share.
 struct SoundOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp("A sound file, a sound of `reveille sounds`, or a sound-theme name (default: the theme's alarm-clock-elapsed).", valueName: "file|name"),
+        help: ArgumentHelp(
+            "A sound file, a sound of `reveille sounds`, or a sound-theme name (default: the theme's alarm-clock-elapsed).",
+            valueName: "file|name"),
         completion: .custom(Completions.sounds))
     var sound: String?
 
-    @Option(help: ArgumentHelp("The alert sound's volume: 0 to 100 (percent of the sound's own level; default: full).", valueName: "percent"))
+    @Option(
+        help: ArgumentHelp("The alert sound's volume: 0 to 100 (percent of the sound's own level; default: full).", valueName: "percent"))
     var volume: String?
 
-    @Option(help: ArgumentHelp("How long the sound takes to rise to its volume: 90s, 1m; 0 starts there (default: the agent's).", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "How long the sound takes to rise to its volume: 90s, 1m; 0 starts there (default: the agent's).", valueName: "duration"))
     var ramp: String?
 
     @Option(
         name: .customLong("ring-for"),
-        help: ArgumentHelp("How long an unanswered alert rings: 20m, 1h; 0 rings until answered (default: the agent's, 10m).", valueName: "duration"))
+        help: ArgumentHelp(
+            "How long an unanswered alert rings: 20m, 1h; 0 rings until answered (default: the agent's, 10m).", valueName: "duration"))
     var ringFor: String?
 
     /// Refuses a value that is no volume or length, in the words every value is refused in.
@@ -43,8 +49,9 @@ struct SoundOptions: ParsableArguments {
         let trimmed = volume.trimmingWhitespace(newlines: false)
         let digits = trimmed.hasSuffix("%") ? String(trimmed.dropLast()).trimmingWhitespace(newlines: false) : trimmed
         guard let percent = Int(digits), (0...100).contains(percent), digits.allSatisfy(\.isASCII) else {
-            throw ValidationError(InputError.invalid(
-                "--volume", text: volume, reason: Translation.text("use a whole number from 0 to 100, as in 60")))
+            throw ValidationError(
+                InputError.invalid(
+                    "--volume", text: volume, reason: Translation.text("use a whole number from 0 to 100, as in 60")))
         }
         return percent
     }
@@ -72,7 +79,8 @@ struct SoundOptions: ParsableArguments {
     func alertSound() throws -> AlertConfiguration.AlertSound? {
         guard let sound else { return nil }
         guard !sound.isEmpty else {
-            throw ValidationError(InputError.invalid("--sound", text: sound, reason: Translation.text("give a sound file or a name from reveille sounds")))
+            throw ValidationError(
+                InputError.invalid("--sound", text: sound, reason: Translation.text("give a sound file or a name from reveille sounds")))
         }
         if sound == "default" { return .default }
         guard AlertConfiguration.AlertSound.isFilePath(sound) || sound.hasPrefix(".") else { return .named(sound) }
@@ -84,7 +92,8 @@ struct SoundOptions: ParsableArguments {
             throw ValidationError(InputError.invalid("--sound", text: sound, reason: Translation.format("no such file: %s", path)))
         }
         guard !isDirectory else {
-            throw ValidationError(InputError.invalid("--sound", text: sound, reason: Translation.format("a folder, not a sound file: %s", path)))
+            throw ValidationError(
+                InputError.invalid("--sound", text: sound, reason: Translation.format("a folder, not a sound file: %s", path)))
         }
         return .named(path)
     }
@@ -105,7 +114,9 @@ struct AlarmOptions: ParsableArguments {
 
     @Flag(
         name: .customLong("no-breakthrough"),
-        help: "Respect do-not-disturb: while it is on, the alert waits to be shown and rings as the agent's --dnd-sound says (alarms break through by default).")
+        help:
+            "Respect do-not-disturb: while it is on, the alert waits to be shown and rings as the agent's --dnd-sound says (alarms break through by default)."
+    )
     var noBreakthrough = false
 
     @Flag(help: "Print the alarm as JSON instead of its id.")
@@ -115,7 +126,8 @@ struct AlarmOptions: ParsableArguments {
     func alarmID() throws -> UUID {
         guard let id else { return UUID.random() }
         guard let uuid = UUID(text: id) else {
-            throw ValidationError(InputError.invalid("--id", text: id, reason: Translation.text("not a UUID, such as 3f2a9c01-5b7e-4d2a-9c01-5b7e4d2a9c01")))
+            throw ValidationError(
+                InputError.invalid("--id", text: id, reason: Translation.text("not a UUID, such as 3f2a9c01-5b7e-4d2a-9c01-5b7e4d2a9c01")))
         }
         return uuid
     }
@@ -225,7 +237,8 @@ struct AddCommand: AsyncParsableCommand {
     var time: String
 
     @Option(
-        name: .customLong("repeat"), help: ArgumentHelp("Repeat on days: mon,tue,…, mon-fri, weekdays, weekends, daily.", valueName: "days"),
+        name: .customLong("repeat"),
+        help: ArgumentHelp("Repeat on days: mon,tue,…, mon-fri, weekdays, weekends, daily.", valueName: "days"),
         completion: .custom(Completions.days))
     var days: String?
 
@@ -259,10 +272,12 @@ struct AddCommand: AsyncParsableCommand {
             presentation: AlarmWire.defaultPresentation(title: options.title ?? "Alarm", isTimer: false, snoozes: !noSnooze),
             sound: try options.sound.alertSound() ?? .default)
         if case .fixed(let date) = schedule, date <= now {
-            throw ValidationError(InputError.invalid(
-                .time, time.trimmingWhitespace(),
-                reason: Translation.format(
-                    "%s has already passed", LocalTimeFormat.string(for: date, at: .local(), style: DesktopTimeStyle.current()))).description)
+            throw ValidationError(
+                InputError.invalid(
+                    .time, time.trimmingWhitespace(),
+                    reason: Translation.format(
+                        "%s has already passed", LocalTimeFormat.string(for: date, at: .local(), style: DesktopTimeStyle.current()))
+                ).description)
         }
         definition.tintColor = .orange
         try options.sound.applySoundSettings(to: &definition)

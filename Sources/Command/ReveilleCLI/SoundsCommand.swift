@@ -83,7 +83,9 @@ struct SoundsCommand: AsyncParsableCommand {
                 lines += sounds.filter { $0.origin == .theme && $0.theme == theme }.map(line)
             }
             if sounds.isEmpty { lines.append(Translation.text("No sounds found.")) }
-            lines.append(Translation.text("Give one by name (--sound chimes), or a file: --sound ~/Music/birds.ogg (WAV, FLAC, Ogg Vorbis, Ogg Opus or MP3)."))
+            lines.append(
+                Translation.text(
+                    "Give one by name (--sound chimes), or a file: --sound ~/Music/birds.ogg (WAV, FLAC, Ogg Vorbis, Ogg Opus or MP3)."))
             lines.append(Translation.text("Hear one: reveille sounds play NAME"))
             return lines.joined(separator: "\n")
         }
@@ -102,7 +104,9 @@ struct SoundsCommand: AsyncParsableCommand {
             commandName: "play", abstract: "Hear a sound for a few seconds, as an alert plays it.",
             discussion: "Examples:\n  reveille sounds play chimes\n  reveille sounds play alarm-clock-elapsed --for 10s")
 
-        @Argument(help: ArgumentHelp("A sound of `reveille sounds`, a sound-theme name, or a file.", valueName: "sound"), completion: .custom(Completions.sounds))
+        @Argument(
+            help: ArgumentHelp("A sound of `reveille sounds`, a sound-theme name, or a file.", valueName: "sound"),
+            completion: .custom(Completions.sounds))
         var sound: String
 
         @Option(name: .customLong("for"), help: ArgumentHelp("How long to play it: at most 30s (default: 5s).", valueName: "duration"))
@@ -137,7 +141,9 @@ struct SoundsCommand: AsyncParsableCommand {
                 let (name, wanted) = (try soundName(), try seconds())
                 let (source, playing) = try await session.run { try await $0.playSound(name, seconds: wanted) }
                 if Terminal.isOutputTerminal {
-                    print(Translation.format("Playing %s for %s…", AlarmListFormat.cleaned(source), LengthText.text(seconds: Int64(playing.rounded(.up)))))
+                    print(
+                        Translation.format(
+                            "Playing %s for %s…", AlarmListFormat.cleaned(source), LengthText.text(seconds: Int64(playing.rounded(.up)))))
                 }
                 // The agent plays it on its own; the command returns when it has ended.
                 try? await Task.sleep(for: .seconds(playing))

@@ -66,7 +66,8 @@ enum HistoryFormat {
         }
         let widths = (0..<header.count - 1).map { column in ([header] + rows).map { DisplayWidth.of($0[column]) }.max() ?? 0 }
         return ([header] + rows).map { row in
-            (0..<row.count - 1).map { row[$0] + String(repeating: " ", count: widths[$0] - DisplayWidth.of(row[$0])) }.joined(separator: "  ")
+            (0..<row.count - 1).map { row[$0] + String(repeating: " ", count: widths[$0] - DisplayWidth.of(row[$0])) }.joined(
+                separator: "  ")
                 + "  " + row[row.count - 1]
         }.joined(separator: "\n")
     }

@@ -289,9 +289,11 @@ final class LiveView {
             _ plain: String, width: Int, style: String? = nil, filling: Bool = false,
             tint: (color: TerminalColor, tint: Color)? = nil, tinted: Range<Int> = 0..<0
         ) {
-            let inert = String(String.UnicodeScalarView(plain.unicodeScalars.map {
-                $0.properties.generalCategory == .control ? " " : $0
-            }))
+            let inert = String(
+                String.UnicodeScalarView(
+                    plain.unicodeScalars.map {
+                        $0.properties.generalCategory == .control ? " " : $0
+                    }))
             var fitted = DisplayWidth.truncated(inert, toWidth: width)
             var columns = DisplayWidth.of(fitted)
             if filling, columns < width {
@@ -363,7 +365,8 @@ final class LiveView {
         switch record.phase {
         case .alerting:
             return Line(
-                " \(marker) \(id)  RINGING  \(title)", width: width, style: noColor ? "1;7" : "1;7;31", filling: true, tint: tint, tinted: tinted)
+                " \(marker) \(id)  RINGING  \(title)", width: width, style: noColor ? "1;7" : "1;7;31", filling: true, tint: tint,
+                tinted: tinted)
         case .countdown, .paused:
             let remaining = record.remaining(from: reading) ?? 0
             let total = row.remote.countdownTotal ?? max(remaining, 1)
@@ -375,7 +378,8 @@ final class LiveView {
         case .scheduled where !record.definition.isEnabled:
             return Line(" \(marker) \(id)  off  \(title)", width: width, style: noColor ? nil : "2", tint: tint, tinted: tinted)
         case .scheduled(let alertAt):
-            var next = LocalTimeFormat.string(for: alertAt, at: reading, style: timeStyle) + " ("
+            var next =
+                LocalTimeFormat.string(for: alertAt, at: reading, style: timeStyle) + " ("
                 + RelativeTimeFormat.string(for: alertAt, relativeTo: reading.now) + ")"
             if let skipped = record.pendingSkip(at: reading.now) {
                 next += ", skips " + LocalTimeFormat.string(for: skipped, at: reading, style: timeStyle)
@@ -531,7 +535,8 @@ final class KeyReader {
 
     /// Starts reading; `handler` gets `.input` for each read and `.endOfInput` once, at its end.
     init(_ handler: @escaping @Sendable (LiveView.Event) -> Void) {
-        let source = DispatchSource.makeReadSource(fileDescriptor: FileDescriptor.standardInput.rawValue, queue: DispatchQueue(label: "reveille.keys"))
+        let source = DispatchSource.makeReadSource(
+            fileDescriptor: FileDescriptor.standardInput.rawValue, queue: DispatchQueue(label: "reveille.keys"))
         source.setEventHandler { [source] in
             var buffer = [UInt8](repeating: 0, count: 256)
             let count = buffer.withUnsafeMutableBytes { bytes in

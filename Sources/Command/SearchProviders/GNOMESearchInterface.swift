@@ -35,14 +35,18 @@ enum GNOMESearchInterface {
                     outArguments: [.init(name: "metas", signature: "aa{sv}")]
                 ) { call in
                     let ids = strings(call.arguments[0])
-                    return [.array(elementSignature: "a{sv}", answers.results(named: ids).map { result in
-                        .dictionary([
-                            "id": .string(result.id),
-                            "name": .string(result.name),
-                            "description": .string(result.detail),
-                            "gicon": .string(result.icon),
-                        ])
-                    })]
+                    return [
+                        .array(
+                            elementSignature: "a{sv}",
+                            answers.results(named: ids).map { result in
+                                .dictionary([
+                                    "id": .string(result.id),
+                                    "name": .string(result.name),
+                                    "description": .string(result.detail),
+                                    "gicon": .string(result.icon),
+                                ])
+                            })
+                    ]
                 },
                 DBusMethod(
                     name: "ActivateResult",

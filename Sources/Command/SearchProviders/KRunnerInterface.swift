@@ -43,18 +43,22 @@ enum KRunnerInterface {
                 ) { call in
                     let query = call.arguments.first?.stringValue ?? ""
                     let results = await answers.results(for: query)
-                    return [.array(elementSignature: "(sssida{sv})", results.enumerated().map { index, result in
-                        .structure([
-                            .string(result.id), .string(result.name), .string(result.icon),
-                            .int32(result.isAlarm ? alarmCategory : setCategory),
-                            .double(result.isAlarm ? 0.9 - Double(index) * 0.01 : 1),
-                            .dictionary([
-                                "subtext": .string(result.detail),
-                                "category": .string("Reveille"),
-                                "actions": .strings(result.isAlarm ? actions().map(\.id) : []),
-                            ]),
-                        ])
-                    })]
+                    return [
+                        .array(
+                            elementSignature: "(sssida{sv})",
+                            results.enumerated().map { index, result in
+                                .structure([
+                                    .string(result.id), .string(result.name), .string(result.icon),
+                                    .int32(result.isAlarm ? alarmCategory : setCategory),
+                                    .double(result.isAlarm ? 0.9 - Double(index) * 0.01 : 1),
+                                    .dictionary([
+                                        "subtext": .string(result.detail),
+                                        "category": .string("Reveille"),
+                                        "actions": .strings(result.isAlarm ? actions().map(\.id) : []),
+                                    ]),
+                                ])
+                            })
+                    ]
                 },
                 DBusMethod(
                     name: "Run", inArguments: [.init(name: "matchId", signature: "s"), .init(name: "actionId", signature: "s")],

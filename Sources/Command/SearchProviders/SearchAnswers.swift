@@ -88,7 +88,9 @@ final class SearchAnswers: Sendable {
     }
 
     /// The result that sets `proposal`, which the query `text` reads as.
-    private static func result(setting proposal: SearchProposal, named text: String, at reading: ClockReading, style: TimeStyle) -> SearchResult {
+    private static func result(
+        setting proposal: SearchProposal, named text: String, at reading: ClockReading, style: TimeStyle
+    ) -> SearchResult {
         let shown = proposal.text(at: reading, style: style)
         return SearchResult(id: setPrefix + text, name: shown.name, detail: shown.detail, isAlarm: false)
     }

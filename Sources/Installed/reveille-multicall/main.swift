@@ -33,7 +33,8 @@ if name == "reveilled" {
     do {
         try Capabilities.dropFileCapabilities()
     } catch {
-        FileDescriptor.standardError.write("\(name == "reveille-search" ? name : "reveille"): cannot give up the capabilities of \(CommandLine.arguments[0]): \(error)\n")
+        FileDescriptor.standardError.write(
+            "\(name == "reveille-search" ? name : "reveille"): cannot give up the capabilities of \(CommandLine.arguments[0]): \(error)\n")
         exit(1)
     }
     Task {

@@ -69,8 +69,10 @@ package enum AgentLauncher {
     /// Where a started agent writes its log: `$XDG_STATE_HOME/reveille/reveilled.log`.
     package static func logURL() -> URL {
         let environment = ProcessInfo.processInfo.environment
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path).appendingPathComponent(".local/state")
+        let state =
+            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path).appendingPathComponent(
+                ".local/state")
         return state.appendingPathComponent("reveille/reveilled.log")
     }
 

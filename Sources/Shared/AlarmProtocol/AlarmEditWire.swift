@@ -45,10 +45,13 @@ extension AlarmWire {
         var reader = try DictionaryReader(value, field: "changes")
         var change = AlarmEdit()
         change.title = try reader.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) }
-        change.schedule = try reader.optional("schedule") { value, field throws(AlarmRequestError) in try decodeSchedule(value, field: field) }
+        change.schedule = try reader.optional("schedule") { value, field throws(AlarmRequestError) in
+            try decodeSchedule(value, field: field)
+        }
         change.time = try reader.optional("time") { value, field throws(AlarmRequestError) in
             var time = try DictionaryReader(value, field: field)
-            guard let hour = try time.optional("hour", { value, field throws(AlarmRequestError) in try integer(value, field: field) }) else {
+            guard let hour = try time.optional("hour", { value, field throws(AlarmRequestError) in try integer(value, field: field) })
+            else {
                 throw .invalidConfiguration(field: field, reason: "needs an hour and a minute")
             }
             let minute = try time.optional("minute") { value, field throws(AlarmRequestError) in try integer(value, field: field) } ?? 0
@@ -58,7 +61,9 @@ extension AlarmWire {
             }
             return Alarm.Schedule.Relative.Time(hour: hour, minute: minute)
         }
-        change.weekdays = try reader.optional("weekdays") { value, field throws(AlarmRequestError) in try decodeWeekdays(value, field: field) }
+        change.weekdays = try reader.optional("weekdays") { value, field throws(AlarmRequestError) in
+            try decodeWeekdays(value, field: field)
+        }
         change.snooze = try reader.optional("snooze") { value, field throws(AlarmRequestError) in
             if case .boolean(let on) = value.unwrapped { return on ? AlarmEdit.Snooze.agentDefault : .off }
             let seconds = try seconds(value, field: field)
@@ -76,22 +81,26 @@ extension AlarmWire {
         }
         change.volume = try reader.optional("volume") { value, field throws(AlarmRequestError) in try percent(value, field: field) }
         change.ramp = try reader.optional("ramp") { value, field throws(AlarmRequestError) in try seconds(value, field: field) }
-        change.ringTimeout = try reader.optional("ringTimeout") { value, field throws(AlarmRequestError) in try seconds(value, field: field) }
-        change.breakthrough = try reader.optional("breakthrough") { value, field throws(AlarmRequestError) in try boolean(value, field: field) }
-        change.reset = try reader.optional("reset") { value, field throws(AlarmRequestError) in
-            guard case .array("s", let names) = value.unwrapped else {
-                throw .invalidConfiguration(field: field, reason: "must be an array of setting names (as)")
-            }
-            var settings = Set<AlarmEdit.Setting>()
-            for name in names {
-                let text = name.stringValue ?? ""
-                guard let setting = AlarmEdit.Setting(rawValue: text) else {
-                    throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is not volume, ramp or ringTimeout")
+        change.ringTimeout = try reader.optional("ringTimeout") { value, field throws(AlarmRequestError) in try seconds(value, field: field)
+        }
+        change.breakthrough = try reader.optional("breakthrough") { value, field throws(AlarmRequestError) in
+            try boolean(value, field: field)
+        }
+        change.reset =
+            try reader.optional("reset") { value, field throws(AlarmRequestError) in
+                guard case .array("s", let names) = value.unwrapped else {
+                    throw .invalidConfiguration(field: field, reason: "must be an array of setting names (as)")
                 }
-                settings.insert(setting)
-            }
-            return settings
-        } ?? []
+                var settings = Set<AlarmEdit.Setting>()
+                for name in names {
+                    let text = name.stringValue ?? ""
+                    guard let setting = AlarmEdit.Setting(rawValue: text) else {
+                        throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is not volume, ramp or ringTimeout")
+                    }
+                    settings.insert(setting)
+                }
+                return settings
+            } ?? []
         try reader.finish()
         guard !change.isEmpty else { throw .invalidConfiguration(field: "changes", reason: "changes nothing: give at least one key") }
         return change

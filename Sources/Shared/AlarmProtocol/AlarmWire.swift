@@ -76,7 +76,9 @@ package enum AlarmWire {
             if definition.presentation != defaultPresentation(for: definition) {
                 entries.append(("presentation", encode(definition.presentation)))
             }
-            if let metadata = definition.metadata { entries.append(("metadata", .array(elementSignature: "y", metadata.map(DBusValue.byte)))) }
+            if let metadata = definition.metadata {
+                entries.append(("metadata", .array(elementSignature: "y", metadata.map(DBusValue.byte))))
+            }
         }
         // The tint goes with the summary too (a few bytes, only when not the accent colour): the
         // list and the live view colour each alarm's id with it.
@@ -103,7 +105,9 @@ package enum AlarmWire {
     static func decodeConfiguration(_ reader: DictionaryReader) throws(AlarmRequestError) -> AlarmDefinition {
         var reader = reader
         let schedule = try reader.optional("schedule") { value, field throws(AlarmRequestError) in try decodeSchedule(value, field: field) }
-        let countdown = try reader.optional("countdown") { value, field throws(AlarmRequestError) in try decodeCountdown(value, field: field) }
+        let countdown = try reader.optional("countdown") { value, field throws(AlarmRequestError) in
+            try decodeCountdown(value, field: field)
+        }
         let title = try reader.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) }
         var presentation = try reader.optional("presentation") { value, field throws(AlarmRequestError) in
             try decodePresentation(value, field: field)
@@ -154,7 +158,8 @@ package enum AlarmWire {
 
     /// The presentation an alarm gets when the configuration gives only a title.
     package static func defaultPresentation(title: String, isTimer: Bool, snoozes: Bool) -> AlarmPresentation {
-        let alert = snoozes
+        let alert =
+            snoozes
             ? AlarmPresentation.Alert(
                 title: LocalizedStringResource(title), stopButton: .stopButton,
                 secondaryButton: isTimer ? .repeatButton : .snoozeButton, secondaryButtonBehavior: .countdown)
@@ -233,10 +238,11 @@ package enum AlarmWire {
             countdownEnd: ElapsedDeadline? = nil, skippedAlert: Date? = nil
         ) {
             id = alarm.id
-            storage = CopyOnWrite(Fields(
-                alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
-                countdownEnd: countdownEnd, countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt,
-                alertStartedAt: alertStartedAt, skippedAlert: skippedAlert))
+            storage = CopyOnWrite(
+                Fields(
+                    alarm: alarm, definition: definition, owner: owner, fireDate: fireDate, remaining: remaining,
+                    countdownEnd: countdownEnd, countdownTotal: countdownTotal, alertScheduledAt: alertScheduledAt,
+                    alertStartedAt: alertStartedAt, skippedAlert: skippedAlert))
         }
 
         /// The alarm as AlarmKit shows it.
@@ -304,17 +310,20 @@ package enum AlarmWire {
             case .scheduled:
                 phase = .scheduled(alertAt: fireDate ?? reading.now)
             case .countdown:
-                phase = .countdown(.init(
-                    kind: definition.isTimer ? .preAlert : .postAlert,
-                    endsAt: countdownEnd ?? reading.elapsedDeadline(after: remaining ?? 0),
-                    duration: countdownTotal ?? remaining ?? 0))
+                phase = .countdown(
+                    .init(
+                        kind: definition.isTimer ? .preAlert : .postAlert,
+                        endsAt: countdownEnd ?? reading.elapsedDeadline(after: remaining ?? 0),
+                        duration: countdownTotal ?? remaining ?? 0))
             case .paused:
-                phase = .paused(.init(
-                    kind: definition.isTimer ? .preAlert : .postAlert, remaining: remaining ?? 0,
-                    duration: countdownTotal ?? remaining ?? 0))
+                phase = .paused(
+                    .init(
+                        kind: definition.isTimer ? .preAlert : .postAlert, remaining: remaining ?? 0,
+                        duration: countdownTotal ?? remaining ?? 0))
             case .alerting:
-                phase = .alerting(.init(
-                    scheduledAt: alertScheduledAt ?? reading.now, startedAt: alertStartedAt ?? reading.now, timesOutAt: nil))
+                phase = .alerting(
+                    .init(
+                        scheduledAt: alertScheduledAt ?? reading.now, startedAt: alertStartedAt ?? reading.now, timesOutAt: nil))
             }
             return AlarmRecord(
                 id: alarm.id, owner: owner, definition: definition, phase: phase, anchor: reading.now, skippedAlert: skippedAlert)
@@ -406,7 +415,10 @@ package enum AlarmWire {
         var days: [Locale.Weekday] = []
         for name in names {
             let text = name.stringValue ?? ""
-            guard let day = Locale.Weekday.sundayFirst.first(where: { $0.englishName == text.lowercased() || $0.rawValue == text.lowercased() })
+            guard
+                let day = Locale.Weekday.sundayFirst.first(where: {
+                    $0.englishName == text.lowercased() || $0.rawValue == text.lowercased()
+                })
             else { throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is not a day (monday … sunday)") }
             if !days.contains(day) { days.append(day) }
         }
@@ -449,23 +461,31 @@ package enum AlarmWire {
 
     static func decodePresentation(_ value: DBusValue, field: String) throws(AlarmRequestError) -> AlarmPresentation {
         var reader = try DictionaryReader(value, field: field)
-        guard let alert = try reader.optional("alert", { value, field throws(AlarmRequestError) -> AlarmPresentation.Alert in
-            var alert = try DictionaryReader(value, field: field)
-            let title = try alert.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) } ?? ""
-            let stop = try alert.optional("stopButton") { value, field throws(AlarmRequestError) in try button(value, field: field) }
-            let secondary = try alert.optional("secondaryButton") { value, field throws(AlarmRequestError) in try button(value, field: field) }
-            let behavior = try alert.optional("secondaryButtonBehavior") { value, field throws(AlarmRequestError) in
-                let text = try string(value, field: field)
-                guard let behavior = AlarmPresentation.Alert.SecondaryButtonBehavior(rawValue: text) else {
-                    throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is neither countdown nor custom")
-                }
-                return behavior
-            }
-            try alert.finish()
-            return .init(
-                title: LocalizedStringResource(title), stopButton: stop ?? .stopButton, secondaryButton: secondary,
-                secondaryButtonBehavior: behavior)
-        }) else { throw .invalidConfiguration(field: field + ".alert", reason: "is required") }
+        guard
+            let alert = try reader.optional(
+                "alert",
+                { value, field throws(AlarmRequestError) -> AlarmPresentation.Alert in
+                    var alert = try DictionaryReader(value, field: field)
+                    let title =
+                        try alert.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) } ?? ""
+                    let stop = try alert.optional("stopButton") { value, field throws(AlarmRequestError) in try button(value, field: field)
+                    }
+                    let secondary = try alert.optional("secondaryButton") { value, field throws(AlarmRequestError) in
+                        try button(value, field: field)
+                    }
+                    let behavior = try alert.optional("secondaryButtonBehavior") { value, field throws(AlarmRequestError) in
+                        let text = try string(value, field: field)
+                        guard let behavior = AlarmPresentation.Alert.SecondaryButtonBehavior(rawValue: text) else {
+                            throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(text)) is neither countdown nor custom")
+                        }
+                        return behavior
+                    }
+                    try alert.finish()
+                    return .init(
+                        title: LocalizedStringResource(title), stopButton: stop ?? .stopButton, secondaryButton: secondary,
+                        secondaryButtonBehavior: behavior)
+                })
+        else { throw .invalidConfiguration(field: field + ".alert", reason: "is required") }
         let countdown = try reader.optional("countdown") { value, field throws(AlarmRequestError) -> AlarmPresentation.Countdown in
             var view = try DictionaryReader(value, field: field)
             let title = try view.optional("title") { value, field throws(AlarmRequestError) in try string(value, field: field) } ?? ""

@@ -90,7 +90,8 @@ package struct AlarmEdit: Hashable, Sendable {
                 if case .seconds(let seconds) = snooze { postAlertDuration = seconds } else { postAlertDuration = nil }
             }
         }
-        next.countdownDuration = preAlertDuration == nil && postAlertDuration == nil
+        next.countdownDuration =
+            preAlertDuration == nil && postAlertDuration == nil
             ? nil : .init(preAlert: preAlertDuration, postAlert: postAlertDuration)
         if let sound { next.sound = sound }
         if let volume { next.volume = volume }
@@ -114,7 +115,8 @@ package struct AlarmEdit: Hashable, Sendable {
         case .fixed(let instant):
             try checkReadable(instant, field: "time")
             let day = CivilDate(containing: instant, rules: zone)
-            return .fixed(LocalTimeResolver(timeZone: zone).resolve(localSeconds: day.localSeconds(hour: time.hour, minute: time.minute)).instant)
+            return .fixed(
+                LocalTimeResolver(timeZone: zone).resolve(localSeconds: day.localSeconds(hour: time.hour, minute: time.minute)).instant)
         case nil:
             throw .invalidConfiguration(field: "time", reason: "a timer has no clock time")
         }

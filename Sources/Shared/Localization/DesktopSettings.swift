@@ -83,7 +83,8 @@ package enum DesktopSettings {
 
     /// `$XDG_CONFIG_HOME`, or `~/.config`.
     static func configHome(environment: [String: String]) -> String {
-        environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config"
+        environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config"
     }
 
     /// The person's dconf database: `$XDG_CONFIG_HOME/dconf/user` (`~/.config/dconf/user`).

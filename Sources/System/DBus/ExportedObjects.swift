@@ -159,7 +159,10 @@ extension DBusConnection {
             func introspection(_ children: [String]) -> DBusMessage {
                 Self.reply(
                     to: message,
-                    [.string(DBusInterface.introspectionXML(interfaces: object ?? [], children: children, includesObjectManager: isManager))])
+                    [
+                        .string(
+                            DBusInterface.introspectionXML(interfaces: object ?? [], children: children, includesObjectManager: isManager))
+                    ])
             }
             guard !guarded.isEmpty else {
                 reply = introspection(children)
@@ -344,7 +347,8 @@ extension DBusConnection {
         }
         guard let property = interface.properties.first(where: { $0.name == name }) else {
             throw DBusError(
-                name: DBusError.unknownProperty, message: "No such property '\(Self.shown(name))' in interface '\(Self.shown(interfaceName))'")
+                name: DBusError.unknownProperty,
+                message: "No such property '\(Self.shown(name))' in interface '\(Self.shown(interfaceName))'")
         }
         return (interfaceName, property)
     }

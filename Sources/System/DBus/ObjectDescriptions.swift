@@ -157,7 +157,8 @@ package struct DBusMethodCall: Sendable {
         guard let answer else { return }
         guard values.signature == answer.outSignature else {
             throw DBusError(
-                name: DBusError.failed, message: "\(interface).\(member) replied with signature '\(values.signature)', expected '\(answer.outSignature)'")
+                name: DBusError.failed,
+                message: "\(interface).\(member) replied with signature '\(values.signature)', expected '\(answer.outSignature)'")
         }
         let message = try DBusMessage.methodReturn(replyingTo: answer.call, arguments: values)
         let first = answer.sent.withLock { sent in

@@ -83,7 +83,8 @@ package enum ProcessCalls {
         var processID: pid_t = 0
         _ = try systemCall(.spawn) { () -> Int32 in
             // posix_spawn returns its error rather than setting errno.
-            let status = envp.map { posix_spawn(&processID, path, &actions, &attributes, argv, $0) }
+            let status =
+                envp.map { posix_spawn(&processID, path, &actions, &attributes, argv, $0) }
                 ?? posix_spawn(&processID, path, &actions, &attributes, argv, environ)
             guard status != 0 else { return 0 }
             Glibc.errno = status

@@ -7,6 +7,6 @@ package enum AgentMemory {
     /// allocator keeps freed memory), and growth between two readings says little about leaks.
     /// With it, memory the agent still holds is what stays resident, so steady growth is a leak.
     package static let environment = [
-        "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=65536:glibc.malloc.trim_threshold=65536",
+        "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=65536:glibc.malloc.trim_threshold=65536"
     ]
 }

@@ -21,9 +21,13 @@ package struct CommandLineCase: Sendable, CustomStringConvertible {
             let text = String(decoding: bytes, as: UTF8.self)
             var quoted = "'"
             for scalar in text.unicodeScalars.prefix(80) {
-                if scalar == "'" { quoted += "'\\''" } else if scalar.properties.generalCategory == .control || scalar == "\u{FFFD}" {
+                if scalar == "'" {
+                    quoted += "'\\''"
+                } else if scalar.properties.generalCategory == .control || scalar == "\u{FFFD}" {
                     quoted += "\\u{\(String(scalar.value, radix: 16))}"
-                } else { quoted.unicodeScalars.append(scalar) }
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
             }
             return quoted + (text.unicodeScalars.count > 80 ? "…(\(bytes.count) bytes)'" : "'")
         }
@@ -101,7 +105,8 @@ package struct CommandLineFuzz: Sendable {
         var options: [(name: String, value: [UInt8]?)] = []
         var positionals: [[UInt8]] = []
         var command: [String]
-        switch rng.weighted([(25, "add"), (25, "timer"), (18, "id"), (8, "list"), (4, "status"), (5, "history"), (8, "auth"), (7, "other")]) {
+        switch rng.weighted([(25, "add"), (25, "timer"), (18, "id"), (8, "list"), (4, "status"), (5, "history"), (8, "auth"), (7, "other")])
+        {
         case "add":
             command = ["add"]
             positionals = [value(Self.times)]
@@ -174,7 +179,8 @@ package struct CommandLineFuzz: Sendable {
         var line = CommandLineCase(arguments: command.map { Array($0.utf8) } + words.flatMap { $0 })
         line.command = command.isEmpty ? nil : command.joined(separator: " ")
         line.json = options.contains { $0.name == "--json" }
-        line.usageError = repeatedOption
+        line.usageError =
+            repeatedOption
             ? nil : Self.usageError(command: command, positionals: positionals, options: options, structural: structural)
         return line
     }
@@ -183,7 +189,13 @@ package struct CommandLineFuzz: Sendable {
     mutating func scheduleOptions() -> [(name: String, value: [UInt8]?)] {
         var options: [(name: String, value: [UInt8]?)] = []
         if rng.chance(0.6) {
-            options.append(("--title", rng.chance(0.1) ? Array(HostileText.repeated(rng.pick(["a", "é", "\u{1B}"]), count: rng.pick([999, 1_000, 1_001, 3_000])).utf8) : value(Self.titles)))
+            options.append(
+                (
+                    "--title",
+                    rng.chance(0.1)
+                        ? Array(HostileText.repeated(rng.pick(["a", "é", "\u{1B}"]), count: rng.pick([999, 1_000, 1_001, 3_000])).utf8)
+                        : value(Self.titles)
+                ))
         }
         if rng.chance(0.3) { options.append(("--snooze", value(Self.durations))) }
         if rng.chance(0.15) { options.append(("--sound", value(Self.sounds))) }
@@ -208,7 +220,8 @@ package struct CommandLineFuzz: Sendable {
         if command.isEmpty {
             guard let first = positionals.first else { return nil }
             let known = [
-                "add", "timer", "edit", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on", "watch",
+                "add", "timer", "edit", "list", "show", "cancel", "pause", "resume", "stop", "snooze", "skip", "unskip", "off", "on",
+                "watch",
                 "status", "history", "sounds", "auth",
             ]
             return known.contains(text(first)) ? nil : "an unknown subcommand"

@@ -29,11 +29,12 @@ package struct CommandLineFuzzReport: Sendable, CustomStringConvertible {
     /// A few lines for a log or a failure message.
     package var description: String {
         let endings = self.endings.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-        return ([
-            "seed \(seed) (replay: \(SeededGenerator.seedVariable)=\(seed))",
-            "command lines \(runs) [\(endings)], known bad input \(knownBad)",
-            "problems \(problemCount)",
-        ] + problems.map { "  - " + $0 }).joined(separator: "\n")
+        return
+            ([
+                "seed \(seed) (replay: \(SeededGenerator.seedVariable)=\(seed))",
+                "command lines \(runs) [\(endings)], known bad input \(knownBad)",
+                "problems \(problemCount)",
+            ] + problems.map { "  - " + $0 }).joined(separator: "\n")
     }
 }
 
@@ -88,7 +89,8 @@ package enum CommandLineFuzzer {
                     report.problem("\(status), expected one of \(allowed.sorted()): \(line)\n      stderr: \(error.prefix(300))")
                 }
                 if let reason = line.usageError, code != 64 {
-                    report.problem("bad input (\(reason.prefix(120))) ended with \(status), not exit 64: \(line)\n      stderr: \(error.prefix(300))")
+                    report.problem(
+                        "bad input (\(reason.prefix(120))) ended with \(status), not exit 64: \(line)\n      stderr: \(error.prefix(300))")
                 }
                 if code != 0, error.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                     report.problem("\(status) without a message on standard error: \(line)")
@@ -103,7 +105,9 @@ package enum CommandLineFuzzer {
 
     /// What a successful line prints: `add` and `timer` the new id alone, or the alarm as JSON;
     /// `list --json` a JSON array.
-    static func checkOutput(of line: CommandLineCase, _ output: String, into report: inout CommandLineFuzzReport, lines: inout CommandLineFuzz) {
+    static func checkOutput(
+        of line: CommandLineCase, _ output: String, into report: inout CommandLineFuzzReport, lines: inout CommandLineFuzz
+    ) {
         switch line.command {
         case "add"?, "timer"?:
             if line.json {

@@ -79,7 +79,11 @@ package struct ExpectedAlarms: Sendable {
                 if alarms[id]?.exists == false || alarms[id] == nil { return "Edit succeeded for \(id), which does not exist" }
                 if let weekdays = change.weekdays { alarms[id]?.repeats = !weekdays.isEmpty }
                 if let schedule = change.schedule {
-                    if case .relative(let relative) = schedule, case .weekly(let days) = relative.repeats { alarms[id]?.repeats = !days.isEmpty } else { alarms[id]?.repeats = false }
+                    if case .relative(let relative) = schedule, case .weekly(let days) = relative.repeats {
+                        alarms[id]?.repeats = !days.isEmpty
+                    } else {
+                        alarms[id]?.repeats = false
+                    }
                 }
                 if let title = change.title { alarms[id]?.title = title }
                 return nil

@@ -63,7 +63,9 @@ package struct FuzzCallGenerator: Sendable {
         "Schedule", "Edit", "Cancel", "Stop", "Pause", "Resume", "Countdown", "Snooze", "Skip", "Unskip", "SetEnabled", "List", "Watch",
         "Get", "RequestAuthorization", "History", "ListAuthorizations", "SetAuthorization", "ListSounds", "PlaySound",
     ]
-    static let managerProperties = ["Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount", "SnoozeChoices", "DefaultSnooze", "PhoneBackup"]
+    static let managerProperties = [
+        "Version", "StorePath", "StoreReadOnly", "AuthorizationState", "AlarmCount", "SnoozeChoices", "DefaultSnooze", "PhoneBackup",
+    ]
     static let alarmProperties = ["Id", "State", "Kind", "Title", "Owner", "Schedule", "Countdown", "FireDate", "Remaining", "Alarm"]
     static let standardInterfaces = [
         "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",
@@ -156,20 +158,33 @@ package struct FuzzCallGenerator: Sendable {
             // The agent runs silent under the fuzzer: PlaySound finds the sound, then refuses to play.
             return rng.chance(0.5)
                 ? manager("ListSounds", [])
-                : manager("PlaySound", [.string(rng.pick(["chimes", "default", "no-such-sound", "/etc/passwd", HostileText.string(using: &rng)])), .double(rng.pick([1, 0, -1, .nan, 1e9]))])
+                : manager(
+                    "PlaySound",
+                    [
+                        .string(rng.pick(["chimes", "default", "no-such-sound", "/etc/passwd", HostileText.string(using: &rng)])),
+                        .double(rng.pick([1, 0, -1, .nan, 1e9])),
+                    ])
         case 1: return manager("History", [.uint32(rng.chance(0.5) ? rng.pick([0, 1, .max]) : UInt32.random(in: 0 ... .max, using: &rng))])
         case 2: return manager("RequestAuthorization", [])
         case 3: return manager("ListAuthorizations", [])
         default:
-            return manager("SetAuthorization", [.string(HostileText.string(using: &rng)), .string(rng.pick(["authorized", "denied", "notDetermined", HostileText.string(using: &rng, allowHuge: false)]))])
+            return manager(
+                "SetAuthorization",
+                [
+                    .string(HostileText.string(using: &rng)),
+                    .string(rng.pick(["authorized", "denied", "notDetermined", HostileText.string(using: &rng, allowHuge: false)])),
+                ])
         }
     }
 
     /// A known method (of the manager, or a standard interface) with random arguments.
     mutating func wrongSignature() -> FuzzCall {
-        let member = rng.chance(0.8) ? rng.pick(Self.managerMethods) : rng.pick(["Get", "GetAll", "Set", "Introspect", "GetManagedObjects", "Ping"])
+        let member =
+            rng.chance(0.8) ? rng.pick(Self.managerMethods) : rng.pick(["Get", "GetAll", "Set", "Introspect", "GetManagedObjects", "Ping"])
         var call = manager(member, RandomDBusValues.arguments(using: &rng))
-        if !Self.managerMethods.contains(member) || rng.chance(0.2) { call.interface = rng.pick(Self.standardInterfaces + [Self.alarmInterface]) }
+        if !Self.managerMethods.contains(member) || rng.chance(0.2) {
+            call.interface = rng.pick(Self.standardInterfaces + [Self.alarmInterface])
+        }
         if rng.chance(0.2) { call.path = RandomDBusValues.objectPath(using: &rng) }
         return call
     }
@@ -215,20 +230,33 @@ package struct FuzzCallGenerator: Sendable {
     mutating func standardCall(used: inout Set<UUID>) -> FuzzCall {
         let path = servedPath()
         switch Int.random(in: 0..<4, using: &rng) {
-        case 0: return FuzzCall(toUniqueName: rng.chance(0.5), path: path, interface: "org.freedesktop.DBus.Introspectable", member: "Introspect", arguments: [])
-        case 1: return FuzzCall(toUniqueName: rng.chance(0.5), path: rng.chance(0.7) ? Self.managerPath : path, interface: "org.freedesktop.DBus.ObjectManager", member: "GetManagedObjects", arguments: [])
-        case 2: return FuzzCall(toUniqueName: rng.chance(0.5), path: path, interface: "org.freedesktop.DBus.Peer", member: "Ping", arguments: [])
-        default: return FuzzCall(toUniqueName: rng.chance(0.5), path: path, interface: "org.freedesktop.DBus.Peer", member: "GetMachineId", arguments: [])
+        case 0:
+            return FuzzCall(
+                toUniqueName: rng.chance(0.5), path: path, interface: "org.freedesktop.DBus.Introspectable", member: "Introspect",
+                arguments: [])
+        case 1:
+            return FuzzCall(
+                toUniqueName: rng.chance(0.5), path: rng.chance(0.7) ? Self.managerPath : path,
+                interface: "org.freedesktop.DBus.ObjectManager", member: "GetManagedObjects", arguments: [])
+        case 2:
+            return FuzzCall(
+                toUniqueName: rng.chance(0.5), path: path, interface: "org.freedesktop.DBus.Peer", member: "Ping", arguments: [])
+        default:
+            return FuzzCall(
+                toUniqueName: rng.chance(0.5), path: path, interface: "org.freedesktop.DBus.Peer", member: "GetMachineId", arguments: [])
         }
     }
 
     /// Anything: random path, interface, member and arguments.
     mutating func randomCall() -> FuzzCall {
         let interface: String? = rng.weighted([
-            (3, RandomDBusValues.interfaceName(using: &rng)), (2, rng.pick(Self.standardInterfaces + [Self.managerInterface, Self.alarmInterface])),
+            (3, RandomDBusValues.interfaceName(using: &rng)),
+            (2, rng.pick(Self.standardInterfaces + [Self.managerInterface, Self.alarmInterface])),
             (1, nil),
         ])
-        let member = rng.chance(0.5) ? RandomDBusValues.memberName(using: &rng) : rng.pick(Self.managerMethods + ["Get", "GetAll", "Set", "Introspect", "Ping"])
+        let member =
+            rng.chance(0.5)
+            ? RandomDBusValues.memberName(using: &rng) : rng.pick(Self.managerMethods + ["Get", "GetAll", "Set", "Introspect", "Ping"])
         return FuzzCall(
             toUniqueName: rng.chance(0.5), path: rng.chance(0.5) ? servedPath() : RandomDBusValues.objectPath(using: &rng),
             interface: interface, member: member, arguments: RandomDBusValues.arguments(using: &rng))
@@ -240,16 +268,26 @@ package struct FuzzCallGenerator: Sendable {
         let (path, interface, member, arguments): (String, String, String, [DBusValue])
         switch Int.random(in: 0..<5, using: &rng) {
         case 0:
-            (path, interface, member) = ("/org/freedesktop/Notifications", "org.freedesktop.Notifications", rng.pick(["ActionInvoked", "NotificationClosed", "ActivationToken"]))
-            arguments = [.uint32(UInt32.random(in: 0...20, using: &rng)), rng.chance(0.5) ? .string(rng.pick(["allow", "deny", "stop", "snooze", "default"])) : .uint32(2)]
+            (path, interface, member) = (
+                "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
+                rng.pick(["ActionInvoked", "NotificationClosed", "ActivationToken"])
+            )
+            arguments = [
+                .uint32(UInt32.random(in: 0...20, using: &rng)),
+                rng.chance(0.5) ? .string(rng.pick(["allow", "deny", "stop", "snooze", "default"])) : .uint32(2),
+            ]
         case 1:
             (path, interface, member) = ("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged")
-            arguments = [.string(rng.pick([":1.1", ":1.2", ":1.3", Self.busName, "org.freedesktop.Notifications"])), .string(":1.9"), .string("")]
+            arguments = [
+                .string(rng.pick([":1.1", ":1.2", ":1.3", Self.busName, "org.freedesktop.Notifications"])), .string(":1.9"), .string(""),
+            ]
         case 2:
             (path, interface, member) = ("/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep")
             arguments = [.boolean(rng.chance(0.5))]
         case 3:
-            (path, interface, member) = (Self.managerPath, "org.freedesktop.DBus.ObjectManager", rng.pick(["InterfacesAdded", "InterfacesRemoved"]))
+            (path, interface, member) = (
+                Self.managerPath, "org.freedesktop.DBus.ObjectManager", rng.pick(["InterfacesAdded", "InterfacesRemoved"])
+            )
             arguments = RandomDBusValues.arguments(using: &rng)
         default:
             path = RandomDBusValues.objectPath(using: &rng)

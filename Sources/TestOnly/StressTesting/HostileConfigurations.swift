@@ -40,11 +40,24 @@ package enum HostileConfigurations {
             entries.append(("countdown", .dictionary(["postAlert": .double(Double.random(in: 60...900, using: &rng))])))
         }
         if rng.chance(0.7) {
-            entries.append(("title", .string(rng.chance(0.5) ? "Fuzz \(Int.random(in: 0...9_999, using: &rng))" : HostileText.scalars(count: Int.random(in: 0...60, using: &rng), using: &rng))))
+            entries.append(
+                (
+                    "title",
+                    .string(
+                        rng.chance(0.5)
+                            ? "Fuzz \(Int.random(in: 0...9_999, using: &rng))"
+                            : HostileText.scalars(count: Int.random(in: 0...60, using: &rng), using: &rng))
+                ))
         }
         if rng.chance(0.2) { entries.append(("tintColor", .string(String(format: "#%06x", Int.random(in: 0...0xFFFFFF, using: &rng))))) }
         if rng.chance(0.2) {
-            entries.append(("metadata", .array(elementSignature: "y", (0..<Int.random(in: 0...512, using: &rng)).map { _ in .byte(UInt8.random(in: 0...255, using: &rng)) })))
+            entries.append(
+                (
+                    "metadata",
+                    .array(
+                        elementSignature: "y",
+                        (0..<Int.random(in: 0...512, using: &rng)).map { _ in .byte(UInt8.random(in: 0...255, using: &rng)) })
+                ))
         }
         if rng.chance(0.1) { entries.append(("sound", .string(rng.pick(["default", "alarm-clock-elapsed", "/usr/share/sounds/x.oga"])))) }
         if rng.chance(0.1) { entries.append(("stopIntent", .string(rng.pick(["stop", "stop-it", "dismiss_all"])))) }
@@ -58,14 +71,36 @@ package enum HostileConfigurations {
         var entries: [(String, DBusValue)] = []
         for _ in 0..<Int.random(in: 1...3, using: &rng) {
             switch Int.random(in: 0..<8, using: &rng) {
-            case 0: entries.append(("title", .string(rng.chance(0.7) ? "Edited \(Int.random(in: 0...99, using: &rng))" : HostileText.string(using: &rng))))
-            case 1: entries.append(("time", .dictionary(["hour": .int32(Int32.random(in: -1...24, using: &rng)), "minute": .int32(Int32.random(in: 0...60, using: &rng))])))
-            case 2: entries.append(("weekdays", rng.chance(0.8) ? .strings(["monday", "friday"].filter { _ in rng.chance(0.6) }) : weekdays(using: &rng)))
-            case 3: entries.append(("snooze", rng.chance(0.5) ? .boolean(rng.chance(0.5)) : .double(rng.pick([60, 540, 0, -1, .nan, 1e12]))))
+            case 0:
+                entries.append(
+                    ("title", .string(rng.chance(0.7) ? "Edited \(Int.random(in: 0...99, using: &rng))" : HostileText.string(using: &rng))))
+            case 1:
+                entries.append(
+                    (
+                        "time",
+                        .dictionary([
+                            "hour": .int32(Int32.random(in: -1...24, using: &rng)), "minute": .int32(Int32.random(in: 0...60, using: &rng)),
+                        ])
+                    ))
+            case 2:
+                entries.append(
+                    ("weekdays", rng.chance(0.8) ? .strings(["monday", "friday"].filter { _ in rng.chance(0.6) }) : weekdays(using: &rng)))
+            case 3:
+                entries.append(("snooze", rng.chance(0.5) ? .boolean(rng.chance(0.5)) : .double(rng.pick([60, 540, 0, -1, .nan, 1e12]))))
             case 4: entries.append(("volume", rng.chance(0.8) ? .int32(Int32.random(in: -5...120, using: &rng)) : integerLike(using: &rng)))
             case 5: entries.append(("reset", .strings([rng.pick(["volume", "ramp", "ringTimeout", "loudness"])])))
-            case 6: entries.append(("schedule", validEntries(now: now, using: &rng).first { $0.0 == "schedule" }?.1 ?? .dictionary(["fixed": .double(.nan)])))
-            default: entries.append((rng.pick(["preAlert", "ramp", "ringTimeout", "frobnicate", "sound", "breakthrough"]), RandomDBusValues.value(using: &rng)))
+            case 6:
+                entries.append(
+                    (
+                        "schedule",
+                        validEntries(now: now, using: &rng).first { $0.0 == "schedule" }?.1 ?? .dictionary(["fixed": .double(.nan)])
+                    ))
+            default:
+                entries.append(
+                    (
+                        rng.pick(["preAlert", "ramp", "ringTimeout", "frobnicate", "sound", "breakthrough"]),
+                        RandomDBusValues.value(using: &rng)
+                    ))
             }
         }
         return dictionary(rng.chance(0.05) ? [] : entries)
@@ -105,7 +140,11 @@ package enum HostileConfigurations {
             for _ in 0..<Int.random(in: 1...62, using: &rng) { value = .variant(value) }
             entries[index].1 = value
         case 3:  // An unknown key.
-            entries.append((rng.chance(0.5) ? HostileText.string(using: &rng, allowHuge: false) : rng.pick(["Title", "title ", "color", "id"]), RandomDBusValues.value(using: &rng)))
+            entries.append(
+                (
+                    rng.chance(0.5) ? HostileText.string(using: &rng, allowHuge: false) : rng.pick(["Title", "title ", "color", "id"]),
+                    RandomDBusValues.value(using: &rng)
+                ))
         case 4:  // A key given twice.
             guard let entry = entries.randomElement(using: &rng) else { return }
             entries.append((entry.0, rng.chance(0.5) ? entry.1 : RandomDBusValues.value(using: &rng)))
@@ -114,18 +153,23 @@ package enum HostileConfigurations {
             entries.remove(at: Int.random(in: 0..<entries.count, using: &rng))
         case 6:  // Hostile numbers in the schedule or the countdown.
             entries.removeAll { $0.0 == "schedule" || $0.0 == "countdown" }
-            entries.append(rng.chance(0.5)
-                ? ("schedule", hostileValue(for: "schedule", now: now, using: &rng))
-                : ("countdown", hostileValue(for: "countdown", now: now, using: &rng)))
+            entries.append(
+                rng.chance(0.5)
+                    ? ("schedule", hostileValue(for: "schedule", now: now, using: &rng))
+                    : ("countdown", hostileValue(for: "countdown", now: now, using: &rng)))
         case 7:  // A hostile presentation or colour.
             entries.append(("presentation", hostileValue(for: "presentation", now: now, using: &rng)))
             entries.append(("tintColor", .string(color(using: &rng))))
         case 8:  // Huge text or bytes.
             let key = rng.pick(["title", "sound", "stopIntent", "applicationID", "metadata"])
             entries.removeAll { $0.0 == key }
-            entries.append((key, key == "metadata"
-                ? .array(elementSignature: "y", [DBusValue](repeating: .byte(0x41), count: rng.pick([65_536, 65_537])))
-                : .string(HostileText.huge(using: &rng))))
+            entries.append(
+                (
+                    key,
+                    key == "metadata"
+                        ? .array(elementSignature: "y", [DBusValue](repeating: .byte(0x41), count: rng.pick([65_536, 65_537])))
+                        : .string(HostileText.huge(using: &rng))
+                ))
         default:  // Nothing at all, or everything at once.
             if rng.chance(0.5) {
                 entries.removeAll()
@@ -174,16 +218,32 @@ package enum HostileConfigurations {
             if rng.chance(0.7) { alert.append(("title", .string(HostileText.string(using: &rng)))) }
             if rng.chance(0.5) { alert.append(("stopButton", button())) }
             if rng.chance(0.5) { alert.append(("secondaryButton", button())) }
-            if rng.chance(0.5) { alert.append(("secondaryButtonBehavior", .string(rng.pick(["countdown", "custom", "Countdown", "", "snooze"])))) }
+            if rng.chance(0.5) {
+                alert.append(("secondaryButtonBehavior", .string(rng.pick(["countdown", "custom", "Countdown", "", "snooze"]))))
+            }
             var presentation: [(String, DBusValue)] = []
             if rng.chance(0.8) { presentation.append(("alert", dictionary(alert))) }
-            if rng.chance(0.4) { presentation.append(("countdown", dictionary([("title", .string(HostileText.string(using: &rng, allowHuge: false))), ("pauseButton", button())]))) }
-            if rng.chance(0.4) { presentation.append(("paused", dictionary([("title", .string(HostileText.string(using: &rng, allowHuge: false))), ("resumeButton", button())]))) }
+            if rng.chance(0.4) {
+                presentation.append(
+                    (
+                        "countdown",
+                        dictionary([("title", .string(HostileText.string(using: &rng, allowHuge: false))), ("pauseButton", button())])
+                    ))
+            }
+            if rng.chance(0.4) {
+                presentation.append(
+                    (
+                        "paused",
+                        dictionary([("title", .string(HostileText.string(using: &rng, allowHuge: false))), ("resumeButton", button())])
+                    ))
+            }
             return dictionary(presentation)
         case "tintColor":
             return .string(color(using: &rng))
         case "metadata":
-            return .array(elementSignature: "y", (0..<rng.pick([0, 1, 100, 65_536, 65_537])).map { _ in .byte(UInt8.random(in: 0...255, using: &rng)) })
+            return .array(
+                elementSignature: "y",
+                (0..<rng.pick([0, 1, 100, 65_536, 65_537])).map { _ in .byte(UInt8.random(in: 0...255, using: &rng)) })
         default:
             return .string(HostileText.string(using: &rng))
         }
@@ -203,7 +263,10 @@ package enum HostileConfigurations {
 
     /// Day names: valid, repeated, invalid, empty, or ten thousand of them.
     static func weekdays(using rng: inout some RandomNumberGenerator) -> DBusValue {
-        let names = ["monday", "Monday", "MON", "mon", "sunday", "funday", "", "mon,tue", "weekdays", "1", "\u{0}x".replacingOccurrences(of: "\u{0}", with: "")]
+        let names = [
+            "monday", "Monday", "MON", "mon", "sunday", "funday", "", "mon,tue", "weekdays", "1",
+            "\u{0}x".replacingOccurrences(of: "\u{0}", with: ""),
+        ]
         switch Int.random(in: 0..<5, using: &rng) {
         case 0: return .strings([])
         case 1: return .strings((0..<10_000).map { _ in rng.pick(names) })

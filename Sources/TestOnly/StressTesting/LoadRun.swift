@@ -50,7 +50,8 @@ package struct LoadReport: Sendable, CustomStringConvertible {
         ]
         for (index, subscriber) in subscribers.enumerated() {
             lines.append(
-                "subscriber \(index): \(subscriber.lists) lists, \(subscriber.shrinks) shrank, last has \(subscriber.last.count), final list \(subscriber.reachedFinalList ? "seen" : "NOT seen")")
+                "subscriber \(index): \(subscriber.lists) lists, \(subscriber.shrinks) shrank, last has \(subscriber.last.count), final list \(subscriber.reachedFinalList ? "seen" : "NOT seen")"
+            )
         }
         return (lines + failures.map { "  - " + $0 }).joined(separator: "\n")
     }
@@ -127,7 +128,9 @@ package enum LoadRun {
         let title = "Load \(client)-\(number)"
         switch number % 3 {
         case 0: return Fixtures.definition(.fixed(far.addingTimeInterval(Double(client * 100_000 + number))), title: title)
-        case 1: return Fixtures.definition(Fixtures.clockTime(number % 24, (number / 24) % 60, on: [.monday, .friday]), snooze: 540, title: title)
+        case 1:
+            return Fixtures.definition(
+                Fixtures.clockTime(number % 24, (number / 24) % 60, on: [.monday, .friday]), snooze: 540, title: title)
         default: return Fixtures.timer(86_400 + Double(number), title: title)
         }
     }

@@ -108,7 +108,12 @@ package enum RandomDBusValues {
     /// A variant inside a variant inside …, 1 to 70 deep: the protocol allows 64 containers in all.
     package static func nestedVariant(using rng: inout some RandomNumberGenerator) -> DBusValue {
         var value = basic(rng.pick(basicCodes), using: &rng)
-        for _ in 0..<rng.weighted([(6, Int.random(in: 1...32, using: &rng)), (3, Int.random(in: 33...63, using: &rng)), (1, Int.random(in: 64...70, using: &rng))]) {
+        for _
+            in 0..<rng.weighted([
+                (6, Int.random(in: 1...32, using: &rng)), (3, Int.random(in: 33...63, using: &rng)),
+                (1, Int.random(in: 64...70, using: &rng)),
+            ])
+        {
             value = .variant(value)
         }
         return value
@@ -129,10 +134,14 @@ package enum RandomDBusValues {
         case "i": return .int32(integer(using: &rng))
         case "u": return .uint32(rng.chance(0.3) ? rng.pick([0, 1, 23, 24, 59, 60, .max]) : UInt32.random(in: 0 ... .max, using: &rng))
         case "x": return .int64(rng.chance(0.3) ? rng.pick([.min, -1, 0, 1, .max]) : Int64.random(in: .min ... .max, using: &rng))
-        case "t": return .uint64(rng.chance(0.3) ? rng.pick([0, 1, UInt64(Int64.max), UInt64(Int64.max) + 1, .max]) : UInt64.random(in: 0 ... .max, using: &rng))
+        case "t":
+            return .uint64(
+                rng.chance(0.3)
+                    ? rng.pick([0, 1, UInt64(Int64.max), UInt64(Int64.max) + 1, .max]) : UInt64.random(in: 0 ... .max, using: &rng))
         case "d": return .double(double(using: &rng))
         case "o": return .objectPath(objectPath(using: &rng))
-        case "g": return .signature(rng.pick(["", "s", "a{sv}", "v", "aa{sv}", "(ssd)", "ay", "a(ii)", String(repeating: "a", count: 31) + "y"]))
+        case "g":
+            return .signature(rng.pick(["", "s", "a{sv}", "v", "aa{sv}", "(ssd)", "ay", "a(ii)", String(repeating: "a", count: 31) + "y"]))
         default:
             let text = HostileText.string(using: &rng, allowHuge: budget.hugeStrings > 0)
             if text.utf8.count > 65_536 { budget.hugeStrings -= 1 }
@@ -199,7 +208,10 @@ extension UUID {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }

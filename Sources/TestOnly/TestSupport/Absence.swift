@@ -17,7 +17,9 @@ package struct Occurrences: Sendable, CustomStringConvertible {
 
     /// `0 × the inhibitor released in 3.0 s`, or `2 × … in 3.0 s, first seen 0.6 s in`.
     package var description: String {
-        let seconds = { (duration: Duration) in String(format: "%.1f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) }
+        let seconds = { (duration: Duration) in
+            String(format: "%.1f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        }
         return "\(count) × \(what) in \(seconds(window))" + (firstSeen.map { ", first seen \(seconds($0)) in" } ?? "")
     }
 }

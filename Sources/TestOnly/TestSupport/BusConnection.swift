@@ -116,9 +116,10 @@ final class BusConnection: Sendable {
         _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [BusValue] = [],
         timeout: Duration = .seconds(30), other: (BusMessage) -> Void = { _ in }
     ) throws -> [BusValue] {
-        let serial = try send(BusMessage(
-            kind: .methodCall, path: path, interface: interface, member: member, destination: destination,
-            body: arguments))
+        let serial = try send(
+            BusMessage(
+                kind: .methodCall, path: path, interface: interface, member: member, destination: destination,
+                body: arguments))
         let deadline = ContinuousClock.now + timeout
         while let message = try receive(until: deadline) {
             guard message.replySerial == serial, message.kind == .methodReturn || message.kind == .error else {
@@ -187,9 +188,10 @@ final class BusConnection: Sendable {
         while index != utf8.endIndex {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"),
-               let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), high != utf8.endIndex,
-               let low = utf8.index(high, offsetBy: 1, limitedBy: utf8.endIndex), low != utf8.endIndex,
-               let value = UInt8(String(decoding: [utf8[high], utf8[low]], as: UTF8.self), radix: 16) {
+                let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), high != utf8.endIndex,
+                let low = utf8.index(high, offsetBy: 1, limitedBy: utf8.endIndex), low != utf8.endIndex,
+                let value = UInt8(String(decoding: [utf8[high], utf8[low]], as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
                 index = utf8.index(after: low)
             } else {

@@ -46,7 +46,8 @@ extension BusConnection {
             }
             guard let message = try receive(until: min(deadline, now + .milliseconds(50))) else { continue }
             if message.kind == .signal, message.member == "NameOwnerChanged", message.body.count == 3,
-               message.body[0].string == name, let newOwner = message.body[2].string {
+                message.body[0].string == name, let newOwner = message.body[2].string
+            {
                 owner = newOwner
             }
         }

@@ -71,7 +71,8 @@ package struct DaySimulation: Sendable {
         for slot in 0..<72 {
             let (hour, minute) = (slot / 3, slot % 3 * 20)
             let id = UUID.random()
-            _ = try await engine.schedule(id: id, definition: Fixtures.definition(Fixtures.clockTime(hour, minute, on: everyDay)), caller: .user)
+            _ = try await engine.schedule(
+                id: id, definition: Fixtures.definition(Fixtures.clockTime(hour, minute, on: everyDay)), caller: .user)
             clockTimes[id] = (hour, minute)
         }
         for index in 0..<60 {
@@ -163,9 +164,10 @@ package struct DaySimulation: Sendable {
                     var calendar = Calendar(identifier: .gregorian)
                     calendar.timeZone = reading.timeZone.foundationTimeZone
                     let dayStart = calendar.startOfDay(for: reading.now)
-                    let due = calendar.nextDate(
-                        after: dayStart.addingTimeInterval(-1), matching: DateComponents(hour: time.hour, minute: time.minute),
-                        matchingPolicy: .nextTime) ?? reading.now
+                    let due =
+                        calendar.nextDate(
+                            after: dayStart.addingTimeInterval(-1), matching: DateComponents(hour: time.hour, minute: time.minute),
+                            matchingPolicy: .nextTime) ?? reading.now
                     let late = reading.now.timeIntervalSince(due)
                     let label = "\(time.hour):\(time.minute < 10 ? "0" : "")\(time.minute) (\(reading.timeZone.identifier))"
                     if late < -0.001 {

@@ -124,9 +124,13 @@ extension DesktopSandbox {
         defer { watcher.close() }
         _ = try watcher.call(
             "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Monitoring", "BecomeMonitor",
-            [.array(elementSignature: "s", [
-                .string("type='signal',interface='org.freedesktop.Notifications',member='ActionInvoked'"),
-            ]), .uint32(0)])
+            [
+                .array(
+                    elementSignature: "s",
+                    [
+                        .string("type='signal',interface='org.freedesktop.Notifications',member='ActionInvoked'")
+                    ]), .uint32(0),
+            ])
 
         try trigger()
 
@@ -134,7 +138,8 @@ extension DesktopSandbox {
         while true {
             let now = ContinuousClock.now
             if let result = try? String(contentsOf: files.pickResultURL, encoding: .utf8),
-               result.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                result.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            {
                 let menu = (try? String(contentsOf: files.pickMenuURL, encoding: .utf8)) ?? ""
                 if let suffix { throw SandboxError.noSuchAction(suffix: suffix, menu: menu) }
                 throw SandboxError.failed("dunst opened its context menu instead of invoking an action; it offered:\n\(menu)")
@@ -144,11 +149,13 @@ extension DesktopSandbox {
                 throw SandboxError.timeout(
                     menuShown
                         ? "dunst to send ActionInvoked within \(timeout)"
-                        : "dunst to act within \(timeout): it opened no menu and sent no ActionInvoked (is a notification with actions shown?)")
+                        : "dunst to act within \(timeout): it opened no menu and sent no ActionInvoked (is a notification with actions shown?)"
+                )
             }
             guard let message = try watcher.receive(until: min(deadline, now + .milliseconds(20))) else { continue }
             if message.kind == .signal, message.member == "ActionInvoked", message.body.count == 2,
-               case .uint32(let id) = message.body[0], let key = message.body[1].string {
+                case .uint32(let id) = message.body[0], let key = message.body[1].string
+            {
                 return (id, key)
             }
         }

@@ -24,9 +24,12 @@ extension DesktopSandbox {
     /// player played is all in the capture then; returns the capture's size.
     @discardableResult
     package func waitForPlayers(of player: pid_t, count: Int, timeout: Duration = .seconds(30)) async throws -> Int {
-        try await Poll.until("process \(player) to have \(count) sound players", timeout: timeout, detail: {
-            "threads: \(ProcessTable.threadNames(of: player))"
-        }) {
+        try await Poll.until(
+            "process \(player) to have \(count) sound players", timeout: timeout,
+            detail: {
+                "threads: \(ProcessTable.threadNames(of: player))"
+            }
+        ) {
             ProcessTable.threadNames(of: player).count { $0 == "reveille-sound" } == count ? capturedByteCount : nil
         }
     }
@@ -37,7 +40,9 @@ extension DesktopSandbox {
     package func waitForSilence(quiet: Duration = .milliseconds(700), timeout: Duration = .seconds(30)) async throws -> Int {
         var last = capturedByteCount
         var since = ContinuousClock.now
-        return try await Poll.until("the captured sound to stop growing", timeout: timeout, detail: { "captured \(self.capturedByteCount)" }) {
+        return try await Poll.until(
+            "the captured sound to stop growing", timeout: timeout, detail: { "captured \(self.capturedByteCount)" }
+        ) {
             let now = capturedByteCount
             if now != last {
                 last = now

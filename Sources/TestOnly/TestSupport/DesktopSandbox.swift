@@ -106,7 +106,8 @@ package final class DesktopSandbox: Sendable {
         let folders = (
             config: home.appendingPathComponent(".config"), data: home.appendingPathComponent(".local/share"),
             state: home.appendingPathComponent(".local/state"), cache: home.appendingPathComponent(".cache"),
-            runtime: root.appendingPathComponent("runtime"), logs: root.appendingPathComponent("logs"))
+            runtime: root.appendingPathComponent("runtime"), logs: root.appendingPathComponent("logs")
+        )
         var startedXvfb: XvfbDisplay?
         var startedBus: PrivateBus?
         do {

@@ -17,12 +17,14 @@ package enum Fixtures {
     package static func definition(
         _ schedule: Alarm.Schedule?, preAlert: TimeInterval? = nil, snooze: TimeInterval? = nil, title: String = "Alarm"
     ) -> AlarmDefinition {
-        let alert = snooze == nil
+        let alert =
+            snooze == nil
             ? AlarmPresentation.Alert(title: LocalizedStringResource(title))
             : AlarmPresentation.Alert(
                 title: LocalizedStringResource(title), stopButton: .stopButton, secondaryButton: .snoozeButton,
                 secondaryButtonBehavior: .countdown)
-        let countdown = (preAlert != nil || snooze != nil)
+        let countdown =
+            (preAlert != nil || snooze != nil)
             ? Alarm.CountdownDuration(preAlert: preAlert, postAlert: snooze) : nil
         return AlarmDefinition(
             schedule: schedule, countdownDuration: countdown,

@@ -116,7 +116,9 @@ extension GNOMESessionServer {
     /// Waits until the session manager holds `expected`.
     package func waitFor(_ expected: Inhibitors, in sandbox: DesktopSandbox, timeout: Duration = .seconds(30)) async throws {
         var seen = Inhibitors(idle: false, held: [])
-        try await waitUntil("the session manager to hold \(expected)", timeout: timeout, every: .milliseconds(50), detail: { "it holds \(seen)" }) {
+        try await waitUntil(
+            "the session manager to hold \(expected)", timeout: timeout, every: .milliseconds(50), detail: { "it holds \(seen)" }
+        ) {
             seen = try await inhibitors(in: sandbox)
             return seen == expected ? () : nil
         }

@@ -53,14 +53,17 @@ extension GNOMEShellServer {
         while true {
             let cards = try await offPool { [self] in try mediaCards() }
             if predicate(cards) { return cards }
-            guard ContinuousClock.now < deadline else { throw SandboxError.timeout("waited \(timeout) for \(what); the cards are \(cards)") }
+            guard ContinuousClock.now < deadline else {
+                throw SandboxError.timeout("waited \(timeout) for \(what); the cards are \(cards)")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
     /// How many media players the lock screen shows: `MediaMessage` cards anywhere in its dialog.
     package func lockScreenMediaPlayers() throws -> Int {
-        try eval("""
+        try eval(
+            """
             (() => {
                 const MediaMessage = imports.ui.mpris.MediaMessage;
                 const count = a => (a instanceof MediaMessage ? 1 : 0) + a.get_children().reduce((n, c) => n + count(c), 0);
@@ -78,7 +81,8 @@ extension GNOMEShellServer {
     /// Presses a button of the first media card, as a click does (the button's `clicked` handler,
     /// the shell's own): `playPause` or `next`.
     package func pressMediaCardButton(_ button: String) throws {
-        let pressed = try eval("""
+        let pressed = try eval(
+            """
             (() => {
                 const card = Main.panel.statusArea.dateMenu._messageList._mediaSection._messages[0];
                 const button = card ? card[\(Self.literal("_" + button + "Button"))] : null;
@@ -94,7 +98,8 @@ extension GNOMEShellServer {
     /// keyboard in the shell, as a keyboard's key reaches it: through the compositor's key
     /// bindings and grabs, locked or not.
     package func pressKey(_ keyval: String) throws {
-        try eval("""
+        try eval(
+            """
             (() => {
                 const Clutter = imports.gi.Clutter;
                 if (!global._reveilleKeyboard)

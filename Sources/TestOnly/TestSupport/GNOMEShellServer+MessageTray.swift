@@ -80,7 +80,8 @@ extension GNOMEShellServer {
     /// signal runs the shell's own handler (the action's callback, which sends `ActionInvoked`,
     /// then whatever the shell does with the banner). Throws when the banner shown has no such button.
     package func pressBannerButton(_ label: String) throws {
-        let pressed = try eval("""
+        let pressed = try eval(
+            """
             (() => {
                 const banner = Main.messageTray._banner;
                 const button = banner && banner._buttonBox
@@ -91,7 +92,8 @@ extension GNOMEShellServer {
             })()
             """, as: Bool.self)
         guard pressed else {
-            throw SandboxError.failed("the shell shows no banner with a \(label.debugDescription) button (banner: \(String(describing: try? banner())))")
+            throw SandboxError.failed(
+                "the shell shows no banner with a \(label.debugDescription) button (banner: \(String(describing: try? banner())))")
         }
     }
 
@@ -177,7 +179,8 @@ extension GNOMEShellServer {
     /// follows).
     package func lock(timeout: Duration = .seconds(30)) async throws {
         try await offPool { [self] in try eval("Main.screenShield.lock(false)") }
-        _ = try await waitForEval("the screen to lock", "Main.screenShield.active && Main.screenShield.locked ? true : null", as: Bool.self, timeout: timeout)
+        _ = try await waitForEval(
+            "the screen to lock", "Main.screenShield.active && Main.screenShield.locked ? true : null", as: Bool.self, timeout: timeout)
     }
 
     /// Unlocks the screen, as a person's password does (`Main.screenShield.deactivate`), and

@@ -5,7 +5,8 @@ extension GNOMEShellServer {
     /// typing there does: the entry's text changes and the shell's search controller asks every
     /// search provider.
     package func typeInOverviewSearch(_ text: String) throws {
-        try eval("""
+        try eval(
+            """
             (() => {
                 Main.overview.show();
                 Main.overview.searchEntry.grab_key_focus();

@@ -127,7 +127,8 @@ package final class GNOMEShellServer: Sendable {
             defer { session.close() }
             _ = try session.callBus(
                 "UpdateActivationEnvironment",
-                [.array(elementSignature: "{ss}", [.dictEntry(key: .string("DBUS_SYSTEM_BUS_ADDRESS"), value: .string(systemBus.address))])])
+                [.array(elementSignature: "{ss}", [.dictEntry(key: .string("DBUS_SYSTEM_BUS_ADDRESS"), value: .string(systemBus.address))])]
+            )
 
             // Left behind when a shell dies during start-up: the next one would load no extension.
             try? FileManager.default.removeItem(at: sandbox.runtimeDirectory.appendingPathComponent("gnome-shell-disable-extensions"))
@@ -147,7 +148,8 @@ package final class GNOMEShellServer: Sendable {
             guard let ownerPID, ownerPID == process.pid || ownerPID == servicePID else {
                 throw SandboxError.failed(
                     "org.freedesktop.Notifications is owned by process \(ownerPID.map(String.init) ?? "none"), "
-                        + "neither gnome-shell (\(process.pid)) nor its org.gnome.Shell.Notifications (\(servicePID.map(String.init) ?? "none"))")
+                        + "neither gnome-shell (\(process.pid)) nor its org.gnome.Shell.Notifications (\(servicePID.map(String.init) ?? "none"))"
+                )
             }
         } catch {
             for process in started { process.stop() }

@@ -60,7 +60,8 @@ package final class NotifyMonitor: Sendable {
                     calls.insert("\(message.sender ?? "")/\(message.serial)")
                 case .methodReturn, .error:
                     guard let replySerial = message.replySerial,
-                          calls.contains("\(message.destination ?? "")/\(replySerial)") else { continue }
+                        calls.contains("\(message.destination ?? "")/\(replySerial)")
+                    else { continue }
                 case .signal:
                     break
                 }
@@ -198,11 +199,11 @@ package struct NotifyCall: Sendable, Hashable {
     /// Reads a `Notify` call; `nil` for any other message or a call with other argument types.
     package init?(_ message: BusMessage) {
         guard message.kind == .methodCall, message.isMember("org.freedesktop.Notifications", "Notify"),
-              message.signature == "susssasa{sv}i", message.body.count == 8,
-              case .string(let appName) = message.body[0], case .uint32(let replacesID) = message.body[1],
-              case .string(let appIcon) = message.body[2], case .string(let summary) = message.body[3],
-              case .string(let body) = message.body[4], let actions = message.body[5].stringArray,
-              let hints = message.body[6].stringDictionary, case .int32(let expireTimeout) = message.body[7]
+            message.signature == "susssasa{sv}i", message.body.count == 8,
+            case .string(let appName) = message.body[0], case .uint32(let replacesID) = message.body[1],
+            case .string(let appIcon) = message.body[2], case .string(let summary) = message.body[3],
+            case .string(let body) = message.body[4], let actions = message.body[5].stringArray,
+            let hints = message.body[6].stringDictionary, case .int32(let expireTimeout) = message.body[7]
         else { return nil }
         sender = message.sender ?? ""
         serial = message.serial

@@ -292,7 +292,8 @@ package final class PhoneServiceDouble: Sendable {
     private func unknownMethod(_ call: BusMessage) -> Answer {
         .error(
             Self.unknownMethod,
-            "No such method '\(call.member ?? "")' in interface '\(call.interface ?? "")' at object path '\(call.path ?? "")' (signature '\(call.signature)')")
+            "No such method '\(call.member ?? "")' in interface '\(call.interface ?? "")' at object path '\(call.path ?? "")' (signature '\(call.signature)')"
+        )
     }
 
     private func properties(_ call: BusMessage, member: String, object: Object) -> Answer {
@@ -338,21 +339,24 @@ package final class PhoneServiceDouble: Sendable {
         func add(_ object: Object) { objects[object.path] = object }
         switch service {
         case .kdeConnect:
-            add(Object(path: "/modules/kdeconnect", interfacesXML: [Self.kdeDaemonXML]) { [self] call, member in
-                switch (call.interface ?? "org.kde.kdeconnect.daemon", member, call.signature) {
-                case ("org.kde.kdeconnect.daemon", "devices", "bb"):
-                    guard answersListing else { return .none }
-                    return .reply([.array(elementSignature: "s", Self.filter(devices, call).map { .string($0.id) })])
-                case ("org.kde.kdeconnect.daemon", "deviceNames", "bb"):
-                    return .reply([.array(
-                        elementSignature: "{ss}",
-                        Self.filter(devices, call).map { .dictEntry(key: .string($0.id), value: .string($0.name)) })])
-                case ("org.kde.kdeconnect.daemon", "selfId", ""):
-                    return .reply([.string("reveille_test_desktop")])
-                default:
-                    return unknownMethod(call)
-                }
-            })
+            add(
+                Object(path: "/modules/kdeconnect", interfacesXML: [Self.kdeDaemonXML]) { [self] call, member in
+                    switch (call.interface ?? "org.kde.kdeconnect.daemon", member, call.signature) {
+                    case ("org.kde.kdeconnect.daemon", "devices", "bb"):
+                        guard answersListing else { return .none }
+                        return .reply([.array(elementSignature: "s", Self.filter(devices, call).map { .string($0.id) })])
+                    case ("org.kde.kdeconnect.daemon", "deviceNames", "bb"):
+                        return .reply([
+                            .array(
+                                elementSignature: "{ss}",
+                                Self.filter(devices, call).map { .dictEntry(key: .string($0.id), value: .string($0.name)) })
+                        ])
+                    case ("org.kde.kdeconnect.daemon", "selfId", ""):
+                        return .reply([.string("reveille_test_desktop")])
+                    default:
+                        return unknownMethod(call)
+                    }
+                })
             for device in devices {
                 let path = "/modules/kdeconnect/devices/" + device.id
                 // kdeconnectd loads a device's plugins (and exports their objects) only while it
@@ -375,31 +379,38 @@ package final class PhoneServiceDouble: Sendable {
                 ]
                 add(object)
                 guard !loaded.isEmpty else { continue }
-                add(Object(path: path + "/findmyphone", interfacesXML: [Self.kdeFindMyPhoneXML]) { [self] call, member in
-                    guard (call.interface ?? "org.kde.kdeconnect.device.findmyphone") == "org.kde.kdeconnect.device.findmyphone",
-                          member == "ring", call.signature.isEmpty
-                    else { return unknownMethod(call) }
-                    return ring(device, call)
-                })
+                add(
+                    Object(path: path + "/findmyphone", interfacesXML: [Self.kdeFindMyPhoneXML]) { [self] call, member in
+                        guard (call.interface ?? "org.kde.kdeconnect.device.findmyphone") == "org.kde.kdeconnect.device.findmyphone",
+                            member == "ring", call.signature.isEmpty
+                        else { return unknownMethod(call) }
+                        return ring(device, call)
+                    })
             }
         case .gsConnect:
             let managerPath = "/org/gnome/Shell/Extensions/GSConnect"
-            add(Object(path: managerPath, interfacesXML: [Self.objectManagerXML]) { [self] call, member in
-                guard call.interface ?? "org.freedesktop.DBus.ObjectManager" == "org.freedesktop.DBus.ObjectManager",
-                      member == "GetManagedObjects", call.signature.isEmpty
-                else { return unknownMethod(call) }
-                guard answersListing else { return .none }
-                let entries = devices.map { device -> BusValue in
-                    .dictEntry(
-                        key: .objectPath(Self.gsConnectPath(device.id)),
-                        value: .array(elementSignature: "{sa{sv}}", [
-                            .dictEntry(key: .string("org.gnome.Shell.Extensions.GSConnect.Device"), value: Self.dictionary(Self.gsConnectProperties(device))),
-                        ]))
-                }
-                return .reply([.array(elementSignature: "{oa{sa{sv}}}", entries)])
-            })
+            add(
+                Object(path: managerPath, interfacesXML: [Self.objectManagerXML]) { [self] call, member in
+                    guard call.interface ?? "org.freedesktop.DBus.ObjectManager" == "org.freedesktop.DBus.ObjectManager",
+                        member == "GetManagedObjects", call.signature.isEmpty
+                    else { return unknownMethod(call) }
+                    guard answersListing else { return .none }
+                    let entries = devices.map { device -> BusValue in
+                        .dictEntry(
+                            key: .objectPath(Self.gsConnectPath(device.id)),
+                            value: .array(
+                                elementSignature: "{sa{sv}}",
+                                [
+                                    .dictEntry(
+                                        key: .string("org.gnome.Shell.Extensions.GSConnect.Device"),
+                                        value: Self.dictionary(Self.gsConnectProperties(device)))
+                                ]))
+                    }
+                    return .reply([.array(elementSignature: "{oa{sa{sv}}}", entries)])
+                })
             for device in devices {
-                var object = Object(path: Self.gsConnectPath(device.id), interfacesXML: [Self.gsDeviceXML, Self.gtkActionsXML]) { [self] call, member in
+                var object = Object(path: Self.gsConnectPath(device.id), interfacesXML: [Self.gsDeviceXML, Self.gtkActionsXML]) {
+                    [self] call, member in
                     gsConnectAction(device, call, member)
                 }
                 object.properties["org.gnome.Shell.Extensions.GSConnect.Device"] = Self.gsConnectProperties(device)
@@ -459,8 +470,10 @@ package final class PhoneServiceDouble: Sendable {
             }
             return .reply([description])
         case ("DescribeAll", ""):
-            return .reply([.array(
-                elementSignature: "{s(bgav)}", actions.map { .dictEntry(key: .string($0), value: description) })])
+            return .reply([
+                .array(
+                    elementSignature: "{s(bgav)}", actions.map { .dictEntry(key: .string($0), value: description) })
+            ])
         case ("Activate", "sava{sv}"):
             let name = call.body[0].string ?? ""
             guard actions.contains(name) else {

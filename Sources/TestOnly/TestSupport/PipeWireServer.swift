@@ -45,12 +45,12 @@ package final class PipeWireServer: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         alsaConfiguration = folder.appendingPathComponent("alsa.conf")
         try """
-            pcm_type.pipewire { lib "\(Self.pluginPath!)" }
-            ctl_type.pipewire { lib "\(Self.pluginPath!.replacingOccurrences(of: "pcm_pipewire", with: "ctl_pipewire"))" }
-            pcm.!default { type pipewire }
-            ctl.!default { type pipewire }
+        pcm_type.pipewire { lib "\(Self.pluginPath!)" }
+        ctl_type.pipewire { lib "\(Self.pluginPath!.replacingOccurrences(of: "pcm_pipewire", with: "ctl_pipewire"))" }
+        pcm.!default { type pipewire }
+        ctl.!default { type pipewire }
 
-            """.write(to: alsaConfiguration, atomically: true, encoding: .utf8)
+        """.write(to: alsaConfiguration, atomically: true, encoding: .utf8)
 
         try start()
     }
@@ -125,7 +125,11 @@ package final class PipeWireServer: Sendable {
             else { return nil }
             var texts: [String: String] = [:]
             for (key, value) in properties {
-                if let text = value as? String { texts[key] = text } else if let number = value as? NSNumber { texts[key] = number.stringValue }
+                if let text = value as? String {
+                    texts[key] = text
+                } else if let number = value as? NSNumber {
+                    texts[key] = number.stringValue
+                }
             }
             return Node(id: id, properties: texts)
         }

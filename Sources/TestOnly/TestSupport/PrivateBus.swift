@@ -64,7 +64,11 @@ package final class PrivateBus: Sendable {
     /// Stops the daemon, waits (up to 2 s) until it has ended, and removes its folder. Safe to call
     /// more than once.
     package func stop() {
-        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
+        guard
+            stopped.withLock({ stopped in
+                defer { stopped = true }; return !stopped
+            })
+        else { return }
         try? ProcessCalls.kill(pid, signal: SIGTERM)
         // The daemon removes its socket as it exits: removing the folder meanwhile would race it.
         if !ProcessTable.waitUntilGone([pid], timeout: .seconds(2)) {
@@ -111,7 +115,8 @@ package enum Executables {
     /// it says no version. Asked once per test process.
     package static let dbusDaemonVersion: [Int]? = {
         guard let daemon = find("dbus-daemon"), let output = try? run(daemon, ["--version"]),
-              let word = output.split(separator: "\n").first?.split(separator: " ").last else { return nil }
+            let word = output.split(separator: "\n").first?.split(separator: " ").last
+        else { return nil }
         let version = word.split(separator: ".").compactMap { Int($0) }
         return version.isEmpty ? nil : version
     }()

@@ -111,12 +111,13 @@ enum ProcessSpawner {
         guard !arguments.contains(where: { $0.contains(0) }) else {
             throw SandboxError.failed("a command-line argument cannot hold a NUL byte")
         }
-        let argv = ([Array(executable.utf8)] + arguments).map { bytes -> UnsafeMutablePointer<CChar>? in
-            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-            for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
-            copy[bytes.count] = 0
-            return copy
-        } + [nil]
+        let argv =
+            ([Array(executable.utf8)] + arguments).map { bytes -> UnsafeMutablePointer<CChar>? in
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+                for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+                copy[bytes.count] = 0
+                return copy
+            } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for pointer in argv { pointer?.deallocate() }

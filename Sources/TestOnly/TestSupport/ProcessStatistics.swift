@@ -26,7 +26,8 @@ package struct ProcessStatistics: Sendable {
     package static func live(pid: Int32) throws -> ProcessStatistics {
         let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
         // `pid (comm) S ...`: the state follows the last parenthesis (comm may hold any).
-        let state = stat.range(of: ")", options: .backwards).map { stat[$0.upperBound...].split(separator: " ").first.map(String.init) ?? "" } ?? ""
+        let state =
+            stat.range(of: ")", options: .backwards).map { stat[$0.upperBound...].split(separator: " ").first.map(String.init) ?? "" } ?? ""
         guard !state.isEmpty, state != "Z", state != "X" else {
             throw SandboxError.failed("process \(pid) is not running (\(state.isEmpty ? "gone" : "state \(state)"))")
         }
@@ -45,8 +46,10 @@ package struct ProcessStatistics: Sendable {
 
         /// `reveille-worker (123): 2 (s 1, 2)`, one thread a line.
         package var description: String {
-            byThread.keys.sorted().map { "\($0): \(byThread[$0]!) (s \(seconds[$0, default: []].map(String.init).joined(separator: ", ")))" }
-                .joined(separator: "; ")
+            byThread.keys.sorted().map {
+                "\($0): \(byThread[$0]!) (s \(seconds[$0, default: []].map(String.init).joined(separator: ", ")))"
+            }
+            .joined(separator: "; ")
         }
     }
 
@@ -73,11 +76,14 @@ package struct ProcessStatistics: Sendable {
     /// aftermath the test cannot see finish (the last `fsync` of a checkpoint after the log it
     /// truncates reads empty, the engine handing the result back). A process that keeps waking
     /// more often than `stillFor` never gets there, and the wait throws saying which threads woke.
-    package static func waitUntilStill(pid: Int32, for stillFor: Duration = .milliseconds(300), timeout: Duration = .seconds(10)) async throws {
+    package static func waitUntilStill(
+        pid: Int32, for stillFor: Duration = .milliseconds(300), timeout: Duration = .seconds(10)
+    ) async throws {
         var mark = try live(pid: pid)
         var markedAt = ContinuousClock.now
         var lastWoken: [String: Int] = [:]
-        try await waitUntil("no thread of \(pid) to wake up for \(stillFor)", timeout: timeout, detail: { "last woken: \(lastWoken)" }) { () -> Void? in
+        try await waitUntil("no thread of \(pid) to wake up for \(stillFor)", timeout: timeout, detail: { "last woken: \(lastWoken)" }) {
+            () -> Void? in
             let now = try live(pid: pid)
             let woken = now.wakeUpsByThread(since: mark).filter { $0.value != 0 }
             if !woken.isEmpty {
@@ -114,7 +120,8 @@ package struct ProcessStatistics: Sendable {
                 timed = false
             }
             if timed {
-                found[task] = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                found[task] =
+                    (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             }
         }

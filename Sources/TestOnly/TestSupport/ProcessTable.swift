@@ -70,11 +70,12 @@ package enum ProcessTable {
         guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/maps") else { return [] }
         defer { try? file.close() }
         guard let data = try? file.readToEnd(), let maps = String(data: data, encoding: .utf8) else { return [] }
-        return Set(maps.split(separator: "\n").compactMap { line -> String? in
-            guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/") else { return nil }
-            let name = path.split(separator: "/").last.map(String.init) ?? ""
-            return name.contains(".so") ? name : nil
-        })
+        return Set(
+            maps.split(separator: "\n").compactMap { line -> String? in
+                guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/") else { return nil }
+                let name = path.split(separator: "/").last.map(String.init) ?? ""
+                return name.contains(".so") ? name : nil
+            })
     }
 
     /// The live processes whose process group is `group`.

@@ -36,7 +36,8 @@ package final class SpeakerRecording: Sendable {
             throw SandboxError.failed("mkfifo \(fifo.path): \(String(cString: strerror(errno)))")
         }
         recorder = try sandbox.spawn(
-            "sh", ["-c", "fifo=$1; shift; exec pw-record \"$@\" - > \"$fifo\"", "sh", fifo.path]
+            "sh",
+            ["-c", "fifo=$1; shift; exec pw-record \"$@\" - > \"$fifo\"", "sh", fifo.path]
                 + PipeWireServer.recorderArguments(target: pipewire.sinkName))
         let thread = Thread { [self] in readUntilEnd() }
         thread.name = "reveille-speakers"

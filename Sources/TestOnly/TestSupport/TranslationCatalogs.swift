@@ -20,7 +20,8 @@ package enum TranslationCatalogs {
     package static let installed: Result<(catalogs: String, locales: String), any Error> = Result {
         let root = Fixtures.temporaryDirectory("reveille-language")
         let catalogs = try compile(into: root.appendingPathComponent("locale"))
-        let locales = try makeLocales(["de_DE.UTF-8", "en_GB.UTF-8", "en_US.UTF-8", "fr_FR.UTF-8"], in: root.appendingPathComponent("locales"))
+        let locales = try makeLocales(
+            ["de_DE.UTF-8", "en_GB.UTF-8", "en_US.UTF-8", "fr_FR.UTF-8"], in: root.appendingPathComponent("locales"))
         return (catalogs.path, locales.path)
     }
 
@@ -68,8 +69,11 @@ package enum TranslationCatalogs {
             let target = folder.appendingPathComponent("\(language)/LC_MESSAGES")
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
             try runTool(
-                "msgfmt", ["--check", "-o", target.appendingPathComponent("reveille.mo").path,
-                           sourceFolder.appendingPathComponent("\(language).po").path])
+                "msgfmt",
+                [
+                    "--check", "-o", target.appendingPathComponent("reveille.mo").path,
+                    sourceFolder.appendingPathComponent("\(language).po").path,
+                ])
         }
         return folder
     }

@@ -71,7 +71,11 @@ package final class VirtualClock: AlarmClock {
                     return false
                 }
                 if resumeNow {
-                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume(returning: .deadline) }
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume(returning: .deadline)
+                    }
                 }
             }
         } onCancel: {

@@ -84,7 +84,8 @@ final class XvfbDisplay: Sendable {
         guard let number = number.withLock({ $0 }) else { return }
         let lock = "/tmp/.X\(number)-lock"
         if let owner = try? String(contentsOfFile: lock, encoding: .utf8),
-           pid_t(owner.trimmingCharacters(in: .whitespacesAndNewlines)) == process.pid {
+            pid_t(owner.trimmingCharacters(in: .whitespacesAndNewlines)) == process.pid
+        {
             try? FileManager.default.removeItem(atPath: lock)
             try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(number)")
         }

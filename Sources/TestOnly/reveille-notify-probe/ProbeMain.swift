@@ -71,7 +71,8 @@ enum ProbeMain {
             case ("countdown", let id?) where fields.count >= 5, ("paused", let id?) where fields.count >= 5:
                 let left = TimeInterval(fields[3]) ?? 0
                 let duration = TimeInterval(fields[4]) ?? left
-                let phase: AlarmRecord.Phase = command == "paused"
+                let phase: AlarmRecord.Phase =
+                    command == "paused"
                     ? .paused(.init(kind: .preAlert, remaining: left, duration: duration))
                     : .countdown(.init(kind: .preAlert, endsAt: reading().elapsedDeadline(after: left), duration: duration))
                 // An optional sixth field is the alarm's tint, `#rrggbb`.

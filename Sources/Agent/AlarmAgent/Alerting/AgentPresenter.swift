@@ -94,11 +94,13 @@ package final class AgentPresenter: AlarmPresenter {
     /// notification's "open" action): its `secondaryIntent`, or opening the app. The stop that
     /// follows does not run the stop intent as well.
     package func runSecondaryIntent(of id: UUID) {
-        guard let record = state.withLock({ state -> AlarmRecord? in
-            guard let record = state.ringing[id] else { return nil }
-            state.endedBySecondary.insert(id)
-            return record
-        }) else { return }
+        guard
+            let record = state.withLock({ state -> AlarmRecord? in
+                guard let record = state.ringing[id] else { return nil }
+                state.endedBySecondary.insert(id)
+                return record
+            })
+        else { return }
         run(record.definition.secondaryIntent ?? ApplicationActionName.activate, for: record)
     }
 

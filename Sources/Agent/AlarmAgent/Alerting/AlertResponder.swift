@@ -60,7 +60,8 @@ final class AlertResponder: Sendable {
                 case .default:
                     presenter.activateApp(of: id)
                 case .suppressed:
-                    logger.notice("The notification server hid an alert at once (do-not-disturb?); it rings on", metadata: ["alarm": "\(id)"])
+                    logger.notice(
+                        "The notification server hid an alert at once (do-not-disturb?); it rings on", metadata: ["alarm": "\(id)"])
                 case .pause:
                     try await engine.pause(id: id, caller: .user)
                 case .resume:
@@ -71,7 +72,9 @@ final class AlertResponder: Sendable {
             } catch is AlertEndedNotStored {
                 // Carried out (the alert is silent); the engine logged that it could not be stored.
             } catch {
-                logger.info("A notification answer was not carried out", metadata: ["alarm": "\(id)", "answer": "\(response.rawValue)", "reason": "\(error)"])
+                logger.info(
+                    "A notification answer was not carried out",
+                    metadata: ["alarm": "\(id)", "answer": "\(response.rawValue)", "reason": "\(error)"])
             }
         }
     }

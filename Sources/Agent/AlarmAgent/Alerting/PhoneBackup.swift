@@ -153,4 +153,3 @@ package final class PhoneBackup: Sendable {
 }
 
 extension PhoneBackup: RingingObserver {}
-

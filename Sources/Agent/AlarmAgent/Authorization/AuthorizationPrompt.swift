@@ -44,7 +44,8 @@ package struct NotificationQuestion: Sendable {
             destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
             interface: "org.freedesktop.Notifications", method: "Notify",
             arguments: [
-                .string(NotificationContent.appName), .uint32(0), .string(NotificationContent.icon), .string(summary), .string(Markup.escape(body)),
+                .string(NotificationContent.appName), .uint32(0), .string(NotificationContent.icon), .string(summary),
+                .string(Markup.escape(body)),
                 .strings([yes.key, yes.label, no.key, no.label]),
                 .dictionary([
                     "urgency": .byte(1), "desktop-entry": .string(NotificationContent.desktopEntry),

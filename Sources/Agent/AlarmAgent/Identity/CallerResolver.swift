@@ -71,9 +71,11 @@ package final class CallerResolver: Sendable {
         guard let identity else {
             throw DBusError(name: AgentError.notAuthorized, message: "the caller's process could not be identified")
         }
-        let isUser = identity.source == .executable && identity.executable.map {
-            trustedExecutables.contains(ProcessIdentifier.withoutDeletedSuffix($0))
-        } == true
+        let isUser =
+            identity.source == .executable
+            && identity.executable.map {
+                trustedExecutables.contains(ProcessIdentifier.withoutDeletedSuffix($0))
+            } == true
         let resolved = Resolved(caller: isUser ? .user : .app(identity.appID), identity: identity)
         cache.withLock { cache in
             if cache[sender] == nil { cache[sender] = (resolved, []) }

@@ -195,7 +195,8 @@ package final class AlarmService: Sendable {
         var encoded: [Int: DBusValue] = [:]
         for index in Set(recipientsBySeen.keys.joined()) {
             let change = changes[index]
-            encoded[index] = change.removed
+            encoded[index] =
+                change.removed
                 ? .string(change.record.id.lowercasedText()) : AlarmWire.encode(change.record, at: reading, summary: true)
         }
         for (seen, recipients) in recipientsBySeen {

@@ -180,7 +180,9 @@ extension AlarmService {
                     return .string(s.authorization.state(of: app).rawValue)
                 },
                 DBusProperty(name: "NotificationServer", signature: "s", access: .read) { _ in
-                    .string(try required(service).desktop?.notifications?.server.description ?? "not used (the agent runs without notifications)")
+                    .string(
+                        try required(service).desktop?.notifications?.server.description
+                            ?? "not used (the agent runs without notifications)")
                 },
                 DBusProperty(name: "SoundOutput", signature: "s", access: .read) { _ in
                     let s = try required(service)
@@ -243,7 +245,8 @@ extension AlarmService {
     /// Checks a named sound on a thread of its own (a file on a hung mount must not hold a worker
     /// that answers calls), within `soundCheckLimit`; throws `InvalidSound` saying why.
     static func checkSound(
-        _ sound: AlertConfiguration.AlertSound, with validate: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
+        _ sound: AlertConfiguration.AlertSound,
+        with validate: @escaping @Sendable (AlertConfiguration.AlertSound) throws(SoundError) -> Void
     ) async throws {
         guard case .named(let name) = sound else { return }
         let checked = await BlockingFileWork.run(timeout: soundCheckLimit) {
@@ -255,7 +258,9 @@ extension AlarmService {
         case nil:
             throw DBusError(
                 name: AgentError.invalidSound,
-                message: "the sound could not be read within \(DurationFormat.units(soundCheckLimit / .seconds(1))) (a file system that does not answer?): \(SoundError.shown(name))")
+                message:
+                    "the sound could not be read within \(DurationFormat.units(soundCheckLimit / .seconds(1))) (a file system that does not answer?): \(SoundError.shown(name))"
+            )
         }
     }
 
@@ -379,7 +384,8 @@ extension AlarmService {
         guard let backup else { return "off (reveilled --phone-after turns it on)" }
         let after = DurationFormat.units(backup.after / .seconds(1))
         let search = await backup.ringer.reachablePhones()
-        var sentence = search.phones.isEmpty
+        var sentence =
+            search.phones.isEmpty
             ? "after \(after): no phone reachable (pair one with KDE Connect or GSConnect)"
             : "after \(after): " + search.phones.map(\.description).joined(separator: ", ")
         if !search.failures.isEmpty { sentence += "; not answering: " + search.failures.map(\.description).joined(separator: "; ") }

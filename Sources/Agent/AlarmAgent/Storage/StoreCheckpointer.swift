@@ -76,7 +76,8 @@ final class StoreCheckpointer: Sendable {
                     continue
                 }
             } catch {
-                logger.warning("Could not fold the store's log into its database; trying again after the next change",
+                logger.warning(
+                    "Could not fold the store's log into its database; trying again after the next change",
                     metadata: ["error": "\(error)"])
             }
             let done = state.withLock { state in

@@ -85,7 +85,11 @@ final class PowerDevilWakeup: WakeRoute {
     }
 
     func disarm() async {
-        guard let armed = cookie.withLock({ value -> UInt32? in defer { value = nil }; return value }) else { return }
+        guard
+            let armed = cookie.withLock({ value -> UInt32? in
+                defer { value = nil }; return value
+            })
+        else { return }
         do {
             _ = try await connection.call(
                 destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: "clearWakeup",

@@ -94,7 +94,8 @@ package final class SystemClock: AlarmClock {
         var timers = [wall]
         if let elapsed = wakeUp.elapsed {
             let boot = try makeTimer(bootClock)
-            let deadline = elapsed.bootID == KernelClock.bootID
+            let deadline =
+                elapsed.bootID == KernelClock.bootID
                 ? elapsed.uptime
                 : read().uptime + .seconds(elapsed.wallEstimate.timeIntervalSinceNow)
             let (seconds, attoseconds) = deadline.components
@@ -147,9 +148,10 @@ private final class TimerWaiter: Sendable {
                     for (index, timer) in timers.enumerated() {
                         // The handler holds the timer, so its descriptor stays open until the
                         // watch is cancelled and the handler let go.
-                        state.watches.append(try EventLoop.shared.watchReadable(timer.descriptor) { [weak self] in
-                            withExtendedLifetime(timer) { self?.readable(index) }
-                        })
+                        state.watches.append(
+                            try EventLoop.shared.watchReadable(timer.descriptor) { [weak self] in
+                                withExtendedLifetime(timer) { self?.readable(index) }
+                            })
                     }
                     return nil
                 } catch {

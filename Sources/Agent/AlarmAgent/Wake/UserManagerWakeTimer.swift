@@ -74,7 +74,9 @@ final class UserManagerWakeTimer: WakeRoute {
         }
         logger.info(
             "The systemd user manager wakes the machine for the next deadline",
-            metadata: ["unit": "\(Self.timerUnit)", "onCalendar": "\(calendar)", "nextElapse": "\(state.nextElapse.map { "\($0)" } ?? "?")"])
+            metadata: [
+                "unit": "\(Self.timerUnit)", "onCalendar": "\(calendar)", "nextElapse": "\(state.nextElapse.map { "\($0)" } ?? "?")",
+            ])
     }
 
     func disarm() async {
@@ -91,7 +93,8 @@ final class UserManagerWakeTimer: WakeRoute {
         let day = GregorianDate(daysSinceEpoch: seconds.floorDivided(by: 86_400))
         let second = seconds.floorModulo(86_400)
         func padded(_ value: Int64, _ width: Int = 2) -> String { GregorianDate.padded(value, width) }
-        var text = "\(padded(day.year, 4))-\(padded(day.month))-\(padded(day.day)) "
+        var text =
+            "\(padded(day.year, 4))-\(padded(day.month))-\(padded(day.day)) "
             + "\(padded(second / 3_600)):\(padded(second % 3_600 / 60)):\(padded(second % 60))"
         if fraction != 0 { text += "." + padded(fraction, 6) }
         return text + " UTC"

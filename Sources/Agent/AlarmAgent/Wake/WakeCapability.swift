@@ -78,11 +78,14 @@ struct WakeCapability: Sendable, Hashable {
             let others = (routes?.failures ?? []).map { "; " + $0 }.joined()
             return WakeCapability(
                 canWake: true,
-                explanation: "yes: \(routeInUse) for the next alarm, through \(clock); the agent may not set wake timers itself (no CAP_WAKE_ALARM)\(others)")
+                explanation:
+                    "yes: \(routeInUse) for the next alarm, through \(clock); the agent may not set wake timers itself (no CAP_WAKE_ALARM)\(others)"
+            )
         }
         var reasons = [first.sentence]
         reasons += obstacles.dropFirst().map { "and " + $0.sentence }
-        let missed = graceWindow > 0
+        let missed =
+            graceWindow > 0
             ? "alarms missed while asleep ring on resume if no more than \(DurationFormat.units(graceWindow)) late"
             : "alarms missed while asleep are recorded as missed on resume"
         return WakeCapability(canWake: false, explanation: "no: \(reasons.joined(separator: ", ")); \(missed)")

@@ -175,7 +175,8 @@ final class WakeRouter: Sendable {
                     return state.failures[index] != error
                 }
                 if first {
-                    logger.notice("A way of waking the machine does not work", metadata: ["route": "\(route.name)", "reason": "\(error.reason)"])
+                    logger.notice(
+                        "A way of waking the machine does not work", metadata: ["route": "\(route.name)", "reason": "\(error.reason)"])
                 }
             }
         }

@@ -112,11 +112,12 @@ final class WakeSources: Sendable {
         }
         var tasks: [Task<Void, Never>] = []
         if let watcher {
-            tasks.append(Task { [weak self] in
-                for await _ in watcher.changes {
-                    await self?.timeZoneMayHaveChanged(source: path)
-                }
-            })
+            tasks.append(
+                Task { [weak self] in
+                    for await _ in watcher.changes {
+                        await self?.timeZoneMayHaveChanged(source: path)
+                    }
+                })
         }
         tasks.append(Task { [weak self] in await self?.watchSystemBus() })
         state.withLock { $0.tasks = tasks }
@@ -190,18 +191,21 @@ final class WakeSources: Sendable {
         let socket = (try? DBusAddress.parse(address))?.lazy.compactMap(\.socketPath).first
         // Watching before the first try: a socket made in between is not missed.
         let watcher = socket.flatMap { try? FileEntryWatcher(path: $0) }
-        guard state.withLock({ state in
-            state.systemSocket = watcher
-            return !state.stopped
-        }) else {
+        guard
+            state.withLock({ state in
+                state.systemSocket = watcher
+                return !state.stopped
+            })
+        else {
             watcher?.stop()
             return
         }
-        let retry = switch (socket, watcher) {
-        case (let socket?, _?): "connecting again when \(socket) is made anew"
-        case (let socket?, nil): "not tried again: the folder of \(socket) cannot be watched"
-        case (nil, _): "not tried again: its address names no socket file to watch"
-        }
+        let retry =
+            switch (socket, watcher) {
+            case (let socket?, _?): "connecting again when \(socket) is made anew"
+            case (let socket?, nil): "not tried again: the folder of \(socket) cannot be watched"
+            case (nil, _): "not tried again: its address names no socket file to watch"
+            }
         var socketChanges = watcher?.changes.makeAsyncIterator()
         var next = NextConnection.atOnce
         while !Task.isCancelled {

@@ -160,7 +160,8 @@ package struct AlarmStateMachine: Sendable {
             throw .invalidConfiguration(field: "schedule", reason: "a timer cannot become an alarm, nor an alarm a timer")
         }
         definition.isEnabled = record.definition.isEnabled
-        let timeChanged = definition.schedule != record.definition.schedule
+        let timeChanged =
+            definition.schedule != record.definition.schedule
             || (!definition.isTimer && definition.countdownDuration?.preAlert != record.definition.countdownDuration?.preAlert)
         try definition.validate(now: reading.now, checkingInstant: timeChanged)
         var next = record
@@ -204,16 +205,18 @@ package struct AlarmStateMachine: Sendable {
 
         case (.pause, .countdown(let countdown)):
             var next = record
-            next.phase = .paused(.init(
-                kind: countdown.kind, remaining: max(0, countdown.endsAt.remaining(from: reading)),
-                duration: countdown.duration))
+            next.phase = .paused(
+                .init(
+                    kind: countdown.kind, remaining: max(0, countdown.endsAt.remaining(from: reading)),
+                    duration: countdown.duration))
             return Transition(record: next, actions: [.store(next), .disarm(record.id), .presentCountdown(next)])
 
         case (.resume, .paused(let paused)):
             var next = record
-            next.phase = .countdown(.init(
-                kind: paused.kind, endsAt: reading.elapsedDeadline(after: paused.remaining),
-                duration: paused.duration))
+            next.phase = .countdown(
+                .init(
+                    kind: paused.kind, endsAt: reading.elapsedDeadline(after: paused.remaining),
+                    duration: paused.duration))
             return Transition(record: next, actions: [.store(next)] + presentAndArm(next))
 
         case (.stop, .alerting):
@@ -392,9 +395,10 @@ package struct AlarmStateMachine: Sendable {
         case .scheduled(let alertAt):
             if let preAlert = record.definition.countdownDuration?.preAlert, reading.now < alertAt {
                 var next = record
-                next.phase = .countdown(.init(
-                    kind: .preAlert, endsAt: reading.elapsedDeadline(after: alertAt.timeIntervalSince(reading.now)),
-                    duration: preAlert))
+                next.phase = .countdown(
+                    .init(
+                        kind: .preAlert, endsAt: reading.elapsedDeadline(after: alertAt.timeIntervalSince(reading.now)),
+                        duration: preAlert))
                 return Transition(record: next, actions: [.store(next)] + presentAndArm(next))
             }
             return alertDue(record, scheduledAt: alertAt, occurrence: true, at: reading)
@@ -451,12 +455,16 @@ package struct AlarmStateMachine: Sendable {
             }
         }
 
-        next.phase = .alerting(.init(
-            scheduledAt: dueAt, startedAt: reading.now,
-            timesOutAt: ringTimeout(of: record).map { reading.elapsedDeadline(after: $0) }))
-        actions.append(.recordHistory(.alertStarted(AlertHistoryEntry(
-            alarmID: record.id, title: record.definition.title, scheduledAt: dueAt,
-            alertedAt: reading.now, endedAt: nil, outcome: nil))))
+        next.phase = .alerting(
+            .init(
+                scheduledAt: dueAt, startedAt: reading.now,
+                timesOutAt: ringTimeout(of: record).map { reading.elapsedDeadline(after: $0) }))
+        actions.append(
+            .recordHistory(
+                .alertStarted(
+                    AlertHistoryEntry(
+                        alarmID: record.id, title: record.definition.title, scheduledAt: dueAt,
+                        alertedAt: reading.now, endedAt: nil, outcome: nil))))
         actions.append(.store(next))
         actions.append(.presentAlert(next))
         if endsCountdown { actions.append(.endCountdown(record.id)) }

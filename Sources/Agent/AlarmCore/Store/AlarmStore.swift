@@ -102,7 +102,7 @@ package final class AlarmStore: Sendable {
         do {
             self.queue = try Self.open(url, sharing: sharing, log: log)
             self.recoveredFrom = nil
-        } catch where Self.isDamage(error) {
+        } catch  where Self.isDamage(error) {
             let aside = Self.asideURL(for: url)
             logger.critical(
                 "The alarm database could not be used; moving it aside and starting a new one",

@@ -235,7 +235,8 @@ enum SQLiteValue: Hashable, Sendable {
         case .blob(let bytes):
             return bytes.withUnsafeBytes { buffer in
                 // A zero-length blob is bound as such, not as NULL.
-                sqlite3_bind_blob(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), SQLiteValue.transient)
+                sqlite3_bind_blob(
+                    statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), SQLiteValue.transient)
             }
         }
     }

@@ -7,46 +7,48 @@ enum StoreSchema {
     static var migrator: StoreMigrator {
         var migrator = StoreMigrator()
         migrator.registerMigration("v1: alarms and history") { db in
-            try db.execute(script: """
-                CREATE TABLE alarm (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    owner TEXT NOT NULL,
-                    definition BLOB NOT NULL,
-                    state TEXT NOT NULL,
-                    anchor REAL NOT NULL,
-                    alertAt REAL,
-                    countdownKind TEXT,
-                    countdownDuration REAL,
-                    remaining REAL,
-                    scheduledAt REAL,
-                    startedAt REAL,
-                    deadlineBootID TEXT,
-                    deadlineUptimeNs INTEGER,
-                    deadlineWall REAL
-                );
-                CREATE INDEX alarm_owner ON alarm(owner);
-                CREATE TABLE history (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    alarmID TEXT NOT NULL,
-                    title TEXT NOT NULL,
-                    scheduledAt REAL NOT NULL,
-                    alertedAt REAL,
-                    endedAt REAL,
-                    outcome TEXT,
-                    count INTEGER NOT NULL DEFAULT 1
-                );
-                CREATE INDEX history_open ON history(alarmID) WHERE outcome IS NULL;
-                CREATE INDEX history_scheduled ON history(scheduledAt);
-                """)
+            try db.execute(
+                script: """
+                    CREATE TABLE alarm (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        owner TEXT NOT NULL,
+                        definition BLOB NOT NULL,
+                        state TEXT NOT NULL,
+                        anchor REAL NOT NULL,
+                        alertAt REAL,
+                        countdownKind TEXT,
+                        countdownDuration REAL,
+                        remaining REAL,
+                        scheduledAt REAL,
+                        startedAt REAL,
+                        deadlineBootID TEXT,
+                        deadlineUptimeNs INTEGER,
+                        deadlineWall REAL
+                    );
+                    CREATE INDEX alarm_owner ON alarm(owner);
+                    CREATE TABLE history (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        alarmID TEXT NOT NULL,
+                        title TEXT NOT NULL,
+                        scheduledAt REAL NOT NULL,
+                        alertedAt REAL,
+                        endedAt REAL,
+                        outcome TEXT,
+                        count INTEGER NOT NULL DEFAULT 1
+                    );
+                    CREATE INDEX history_open ON history(alarmID) WHERE outcome IS NULL;
+                    CREATE INDEX history_scheduled ON history(scheduledAt);
+                    """)
         }
         migrator.registerMigration("v2: app authorizations") { db in
-            try db.execute(script: """
-                CREATE TABLE authorization (
-                    app TEXT PRIMARY KEY NOT NULL,
-                    state TEXT NOT NULL,
-                    decidedAt REAL NOT NULL
-                );
-                """)
+            try db.execute(
+                script: """
+                    CREATE TABLE authorization (
+                        app TEXT PRIMARY KEY NOT NULL,
+                        state TEXT NOT NULL,
+                        decidedAt REAL NOT NULL
+                    );
+                    """)
         }
         migrator.registerMigration("v3: skipped alerts") { db in
             try db.execute(script: "ALTER TABLE alarm ADD COLUMN skippedAt REAL")

@@ -32,9 +32,11 @@ package final class BudgieBackend: DoNotDisturbBackend {
     }
 
     package func watch() async throws -> AsyncStream<Void> {
-        try await ticks.start(on: connection, rules: [
-            MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: "DoNotDisturbChanged")
-        ])
+        try await ticks.start(
+            on: connection,
+            rules: [
+                MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: "DoNotDisturbChanged")
+            ])
     }
 
     package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { .flag(false) }

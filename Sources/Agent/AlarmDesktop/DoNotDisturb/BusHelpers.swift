@@ -32,9 +32,10 @@ final class SignalTicks: Sendable {
         var started: [Task<Void, Never>] = []
         for rule in rules {
             let signals = try await connection.subscribe(rule)
-            started.append(Task {
-                for await _ in signals { continuation.yield() }
-            })
+            started.append(
+                Task {
+                    for await _ in signals { continuation.yield() }
+                })
         }
         tasks.withLock { $0 += started }
         self.continuation.withLock { $0 = continuation }
@@ -43,7 +44,9 @@ final class SignalTicks: Sendable {
 
     /// Cancels the subscriptions and ends the stream.
     func stop() {
-        for task in tasks.withLock({ tasks in defer { tasks = [] }; return tasks }) { task.cancel() }
+        for task in tasks.withLock({ tasks in
+            defer { tasks = [] }; return tasks
+        }) { task.cancel() }
         continuation.withLock { continuation in
             continuation?.finish()
             continuation = nil

@@ -51,7 +51,8 @@ package final class DoNotDisturbGuard: Sendable {
         package var heldSound: DoNotDisturbStatus.HeldSound
 
         /// Creates a configuration.
-        package init(journal: RestoreJournal, busAddress: String? = nil, configHome: URL, heldSound: DoNotDisturbStatus.HeldSound = .quiet) {
+        package init(journal: RestoreJournal, busAddress: String? = nil, configHome: URL, heldSound: DoNotDisturbStatus.HeldSound = .quiet)
+        {
             self.journal = journal
             self.busAddress = busAddress
             self.configHome = configHome
@@ -219,9 +220,10 @@ private final class Worker {
             let connection = try owner.configuration.busAddress.map { try DBusConnection.connect(address: $0) } ?? DBusConnection.session()
             self.connection = connection
             detector = ServerDetector(connection: connection, configHome: owner.configuration.configHome)
-            let changes = try await connection.subscribe(MatchRule(
-                sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "NameOwnerChanged", arg0: ServerDetector.notifications))
+            let changes = try await connection.subscribe(
+                MatchRule(
+                    sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: "NameOwnerChanged", arg0: ServerDetector.notifications))
             let owner = self.owner
             watches.append(Task { for await _ in changes { owner.tick(.serverMayHaveChanged) } })
         } catch {
@@ -366,7 +368,8 @@ private final class Worker {
             if backend !== self.backend { backend.stop() }
             _ = await read()
         } catch {
-            logger.error("Do-not-disturb could not be put back; trying again later", metadata: ["setting": "\(entry.setting)", "error": "\(error)"])
+            logger.error(
+                "Do-not-disturb could not be put back; trying again later", metadata: ["setting": "\(entry.setting)", "error": "\(error)"])
         }
     }
 
@@ -492,7 +495,8 @@ private final class Worker {
             status.detail = "could not be read: \(readFailure)"
         } else if let server {
             status.way = ServerDetector.criticalShownByDefault(server.desktop) ? .shownAsCritical : .unknown
-            status.detail = server.desktop == .other
+            status.detail =
+                server.desktop == .other
                 ? "\(server.description)'s do-not-disturb is not known to Reveille"
                 : "\(server.desktop.displayName)'s do-not-disturb is not read here"
         }

@@ -69,7 +69,8 @@ package struct DoNotDisturbStatus: Sendable, Hashable {
     }
 
     /// Before the server is looked at.
-    package static let starting = DoNotDisturbStatus(server: "not looked up yet", desktop: nil, setting: nil, state: .unknown, way: .unknown)
+    package static let starting = DoNotDisturbStatus(
+        server: "not looked up yet", desktop: nil, setting: nil, state: .unknown, way: .unknown)
 
     /// The line `reveille status` prints, such as
     /// `on (dunst paused): alarms lift it while they ring and put it back after`.
@@ -80,13 +81,18 @@ package struct DoNotDisturbStatus: Sendable, Hashable {
         case .off: text = "off"
         case .unknown: text = "unknown"
         }
-        if let setting { text += " (\(setting))" } else if desktop == nil { text += " (\(server == "none" ? "no notification server" : server))" }
+        if let setting {
+            text += " (\(setting))"
+        } else if desktop == nil {
+            text += " (\(server == "none" ? "no notification server" : server))"
+        }
         if lifted { text += ", lifted while an alarm rings" }
         switch way {
         case .notNeeded:
             text += ": alarms are shown as usual"
         case .shownAsCritical:
-            text += ": alarms get through as critical notifications, which \(desktop?.displayName ?? "the server") shows during do-not-disturb"
+            text +=
+                ": alarms get through as critical notifications, which \(desktop?.displayName ?? "the server") shows during do-not-disturb"
         case .liftedWhileRinging:
             text += ": alarms lift it while they ring and put it back after"
         case .soundOnly:
@@ -96,7 +102,8 @@ package struct DoNotDisturbStatus: Sendable, Hashable {
         }
         if let detail { text += " (\(detail))" }
         if state == .on {
-            text += heldSound == .quiet
+            text +=
+                heldSound == .quiet
                 ? "; alarms without breakthrough wait and ring quietly" : "; alarms without breakthrough wait in silence"
         }
         if held > 0 { text += "; \(held) waiting" }

@@ -65,7 +65,9 @@ package final class GSettingsBackend: DoNotDisturbBackend {
             let locked = await screenLock?.isLocked() ?? false
             return DoNotDisturbReading(
                 value: .flag(value), isOn: isOn, criticalShown: !locked,
-                detail: locked ? "the screen is locked: GNOME shows no banners there and, while do-not-disturb is on, does not light it up for an alarm" : nil)
+                detail: locked
+                    ? "the screen is locked: GNOME shows no banners there and, while do-not-disturb is on, does not light it up for an alarm"
+                    : nil)
         default:
             return DoNotDisturbReading(value: .flag(value), isOn: isOn, criticalShown: false)
         }

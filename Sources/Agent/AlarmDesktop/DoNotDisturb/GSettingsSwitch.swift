@@ -68,7 +68,9 @@ final class GSettingsSwitch: Sendable {
 
     /// Ends the change streams and the thread.
     func stop() {
-        for continuation in state.watchers.withLock({ watchers in defer { watchers = [] }; return watchers }) {
+        for continuation in state.watchers.withLock({ watchers in
+            defer { watchers = [] }; return watchers
+        }) {
             continuation.finish()
         }
         thread.quit()

@@ -56,9 +56,10 @@ package struct ServerDetector: Sendable {
     private func byInterfaces(owner: String) async throws -> NotificationDesktop {
         if try await connection.nameOwner(MakoBackend.name) == owner { return .mako }
         if try await connection.nameOwner(SwayncBackend.name) == owner { return .swaync }
-        let xml = (try? await connection.call(
-            destination: owner, path: Self.path, interface: "org.freedesktop.DBus.Introspectable", method: "Introspect",
-            timeout: .seconds(5)))?.first?.stringValue ?? ""
+        let xml =
+            (try? await connection.call(
+                destination: owner, path: Self.path, interface: "org.freedesktop.DBus.Introspectable", method: "Introspect",
+                timeout: .seconds(5)))?.first?.stringValue ?? ""
         if xml.contains(DunstBackend.interface) { return .dunst }
         if xml.contains("name=\"Inhibited\"") { return .plasma }
         return .other

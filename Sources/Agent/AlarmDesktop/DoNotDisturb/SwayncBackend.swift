@@ -25,10 +25,12 @@ package final class SwayncBackend: DoNotDisturbBackend {
     }
 
     package func watch() async throws -> AsyncStream<Void> {
-        try await ticks.start(on: connection, rules: [
-            MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: "SubscribeV2"),
-            MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: "Subscribe"),
-        ])
+        try await ticks.start(
+            on: connection,
+            rules: [
+                MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: "SubscribeV2"),
+                MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: "Subscribe"),
+            ])
     }
 
     package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { .flag(false) }

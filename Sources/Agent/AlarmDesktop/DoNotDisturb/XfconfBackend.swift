@@ -33,9 +33,11 @@ package final class XfconfBackend: DoNotDisturbBackend {
     }
 
     package func watch() async throws -> AsyncStream<Void> {
-        try await ticks.start(on: connection, rules: ["PropertyChanged", "PropertyRemoved"].map {
-            MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: $0, arg0: Self.channel)
-        })
+        try await ticks.start(
+            on: connection,
+            rules: ["PropertyChanged", "PropertyRemoved"].map {
+                MatchRule(sender: Self.name, path: Self.path, interface: Self.interface, member: $0, arg0: Self.channel)
+            })
     }
 
     package func liftedValue(from value: DoNotDisturbValue) -> DoNotDisturbValue? { .flag(false) }

@@ -10,11 +10,13 @@ extension PresenterState {
             posted.tick = nil
         }
         let paused = posted.countdownEnd == nil
-        let remaining = posted.countdownEnd.map { max(0, (ContinuousClock.now.duration(to: $0)).timeInterval) }
+        let remaining =
+            posted.countdownEnd.map { max(0, (ContinuousClock.now.duration(to: $0)).timeInterval) }
             ?? posted.pausedRemaining ?? 0
-        guard let content = NotificationContent.countdown(
-            posted.record, remaining: remaining, duration: posted.duration, paused: paused,
-            hasActions: owner != nil && hasActions, images: images, tintImages: tintImages)
+        guard
+            let content = NotificationContent.countdown(
+                posted.record, remaining: remaining, duration: posted.duration, paused: paused,
+                hasActions: owner != nil && hasActions, images: images, tintImages: tintImages)
         else { return }
         if content != posted.lastContent || posted.notification == nil {
             show(posted, content)

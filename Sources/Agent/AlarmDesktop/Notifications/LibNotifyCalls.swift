@@ -63,7 +63,9 @@ extension PresenterState {
         posted.closingByUs = false
         var error: UnsafeMutablePointer<GError>?
         if !room() {
-            logger.warning("A notification was not posted: the agent has no file descriptor to spare", metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)"])
+            logger.warning(
+                "A notification was not posted: the agent has no file descriptor to spare",
+                metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)"])
             posted.postedTo = nil
             discard(posted)
         } else if notify_notification_show(notification, &error) != 0 {
@@ -73,7 +75,10 @@ extension PresenterState {
         } else {
             logger.debug(
                 "A notification could not be posted",
-                metadata: ["alarm": "\(posted.alarmID)", "role": "\(posted.role)", "error": "\(error.map { String(cString: $0.pointee.message) } ?? "?")"])
+                metadata: [
+                    "alarm": "\(posted.alarmID)", "role": "\(posted.role)",
+                    "error": "\(error.map { String(cString: $0.pointee.message) } ?? "?")",
+                ])
             // No server (or it failed): posted again when a server appears.
             if let error { g_error_free(error) }
             if owner == nil { activationFailedAt = .now }

@@ -300,7 +300,8 @@ extension NotificationContent {
         var actions: [Action] = []
         if paused {
             summary = Translation.text(presentation.paused?.title.key ?? countdown.title.key)
-            actions.append(Action(key: "resume", label: Translation.text(presentation.paused?.resumeButton.text.key ?? Translation.marked("Resume"))))
+            actions.append(
+                Action(key: "resume", label: Translation.text(presentation.paused?.resumeButton.text.key ?? Translation.marked("Resume"))))
         } else {
             summary = Translation.text(countdown.title.key)
             if let pause = countdown.pauseButton { actions.append(Action(key: "pause", label: Translation.text(pause.text.key))) }
@@ -401,7 +402,9 @@ extension NotificationContent {
     package static func timedOut(
         _ record: AlarmRecord, timeZone: ZoneRules = .current, timeStyle: TimeStyle = .standard
     ) -> NotificationContent {
-        note(record, body: Translation.format("It rang at %s and nobody answered.", alertTimeText(record, timeZone: timeZone, style: timeStyle)))
+        note(
+            record,
+            body: Translation.format("It rang at %s and nobody answered.", alertTimeText(record, timeZone: timeZone, style: timeStyle)))
     }
 
     /// An alarm's title as the person reads it: its own, or "Alarm" / "Timer" in their language.

@@ -12,14 +12,19 @@ extension PresenterState {
         guard isCurrent(posted, notification) else {
             logger.debug(
                 "An action on a notification no longer current was ignored",
-                metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)", "postedTo": "\(posted.postedTo ?? "none")", "owner": "\(owner ?? "none")"])
+                metadata: [
+                    "alarm": "\(posted.alarmID)", "action": "\(key)", "postedTo": "\(posted.postedTo ?? "none")",
+                    "owner": "\(owner ?? "none")",
+                ])
             return
         }
         logger.debug("Action invoked", metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)", "role": "\(posted.role)"])
         switch posted.role {
         case .alert:
             guard !posted.answered, alerts[posted.alarmID] === posted else {
-                logger.debug("An action on an alert already answered or replaced was ignored", metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)"])
+                logger.debug(
+                    "An action on an alert already answered or replaced was ignored",
+                    metadata: ["alarm": "\(posted.alarmID)", "action": "\(key)"])
                 return
             }
             let response: NotificationResponse

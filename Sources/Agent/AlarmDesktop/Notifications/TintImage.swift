@@ -110,7 +110,8 @@ package enum TintImage {
                                 color = (
                                     (Double(glyphBytes.red) * glyphOpacity + color.0 * under) / total,
                                     (Double(glyphBytes.green) * glyphOpacity + color.1 * under) / total,
-                                    (Double(glyphBytes.blue) * glyphOpacity + color.2 * under) / total)
+                                    (Double(glyphBytes.blue) * glyphOpacity + color.2 * under) / total
+                                )
                             }
                             opacity = total
                         }

@@ -35,10 +35,11 @@ package final class TintImageCache: Sendable {
     package func prepare(_ changes: [AlarmChange]) {
         let startsDrawing = state.withLock { state -> Bool in
             for change in changes {
-                let (id, needed): (UUID, Set<TintImage.Key>) = switch change {
-                case .updated(let record): (record.id, NotificationContent.tintImageKeys(for: record))
-                case .removed(let record): (record.id, [])
-                }
+                let (id, needed): (UUID, Set<TintImage.Key>) =
+                    switch change {
+                    case .updated(let record): (record.id, NotificationContent.tintImageKeys(for: record))
+                    case .removed(let record): (record.id, [])
+                    }
                 let before = state.keys[id] ?? []
                 guard needed != before else { continue }
                 state.keys[id] = needed.isEmpty ? nil : needed

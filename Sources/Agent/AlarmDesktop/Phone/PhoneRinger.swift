@@ -103,10 +103,12 @@ package struct PhoneRinger: Sendable {
     private func kdeConnectPhone(_ id: String, at owner: String) async -> Phone? {
         let path = KDEConnectNames.devicePath(id)
         var phone = Phone(service: .kdeConnect, id: id, name: id, objectPath: path)
-        guard let properties = try? await connection.call(
-            destination: owner, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
-            arguments: [.string(KDEConnectNames.deviceInterface)], timeout: timeout
-        ).first?.dictionaryValue else { return phone }
+        guard
+            let properties = try? await connection.call(
+                destination: owner, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
+                arguments: [.string(KDEConnectNames.deviceInterface)], timeout: timeout
+            ).first?.dictionaryValue
+        else { return phone }
         if properties["isReachable"]?.boolValue == false { return nil }
         if (properties["isPaired"] ?? properties["isTrusted"])?.boolValue == false { return nil }
         if let name = properties["name"]?.stringValue, !name.isEmpty { phone.name = name }
@@ -129,8 +131,8 @@ package struct PhoneRinger: Sendable {
         var phones: [Phone] = []
         for object in objects {
             guard case .dictEntry(let pathValue, let interfaces) = object, let path = pathValue.stringValue,
-                  let device = interfaces.dictionaryValue?[GSConnectNames.deviceInterface]?.dictionaryValue,
-                  device["Connected"]?.boolValue == true, device["Paired"]?.boolValue == true
+                let device = interfaces.dictionaryValue?[GSConnectNames.deviceInterface]?.dictionaryValue,
+                device["Connected"]?.boolValue == true, device["Paired"]?.boolValue == true
             else { continue }
             let id = device["Id"]?.stringValue ?? String(path.dropFirst(GSConnectNames.devicePathPrefix.count))
             let name = device["Name"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? id

@@ -33,52 +33,62 @@ package final class SilentModeGuard: Sendable {
         self.unmuteTo = unmuteTo.map { min(max($0, 1), 100) }
         self.journal = journal
         self.logger = logger
-        queue.submit([{ [self] in
-            guard let entry = journal.load() else { return }
-            logger.notice("Putting back the output volume left raised by an agent that stopped")
-            restore(entry)
-        }])
+        queue.submit([
+            { [self] in
+                guard let entry = journal.load() else { return }
+                logger.notice("Putting back the output volume left raised by an agent that stopped")
+                restore(entry)
+            }
+        ])
     }
 
     /// An alarm that breaks through started ringing: raise the output if it is silent (opt-in).
     package func alertStarted(_ id: UUID) {
         started.withLock { _ = $0.insert(id) }
-        queue.submit([{ [self] in
-            let reading: OutputMixer.Reading?
-            do {
-                reading = try mixer.read()
-            } catch {
-                // Treated as not silent: nothing is raised, and the log says why.
-                logger.warning("The output's volume could not be read as an alarm started ringing", metadata: ["error": "\(error)"])
-                reading = nil
+        queue.submit([
+            { [self] in
+                let reading: OutputMixer.Reading?
+                do {
+                    reading = try mixer.read()
+                } catch {
+                    // Treated as not silent: nothing is raised, and the log says why.
+                    logger.warning("The output's volume could not be read as an alarm started ringing", metadata: ["error": "\(error)"])
+                    reading = nil
+                }
+                let conditions = Breakthrough.Conditions(
+                    isOn: reading?.isSilent ?? false, criticalShown: false, canLift: unmuteTo != nil && reading != nil,
+                    value: reading?.value)
+                let actions = machine.withLock { $0.alertStarted(id, breaksThrough: true, conditions) }
+                logger.debug(
+                    "Read the output's volume as an alarm started ringing",
+                    metadata: [
+                        "alarm": "\(id)", "reading": "\(reading.map { "\($0.value) \($0.percent)%" } ?? "none")", "actions": "\(actions)",
+                    ])
+                if actions.contains(.lift), let reading, let unmuteTo { lift(reading, to: unmuteTo) }
             }
-            let conditions = Breakthrough.Conditions(
-                isOn: reading?.isSilent ?? false, criticalShown: false, canLift: unmuteTo != nil && reading != nil,
-                value: reading?.value)
-            let actions = machine.withLock { $0.alertStarted(id, breaksThrough: true, conditions) }
-            logger.debug(
-                "Read the output's volume as an alarm started ringing",
-                metadata: ["alarm": "\(id)", "reading": "\(reading.map { "\($0.value) \($0.percent)%" } ?? "none")", "actions": "\(actions)"])
-            if actions.contains(.lift), let reading, let unmuteTo { lift(reading, to: unmuteTo) }
-        }])
+        ])
     }
 
     /// An alarm stopped ringing: put the output back after the last one.
     package func alertEnded(_ id: UUID) {
         guard started.withLock({ $0.remove(id) }) != nil else { return }
-        queue.submit([{ [self] in
-            for case .restore(let entry) in machine.withLock({ $0.alertEnded(id) }) { restore(entry) }
-        }])
+        queue.submit([
+            { [self] in
+                for case .restore(let entry) in machine.withLock({ $0.alertEnded(id) }) { restore(entry) }
+            }
+        ])
     }
 
     /// Puts back what was raised (on shutdown).
     package func shutDown() {
         // After what is queued: the last alert's end may still be on its way.
         let done = DispatchSemaphore(value: 0)
-        queue.submit([{ [self] in
-            if case .lifted(let entry) = machine.withLock({ $0.lift }) { restore(entry) }
-            done.signal()
-        }])
+        queue.submit([
+            { [self] in
+                if case .lifted(let entry) = machine.withLock({ $0.lift }) { restore(entry) }
+                done.signal()
+            }
+        ])
         done.wait()
     }
 
@@ -105,7 +115,8 @@ package final class SilentModeGuard: Sendable {
             try journal.record(entry)
             try mixer.write(lifted)
             machine.withLock { $0.didLift(entry) }
-            logger.info("The output was silent: turned up while the alarm rings", metadata: ["was": "\(reading.value)", "now": "\(lifted)"])
+            logger.info(
+                "The output was silent: turned up while the alarm rings", metadata: ["was": "\(reading.value)", "now": "\(lifted)"])
         } catch {
             journal.clear()
             logger.error("The silent output could not be turned up", metadata: ["error": "\(error)"])

@@ -97,7 +97,8 @@ package final class AlertSounds: Sendable {
         Task.detached(priority: .userInitiated) { [self] in
             // Found on a file thread (one that stays, asleep, after the first alert): an alert never
             // waits for a file that does not answer.
-            let resolved = await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [self] in sound(for: record.definition.sound) }
+            let resolved =
+                await BlockingFileWork.run(timeout: Self.soundLookupLimit) { [self] in sound(for: record.definition.sound) }
                 ?? fallback(for: record)
             // A device that fails (unplugged, its server gone) is tried again, less and less often,
             // for as long as the alert rings.
@@ -118,7 +119,8 @@ package final class AlertSounds: Sendable {
                     await player.waitUntilFinished()
                     Self.logEnd(of: player, record: record, logger: logger)
                     guard let failure = player.failure else { return }
-                    logger.warning("The alarm sound stopped; trying the device again", metadata: ["alarm": "\(record.id)", "reason": "\(failure)"])
+                    logger.warning(
+                        "The alarm sound stopped; trying the device again", metadata: ["alarm": "\(record.id)", "reason": "\(failure)"])
                 } catch SoundPlayerError.unavailable(let device, let reason, let firstReport) {
                     let message: Logger.Message = "No sound output; alerts are shown without sound"
                     let metadata: Logger.Metadata = ["device": "\(device)", "reason": "\(reason)"]

@@ -21,7 +21,8 @@ package enum SoundError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A path as shown in a message: whole up to 4,096 bytes (a path can be that long), cut short
     /// and escaped beyond.
     package static func shown(_ path: String) -> String {
-        path.utf8.count <= 4_096 && !path.unicodeScalars.contains { $0.properties.generalCategory == .control } ? path : QuotedText.quote(path, limit: 200)
+        path.utf8.count <= 4_096 && !path.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            ? path : QuotedText.quote(path, limit: 200)
     }
 
     package var description: String {

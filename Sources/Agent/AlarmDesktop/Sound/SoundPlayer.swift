@@ -326,8 +326,9 @@ package final class SoundPlayer: Sendable {
             if let config { _ = alsa.snd_config_delete(config) }
             throw unavailable("cannot open the device: \(alsa.message(result))")
         }
-        let latency = UInt32(clamping: configuration.latency.components.seconds * 1_000_000
-            + configuration.latency.components.attoseconds / 1_000_000_000_000)
+        let latency = UInt32(
+            clamping: configuration.latency.components.seconds * 1_000_000
+                + configuration.latency.components.attoseconds / 1_000_000_000_000)
         result = alsa.snd_pcm_set_params(
             pcm, reveille_alsa_format_s16_le(), SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(sound.channels),
             UInt32(sound.sampleRate), 1, latency)

@@ -119,9 +119,10 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         metadata: Data? = nil,
         sound: AlertConfiguration.AlertSound = .default
     ) {
-        storage = CopyOnWrite(Fields(
-            schedule: schedule, countdownDuration: countdownDuration, presentation: presentation, tintColor: tintColor,
-            metadata: metadata, sound: sound))
+        storage = CopyOnWrite(
+            Fields(
+                schedule: schedule, countdownDuration: countdownDuration, presentation: presentation, tintColor: tintColor,
+                metadata: metadata, sound: sound))
     }
 
     /// Creates a definition from an app's configuration, encoding its metadata as JSON.
@@ -288,7 +289,8 @@ extension AlarmDefinition {
         }
         for (intent, field) in [(stopIntent, "stopIntent"), (secondaryIntent, "secondaryIntent")] {
             if let intent, !ApplicationActionName.isValid(intent) {
-                throw .invalidConfiguration(field: field, reason: "\(QuotedText.quote(intent)) is not an action name (letters, digits, - and _)")
+                throw .invalidConfiguration(
+                    field: field, reason: "\(QuotedText.quote(intent)) is not an action name (letters, digits, - and _)")
             }
         }
         if let metadata, metadata.count > Self.maximumMetadataSize {

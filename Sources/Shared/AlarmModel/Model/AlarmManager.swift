@@ -102,7 +102,8 @@ public enum AlertConfiguration {
             guard path.hasPrefix("~") else { return path }
             let user = path.dropFirst().prefix { $0 != "/" }
             let rest = path.dropFirst(1 + user.count)
-            let home = user.isEmpty
+            let home =
+                user.isEmpty
                 ? FileManager.default.homeDirectoryForCurrentUser.path : FileManager.default.homeDirectory(forUser: String(user))?.path
             guard let home else { return path }
             return home + rest

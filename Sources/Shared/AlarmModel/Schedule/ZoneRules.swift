@@ -156,7 +156,8 @@ public struct ZoneRules: Hashable, Sendable {
 
     /// The database file for a zone identifier, or `nil` for one that cannot name a file there.
     public static func databasePath(for identifier: String) -> String? {
-        guard !identifier.isEmpty, !identifier.hasPrefix("/"), !identifier.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })
+        guard !identifier.isEmpty, !identifier.hasPrefix("/"),
+            !identifier.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })
         else { return nil }
         return databaseDirectory + "/" + identifier
     }

@@ -65,7 +65,9 @@ public final class TimeLocale: Sendable {
     /// A date written by the locale's date pattern (`strftime(3)`'s `%x`): `08.12.2026` (German),
     /// `12/08/2026` (US English). `nil` when the pattern gives nothing.
     public func dateText(year: Int64, month: Int64, day: Int64) -> String? {
-        guard let year = Int32(exactly: year - 1_900), let month = Int32(exactly: month - 1), let day = Int32(exactly: day) else { return nil }
+        guard let year = Int32(exactly: year - 1_900), let month = Int32(exactly: month - 1), let day = Int32(exactly: day) else {
+            return nil
+        }
         var parts = tm()
         parts.tm_year = year
         parts.tm_mon = month

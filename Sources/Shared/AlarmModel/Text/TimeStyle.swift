@@ -90,7 +90,9 @@ public struct TimeStyle: Hashable, Sendable {
     /// (German), `12/01/2026` (US English).
     public func dateText(year: Int64, month: Int64, day: Int64) -> String {
         let date = GregorianDate(year: year, month: month, day: day)
-        guard let locale, (1...9_999).contains(year), let text = locale.dateText(year: year, month: month, day: day) else { return date.iso }
+        guard let locale, (1...9_999).contains(year), let text = locale.dateText(year: year, month: month, day: day) else {
+            return date.iso
+        }
         return text
     }
 

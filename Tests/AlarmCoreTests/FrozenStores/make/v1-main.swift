@@ -7,7 +7,8 @@ let out = URL(fileURLWithPath: CommandLine.arguments[1])
 try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
 let zone = TimeZone(identifier: "Europe/Berlin")!
 let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-let harness = try await EngineHarness.start(now: start, timeZone: zone, policy: AlarmPolicy(graceWindow: 600, ringTimeout: 600), directory: out)
+let harness = try await EngineHarness.start(
+    now: start, timeZone: zone, policy: AlarmPolicy(graceWindow: 600, ringTimeout: 600), directory: out)
 let engine = harness.engine, clock = harness.clock
 let app = AlarmCaller.app("/usr/bin/python3.11")
 func schedule(_ definition: AlarmDefinition, id: UUID = UUID(), as caller: AlarmCaller = .user) async throws -> UUID {
@@ -16,8 +17,9 @@ func schedule(_ definition: AlarmDefinition, id: UUID = UUID(), as caller: Alarm
     return id
 }
 let weekdays: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday]
-_ = try await schedule(Fixtures.definition(Fixtures.clockTime(6, 45, on: [.saturday]), snooze: 300, title: "App alarm"),
-                       id: UUID(uuidString: "6e0b6d2a-6d4f-4a55-8b0e-2a1c0c7d9e01")!, as: app)
+_ = try await schedule(
+    Fixtures.definition(Fixtures.clockTime(6, 45, on: [.saturday]), snooze: 300, title: "App alarm"),
+    id: UUID(uuidString: "6e0b6d2a-6d4f-4a55-8b0e-2a1c0c7d9e01")!, as: app)
 _ = try await schedule(Fixtures.definition(Fixtures.clockTime(7, 30, on: weekdays), snooze: 540, title: "Weekday wake"))
 _ = try await schedule(Fixtures.definition(.fixed(Fixtures.instant("2031-03-04T04:06:00Z")), title: "Fixed far"))
 _ = try await schedule(Fixtures.definition(Fixtures.clockTime(8, 15), preAlert: 600, title: "Pre-alert"))
@@ -44,7 +46,8 @@ _ = try await schedule(Fixtures.timer(1, title: "Ringing"))
 await clock.advance(by: 1)
 let reading = clock.read()
 let records = await engine.alarms(visibleTo: .user)
-try AlarmDescription.json(records.map { AlarmDescription($0, at: reading) }).write(to: out.appendingPathComponent("list.json"), atomically: true, encoding: .utf8)
+try AlarmDescription.json(records.map { AlarmDescription($0, at: reading) }).write(
+    to: out.appendingPathComponent("list.json"), atomically: true, encoding: .utf8)
 let encoder = JSONEncoder()
 encoder.dateEncodingStrategy = .iso8601
 encoder.outputFormatting = [.sortedKeys]

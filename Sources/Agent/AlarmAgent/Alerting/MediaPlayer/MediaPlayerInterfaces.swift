@@ -89,7 +89,9 @@ extension MediaPlayer {
     /// A property of the track now (see `trackProperties`).
     private func trackProperty(_ name: String, _ signature: String) -> DBusProperty {
         DBusProperty(name: name, signature: signature) { [weak self] _ in
-            guard let self, let value = trackProperties(track)[name] else { throw DBusError(name: DBusError.failed, message: "The player is gone") }
+            guard let self, let value = trackProperties(track)[name] else {
+                throw DBusError(name: DBusError.failed, message: "The player is gone")
+            }
             return value
         }
     }
