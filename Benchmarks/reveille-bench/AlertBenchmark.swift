@@ -293,6 +293,7 @@ enum AlertBenchmark {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw SandboxError.failed("the agent logged no end of the sound for \(id)")
+        let tail = agent.standardError.split(separator: "\n").suffix(8).joined(separator: "\n")
+        throw SandboxError.failed("the agent logged no end of the sound for \(id) in 10 s; its log ends:\n\(tail)")
     }
 }

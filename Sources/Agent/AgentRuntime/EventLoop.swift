@@ -1,18 +1,20 @@
 import LinuxSystem
 import Synchronization
 
-/// The agent's one thread that waits for descriptors to become readable (`reveille-events`): the
-/// kernel timers of the next deadlines, the inotify watches of the time zone and the system bus.
-/// Each readable descriptor runs its handler on that thread.
+/// The agent's one thread that waits for descriptors to become readable: the kernel timers of the
+/// next deadlines and of the worker pool's delayed jobs, the inotify watches of the time zone and
+/// the system bus, the termination signals. Each readable descriptor runs its handler on that
+/// thread.
 ///
 /// One `epoll_wait(2)` with no timeout: while nothing is readable the thread sleeps, so an agent
-/// waiting for its alarms makes no wake-ups. It replaces libdispatch's read sources,
+/// waiting for its alarms makes no wake-ups. It replaces libdispatch's read and signal sources,
 /// whose manager and worker threads came and went around each event, and saves the hop from
 /// libdispatch's manager thread to a queue's worker on the way from a timer's expiry to the
 /// engine. Handlers must be quick (read the descriptor, resume a waiter): every watch shares the
-/// thread. The agent's `main` gives it the main thread (`runOnCurrentThread(startingWith:)`), which
-/// would otherwise only wait; anywhere else (tests) a thread of its own starts with the first
-/// watch and then stays for the life of the process.
+/// thread. The agent's `main` gives it the main thread (`runOnCurrentThread(startingWith:)`, so
+/// `top -H` shows it as `reveilled`), which would otherwise only wait; anywhere else (tests) a
+/// thread of its own, `reveille-events`, starts with the first watch and then stays for the life
+/// of the process.
 package final class EventLoop: Sendable {
     /// The process's event loop.
     package static let shared = EventLoop()

@@ -2,20 +2,27 @@ import AlarmModel
 import FoundationEssentials
 import LinuxSystem
 
-/// A serial executor that runs its jobs, in order, on one thread of its own.
+/// A serial executor that runs its jobs, in order, on one thread of its own; also a task executor
+/// for that thread.
 ///
 /// For an actor whose work blocks (a commit waits in `fdatasync`): on its own thread it never
 /// holds one of the few threads that run tasks (the agent's worker pool). The thread sleeps on a condition
 /// variable while there is nothing to run, so an idle executor never wakes up, and it ends once
 /// `finish()` was called and the jobs queued before it have run.
-package final class ThreadExecutor: SerialExecutor, Sendable {
+///
+/// A task that prefers it as its task executor (`Task(executorPreference:)`) runs its nonisolated
+/// parts on the same thread: the engine's wait for its next deadline resumes there, so the hop
+/// from the wait to the engine is a job on the same thread, not a wake-up of another.
+package final class ThreadExecutor: SerialExecutor, TaskExecutor, Sendable {
     private let thread: JobThread
 
     /// Starts the thread, named `name` (as `top -H` and `perf` show it, cut to 15 bytes).
     package init(name: String) {
         thread = JobThread()
         // The thread keeps the executor (its job runner holds it), so a late job still finds it.
-        thread.start(named: name) { job in job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+        thread.start(named: name) { job in
+            job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor())
+        }
     }
 
     /// Queues a job; the thread runs it after every job queued before.
@@ -52,7 +59,9 @@ package final class ThreadTaskExecutor: TaskExecutor, Sendable {
 /// after that (a task that outlived the executor's use) runs on a thread made for it alone, so
 /// that it still runs. The job runner is kept for that (an executor and its runner hold each other
 /// for good: a few small objects for each engine or test, against a job that never runs).
-private final class JobThread: @unchecked Sendable {  // safe: `jobs`, `finished` and `runJob` are read and written only with `condition` locked (`runJob` once, before any job)
+private final class JobThread: @unchecked Sendable {
+    // `@unchecked Sendable`: safe: `jobs`, `finished` and `runJob` are read and written only with `condition` locked (`runJob` once,
+    // before any job)
     private let condition = ThreadCondition()
     private var jobs: [UnownedJob] = []
     private var finished = false

@@ -54,7 +54,9 @@ package enum Threads {
 
 /// A lock with a condition to wait on (`pthread_mutex_t` and `pthread_cond_t`): a thread with the
 /// lock waits, unlocked meanwhile, until another signals, making no wake-ups while it sleeps.
-package final class ThreadCondition: @unchecked Sendable {  // safe: the mutex and condition are made once, used only through pthread's own thread-safe calls, and freed in deinit when no thread can hold them
+package final class ThreadCondition: @unchecked Sendable {
+    // `@unchecked Sendable`: safe: the mutex and condition are made once, used only through pthread's own thread-safe calls, and freed in
+    // deinit when no thread can hold them
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 

@@ -454,7 +454,9 @@ package actor AlarmEngine {
         // Only a wake-up that follows trouble has something to report once armed: the usual
         // re-arm costs no hop back to the engine.
         let troubled = wakeTimerTrouble != nil
-        wakeTask = Task {
+        // On the engine's own thread: when the timer fires, the wait resumes there and the hop to
+        // `woke` is the next job of the same thread, not a wake-up of a worker and then of it.
+        wakeTask = Task(executorPreference: executor) {
             for attempt in 1... {
                 do {
                     let reason = try await clock.wait(for: wakeUp) {
