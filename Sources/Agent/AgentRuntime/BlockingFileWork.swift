@@ -31,9 +31,6 @@ package enum BlockingFileWork {
         init(_ caller: CheckedContinuation<T?, Never>) { state = Mutex((caller, false)) }
     }
 
-    /// The file threads started so far (for tests and measurements).
-    package static var threadCount: Int { threads.threadCount + limits.threadCount }
-
     /// Runs `body` on a file thread; its result, or nil when it did not finish within `timeout` or
     /// too many earlier pieces are still blocked.
     ///

@@ -59,8 +59,8 @@ package final class ThreadTaskExecutor: TaskExecutor, Sendable {
 /// after that (a task that outlived the executor's use) runs on a thread made for it alone, so
 /// that it still runs. The job runner is kept for that (an executor and its runner hold each other
 /// for good: a few small objects for each engine or test, against a job that never runs).
-private final class JobThread: @unchecked Sendable {
-    // `@unchecked Sendable`: safe: `jobs`, `finished` and `runJob` are read and written only with `condition` locked (`runJob` once,
+private final class JobThread: @unchecked Sendable {  // safe: its mutable state only under `condition`
+    // In full: `jobs`, `finished` and `runJob` are read and written only with `condition` locked (`runJob` once,
     // before any job)
     private let condition = ThreadCondition()
     private var jobs: [UnownedJob] = []

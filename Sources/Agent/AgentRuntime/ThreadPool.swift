@@ -7,8 +7,8 @@ import LinuxSystem
 /// A thread starts when an item finds none idle, up to `maximumThreads`, and then stays for the
 /// life of the pool's process. Idle threads sleep on a condition variable (`pthread_cond_wait`),
 /// never on a timeout, so an idle pool makes no wake-ups.
-package final class ThreadPool<Work: Sendable>: @unchecked Sendable {
-    // `@unchecked Sendable`: safe: `items`, `head`, `idle` and `started` are read and written only with `condition` locked; the rest is
+package final class ThreadPool<Work: Sendable>: @unchecked Sendable {  // safe: its mutable state only under `condition`
+    // In full: `items`, `head`, `idle` and `started` are read and written only with `condition` locked; the rest is
     // immutable
     private let condition = ThreadCondition()
     private var items: [Work] = []

@@ -27,8 +27,8 @@ typealias LoopJob = @Sendable (OpaquePointer) -> Void
 /// to be woken to add (`ReplyWaiters`). The connection is opened and registered on the caller's
 /// thread before the loop starts, and the thread's creation orders that before everything the
 /// loop does.
-final class DBusMainLoop: @unchecked Sendable {
-    // `@unchecked Sendable`: safe: the connection and handlers are used only on the loop thread (or before it starts), but for
+final class DBusMainLoop: @unchecked Sendable {  // safe: used on its loop thread; sends under a lock
+    // In full: the connection and handlers are used only on the loop thread (or before it starts), but for
     // `sendNow`'s and `call`'s `dbus_connection_send`, made under the `directSends` lock that `finish` takes before it drops the
     // connection (libdbus locks the connection itself); the job queue and the watch and timeout tables are Mutexes, counters are Atomics,
     // and eventFD is immutable

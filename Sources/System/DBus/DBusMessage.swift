@@ -11,8 +11,8 @@ import Synchronization
 /// `dbus_message_new_method_return`/`new_error` (header reads of a received message), by reading
 /// its arguments once (an iterator over the body, which changes nothing in the message, under
 /// `reading`) and by sending, which stamps the serial; sending and `serial` hold `lock`.
-package final class DBusMessage: @unchecked Sendable {
-    // `@unchecked Sendable`: safe: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`,
+package final class DBusMessage: @unchecked Sendable {  // safe: immutable but the serial, kept under `lock`
+    // In full: immutable after init; the only C mutation (the serial, on send) and its read are serialized by `lock`,
     // the one body read by `reading`
     /// The kind of message (`dbus_message_get_type`).
     package enum MessageType: Sendable, Hashable {

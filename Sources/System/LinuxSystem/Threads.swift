@@ -54,8 +54,8 @@ package enum Threads {
 
 /// A lock with a condition to wait on (`pthread_mutex_t` and `pthread_cond_t`): a thread with the
 /// lock waits, unlocked meanwhile, until another signals, making no wake-ups while it sleeps.
-package final class ThreadCondition: @unchecked Sendable {
-    // `@unchecked Sendable`: safe: the mutex and condition are made once, used only through pthread's own thread-safe calls, and freed in
+package final class ThreadCondition: @unchecked Sendable {  // safe: pthread's own calls only; freed in deinit
+    // In full: the mutex and condition are made once, used only through pthread's own thread-safe calls, and freed in
     // deinit when no thread can hold them
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>

@@ -7,8 +7,8 @@
 /// reads one field in place rather than copying all of them through generic witnesses.
 public struct CopyOnWrite<Fields: Hashable & Sendable>: Hashable, Sendable {
     @usableFromInline
-    final class Box: @unchecked Sendable {
-        // `@unchecked Sendable`: safe: `fields` is written only through `CopyOnWrite.fields`' `_modify`, after
+    final class Box: @unchecked Sendable {  // safe: written only while uniquely referenced
+        // In full: `fields` is written only through `CopyOnWrite.fields`' `_modify`, after
         // `isKnownUniquelyReferenced` proved that no other copy, on any thread, can see the box
         @usableFromInline var fields: Fields
         @inlinable init(_ fields: Fields) { self.fields = fields }
