@@ -29,6 +29,24 @@ package enum FileSystem {
         _ = try systemCall(.unlink) { Glibc.unlink(path) }
     }
 
+    /// A file's size and last modification, as `stat(2)` gives them.
+    package struct Stamp: Hashable, Sendable {
+        /// The size in bytes.
+        package let size: Int64
+        /// The last modification, in nanoseconds since the epoch.
+        package let modifiedNanoseconds: Int64
+    }
+
+    /// The size and last modification of the file at `path`, following links (`fstatat(2)`);
+    /// unlike Foundation's file attributes, it looks up no owner or group name.
+    package static func stamp(_ path: String) throws(Errno) -> Stamp {
+        var status = stat()
+        _ = try systemCall(.status) { fstatat(AT_FDCWD, path, &status, 0) }
+        return Stamp(
+            size: Int64(status.st_size),
+            modifiedNanoseconds: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+    }
+
     /// Throws the reason this process may not use the file at `path` as `access` says
     /// (`access(2)`: `EROFS` on a read-only mount, `EACCES` without permission).
     package static func checkAccess(_ path: String, _ access: Access) throws(Errno) {

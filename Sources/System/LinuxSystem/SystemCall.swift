@@ -18,7 +18,7 @@ package enum SystemCall: String, Hashable, Sendable, CaseIterable {
     case duplicate
     /// `fsync(2)`.
     case sync
-    /// `fstat(2)`.
+    /// `fstat(2)`, `fstatat(2)`.
     case status
     /// `flock(2)`.
     case lock

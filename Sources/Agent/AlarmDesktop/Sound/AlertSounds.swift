@@ -444,16 +444,15 @@ final class RingingSound: Sendable {
 }
 
 /// A file's size and modification time (`stat`), to notice a sound file replaced on disk.
+///
+/// Taken at each alert, so it costs one `stat(2)`: Foundation's file attributes also look up the
+/// owner's and group's names, which read `/etc/passwd` and `/etc/group` at the alert's instant.
 struct FileStamp: Equatable, Sendable {
-    let size: Int
-    let modified: Date
+    let stamp: FileSystem.Stamp
 
     /// The stamp of the file at `url`; `nil` for no URL or no file.
     init?(_ url: URL?) {
-        guard let url, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-            let size = attributes.fileSize, let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        self.size = size
-        self.modified = modified
+        guard let url, let stamp = try? FileSystem.stamp(url.path) else { return nil }
+        self.stamp = stamp
     }
 }
