@@ -45,9 +45,7 @@ final class SoundAhead: Sendable {
 
     private struct State {
         /// The deadline asked for now.
-        var instant: Date?
-        /// Whether any deadline (or none) was asked for yet.
-        var requested = false
+        var deadline = RequestedDeadline()
         /// The wait for the lead's moment.
         var waiting: Task<Void, Never>?
         var stopped = false
@@ -70,15 +68,9 @@ final class SoundAhead: Sendable {
     func request(_ instant: Date?) {
         let now = clock.read().now
         state.withLock { state in
-            guard !state.stopped else { return }
-            if state.requested {
-                if let old = state.instant, let instant, abs(old.timeIntervalSince(instant)) < 0.001 { return }
-                if state.instant == nil, instant == nil { return }
-            }
-            state.requested = true
+            guard !state.stopped, state.deadline.take(instant) else { return }
             state.waiting?.cancel()
             state.waiting = nil
-            state.instant = instant
             for sounds in sounds { sounds.releaseAhead(notDueBy: instant ?? now, now: now) }
             guard let instant else { return }
             state.waiting = Task { [weak self] in await self?.open(ahead: instant) }
@@ -96,7 +88,7 @@ final class SoundAhead: Sendable {
                     let due = await alarmsDue(instant)
                     guard !due.isEmpty else { return }
                     state.withLock { state in
-                        guard !state.stopped, state.instant == instant, !Task.isCancelled else { return }
+                        guard !state.stopped, state.deadline.instant == instant, !Task.isCancelled else { return }
                         for sounds in sounds { sounds.prepareAhead(due, due: instant) }
                     }
                     return

@@ -1,3 +1,4 @@
+import AgentRuntime
 import AlarmModel
 import Dispatch
 import FoundationEssentials
@@ -27,15 +28,16 @@ final class WakeAhead: Sendable {
     private let logger: Logger
     private let state: Mutex<State>
     /// Writes the record one after another, off the caller's thread.
-    private let writes = DispatchQueue(label: "reveille.resume-record")
+    /// Writes the resume record, in order, on a thread of its own that sleeps between resumes.
+    private let writes = ThreadPool<@Sendable () -> Void>(name: "reveille-resumes", maximumThreads: 1) { $0() }
 
     private struct State {
         var meter: ResumeMeter
-        /// The deadline asked for now.
-        var instant: Date?
-        /// Whether any deadline (or none) was asked for yet: the first is always passed on, so
-        /// that the router tries its routes from the start.
-        var requested = false
+        /// The deadline asked for now. The first request is always passed on, so that the router
+        /// tries its routes from the start.
+        var deadline = RequestedDeadline()
+        /// The deadline asked for now, or `nil`.
+        var instant: Date? { deadline.instant }
         /// The wake-ahead moment of that deadline.
         var wakeAt: Date?
         /// Whether the inhibitor is held for it.
@@ -84,17 +86,11 @@ final class WakeAhead: Sendable {
     func request(_ instant: Date?) {
         let reading = clock.read()
         state.withLock { state in
-            guard !state.stopped else { return }
-            if state.requested {
-                if let old = state.instant, let instant, abs(old.timeIntervalSince(instant)) < 0.001 { return }
-                if state.instant == nil, instant == nil { return }
-            }
-            state.requested = true
+            guard !state.stopped, state.deadline.take(instant) else { return }
             state.waiting?.cancel()
             state.waiting = nil
             let wasHolding = state.holding
             state.holding = false
-            state.instant = instant
             guard let instant else {
                 state.wakeAt = nil
                 state.meter.armed(nil)
@@ -210,13 +206,15 @@ final class WakeAhead: Sendable {
 
     private func save(_ resumes: [ResumeMeter.Resume]) {
         guard let record else { return }
-        writes.async { [logger] in
-            do {
-                try record.save(resumes)
-            } catch {
-                logger.notice("Could not keep the resume times", metadata: ["file": "\(record.url.path)", "error": "\(error)"])
+        writes.submit([
+            { [logger] in
+                do {
+                    try record.save(resumes)
+                } catch {
+                    logger.notice("Could not keep the resume times", metadata: ["file": "\(record.url.path)", "error": "\(error)"])
+                }
             }
-        }
+        ])
     }
 
     /// Stops waiting and lets the inhibitor go; the router is stopped by its owner.
@@ -231,6 +229,9 @@ final class WakeAhead: Sendable {
         }
         task?.cancel()
         if holding { inhibitor?.alarmDue(false) }
-        writes.sync {}
+        // After the writes queued: the last resume's may still be on its way.
+        let written = DispatchSemaphore(value: 0)
+        writes.submit([{ written.signal() }])
+        written.wait()
     }
 }
