@@ -63,6 +63,12 @@ struct WakeAheadTests {
         // A resume without a sleep before it (the signal came alone).
         let measured4 = meter.resumed(Self.reading(401))
         #expect(!measured4)
+        // Nothing would wake the machine at the armed instant (no route works): the resume 15 s
+        // after it was a person's, as in the guest's phase without a route.
+        meter.armed(Self.t0.addingTimeInterval(500))
+        meter.goingToSleep(Self.reading(450), wakes: false)
+        let measured5 = meter.resumed(Self.reading(515))
+        #expect(!measured5)
         #expect(meter.seconds.count == 1)
 
         for n in 1...6 {

@@ -55,9 +55,12 @@ struct ResumeMeter: Sendable {
         wakeAt = instant
     }
 
-    /// The machine is going to sleep (`PrepareForSleep(true)`), read at `reading`.
-    mutating func goingToSleep(_ reading: ClockReading) {
-        if let wakeAt, wakeAt > reading.now {
+    /// The machine is going to sleep (`PrepareForSleep(true)`), read at `reading`; `wakes` says
+    /// whether something will wake it at the armed instant (a wake timer of the agent's, or a
+    /// route that armed it). Without that, the resume is whenever a person wakes the machine,
+    /// which measures nothing.
+    mutating func goingToSleep(_ reading: ClockReading, wakes: Bool = true) {
+        if wakes, let wakeAt, wakeAt > reading.now {
             sleeping = (reading, wakeAt)
         } else {
             sleeping = nil

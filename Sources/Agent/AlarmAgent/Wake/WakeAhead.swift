@@ -158,7 +158,14 @@ final class WakeAhead: Sendable {
     /// The machine is going to sleep (logind's `PrepareForSleep(true)`).
     func goingToSleep() {
         let reading = clock.read()
-        state.withLock { $0.meter.goingToSleep(reading) }
+        // Without a router the agent's own wake timers wake the machine; with one, only a route
+        // that armed the wake-up does. A sleep that nothing will end (a guest whose user manager
+        // may not wake it) ends when a person wakes the machine: no resume to learn from.
+        let routed = router.map { $0.armedInstant }
+        state.withLock { state in
+            let wakes = routed.map { $0 != nil && $0 == state.wakeAt } ?? true
+            state.meter.goingToSleep(reading, wakes: wakes)
+        }
     }
 
     /// The machine resumed (logind's `PrepareForSleep(false)`): measures the resume if it was the

@@ -71,6 +71,10 @@ final class WakeRouter: Sendable {
         startWorker()
     }
 
+    /// The instant a route armed the wake-up for, or `nil` while none has (none works, or the
+    /// request is still being carried out).
+    var armedInstant: Date? { state.withLock { $0.armed?.instant } }
+
     /// What `status` says.
     var report: Report {
         state.withLock { state in
