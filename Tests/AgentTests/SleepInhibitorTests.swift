@@ -16,6 +16,18 @@ struct SleepInhibitorTests {
         systemEnvironment: [String: String] = [:],
         _ body: (AgentFixture, SystemBusDouble, SandboxProcess) async throws -> Void
     ) async throws {
+        try await withRestartableAgent(systemEnvironment: systemEnvironment) { fixture, system, agent, _ in
+            try await body(fixture, system, agent)
+        }
+    }
+
+    /// Runs `body` with a sandbox, the system bus double (its doubles given `systemEnvironment`)
+    /// and the agent (given `arguments`) serving on the one and watching the other; the agent's
+    /// launch is handed over so a test can start it again.
+    static func withRestartableAgent(
+        _ arguments: [String] = [], systemEnvironment: [String: String] = [:],
+        _ body: (AgentFixture, SystemBusDouble, SandboxProcess, @escaping () async throws -> SandboxProcess) async throws -> Void
+    ) async throws {
         try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
         let zones = try ZoneFolder(zone: "Europe/Berlin")
         defer { zones.remove() }
@@ -23,12 +35,15 @@ struct SleepInhibitorTests {
         defer { fixture.stop() }
         let system = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current, environment: systemEnvironment)
         defer { system.stop() }
-        let agent = try fixture.sandbox.spawn(
-            Built.path("reveilled"),
-            ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address])
-        try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
-        _ = try await log(agent, containing: "Watching logind and timedate1")
-        try await body(fixture, system, agent)
+        let launch = { () async throws -> SandboxProcess in
+            let agent = try fixture.sandbox.spawn(
+                Built.path("reveilled"),
+                ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address] + arguments)
+            try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
+            _ = try await log(agent, containing: "Watching logind and timedate1")
+            return agent
+        }
+        try await body(fixture, system, try await launch(), launch)
     }
 
     /// The agent's log once it contains `text` (within 30 s).

@@ -18,23 +18,9 @@ struct WakeAheadAgentTests {
         _ arguments: [String] = [],
         _ body: (AgentFixture, SystemBusDouble, SandboxProcess, @escaping () async throws -> SandboxProcess) async throws -> Void
     ) async throws {
-        try #require(Built.unavailable == nil, "\(Built.unavailable ?? "")")
-        let zones = try ZoneFolder(zone: "Europe/Berlin")
-        defer { zones.remove() }
-        let fixture = try await AgentFixture.start(startingAgent: false)
-        defer { fixture.stop() }
-        let system = try await SystemBusDouble.start(in: fixture.sandbox, zoneLink: zones.current)
-        defer { system.stop() }
-        let launch = { () async throws -> SandboxProcess in
-            let agent = try fixture.sandbox.spawn(
-                Built.path("reveilled"),
-                ["--silent", "--ring-timeout", "0", "--localtime", zones.localTime.path, "--system-bus", system.address] + arguments)
-            try await offPool { try fixture.sandbox.waitForBusName(AgentClient.busName, timeout: .seconds(30)) }
-            _ = try await SleepInhibitorTests.log(agent, containing: "Watching logind and timedate1")
-            return agent
+        try await SleepInhibitorTests.withRestartableAgent(arguments) { fixture, system, agent, launch in
+            try await body(AgentFixture(sandbox: fixture.sandbox, agent: agent), system, agent, launch)
         }
-        let agent = try await launch()
-        try await body(AgentFixture(sandbox: fixture.sandbox, agent: agent), system, agent, launch)
     }
 
     /// `reveille status --json`.

@@ -176,8 +176,8 @@ package struct OutputMixer: Sendable {
 /// A mixer opened ahead (`OutputMixer.open()`) and kept open until `close()`: reading it takes in
 /// what changed since (`snd_mixer_handle_events`), then reads the element, without opening the
 /// mixer (on PipeWire: connecting to the server) again.
-package final class OpenedMixer: @unchecked Sendable {
-    // `@unchecked Sendable`: used by one caller at a time (the silent-mode guard's `reveille-mixer`
+package final class OpenedMixer: @unchecked Sendable {  // safe: one caller at a time (reveille-mixer)
+    // In full: used by one caller at a time (the silent-mode guard's `reveille-mixer`
     // thread); the pointers are only given to alsa-lib.
     private let alsa: ALSALibrary
     private var mixer: OpaquePointer?
