@@ -256,8 +256,12 @@ package final class AlarmAgent: Sendable {
         ].compactMap { $0 }
         let agentPresenter = AgentPresenter(
             desktop: desktop, intents: IntentRunner(connection: connection, logger: logger),
-            // The reserve first: the others may need descriptors as the alarm starts.
-            observers: [descriptorReserve, sleepInhibitor, ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
+            // At the instant: the reserve first, since the sound and the others may need
+            // descriptors as the alarm starts; the sleep inhibitor, which the wake ahead holds
+            // until the alarm rings, goes on being held without a gap.
+            observers: [descriptorReserve, sleepInhibitor],
+            // Once the alert is shown: bus calls and tasks that must not compete with its `Notify`.
+            onceShown: [ScreenWaker(connection: connection, logger: logger)] + desktopObservers)
         // Without wake timers of its own, the agent has the machine woken another way.
         let router =
             configuration.wakeFromSuspend && !clock.wakeTimers

@@ -19,8 +19,10 @@ import Synchronization
 /// The notification goes first: an alert's sound starts once the server has answered its
 /// notification, or `notificationHeadStart` after the alert, whichever comes first. Opening the
 /// sound device at the same instant would compete for the processor with posting the
-/// notification, whose budget is the smaller (5 ms, against 30 ms for the first sound).
-package final class DesktopPresenter: AlarmPresenter {
+/// notification, whose budget is the smaller (5 ms, against 30 ms for the first sound). What else
+/// acts on an alert (the screen waker, the idle inhibitor, the media player) waits for the same
+/// moment: `onAlertShown(_:)` hears it.
+package final class DesktopPresenter: AlarmPresenter, AlertShowing {
     /// The notifications, or `nil` (no notifications at all).
     package let notifications: (any AlarmNotifying)?
     /// The alert sounds, or `nil` (silent: visual alerts only).
@@ -39,6 +41,8 @@ package final class DesktopPresenter: AlarmPresenter {
 
     /// Alert sounds that wait for their notification (or the head start to pass); `nil` once shut down.
     private let waitingSounds = Mutex<[UUID: AlarmRecord]?>([:])
+    /// Told each alert once it is shown (`onAlertShown(_:)`).
+    private let shownHandler = Mutex<(@Sendable (UUID) -> Void)?>(nil)
 
     /// Creates the presenter over its parts, and starts the guard.
     package init(
@@ -69,10 +73,14 @@ package final class DesktopPresenter: AlarmPresenter {
     package func perform(_ effect: PresentationEffect) {
         switch effect {
         case .alert(let record):
-            guard let sounds, doNotDisturb == nil || record.definition.breakthrough else { return show(effect) }
+            guard let sounds, doNotDisturb == nil || record.definition.breakthrough else {
+                show(effect)
+                return alertShown(record.id)
+            }
             guard notifications != nil else {
                 if record.definition.breakthrough { silentMode?.alertStarted(record.id) }
-                return sounds.start(record)
+                sounds.start(record)
+                return alertShown(record.id)
             }
             waitingSounds.withLock { $0?[record.id] = record }
             show(effect)
@@ -102,12 +110,27 @@ package final class DesktopPresenter: AlarmPresenter {
         notifications?.prepare(changes)
     }
 
+    /// Hears each alert once it is shown: its notification answered or the head start passed
+    /// (its sound has just started), or at once where nothing waits (no notifications, no sound,
+    /// or an alert held by do-not-disturb). An alert that ends before is never heard. On whatever
+    /// thread showed it; replaces an earlier handler.
+    package func onAlertShown(_ handler: @escaping @Sendable (UUID) -> Void) {
+        shownHandler.withLock { $0 = handler }
+    }
+
     /// Starts the sound of an alert that waited for its notification, unless it started already
-    /// (from the notification or the head start, whichever came second) or ended meanwhile.
+    /// (from the notification or the head start, whichever came second) or ended meanwhile; then
+    /// says the alert is shown.
     private func startWaitingSound(_ id: UUID) {
         guard let record = waitingSounds.withLock({ $0?.removeValue(forKey: id) }) else { return }
         if record.definition.breakthrough { silentMode?.alertStarted(id) }
         sounds?.start(record)
+        alertShown(id)
+    }
+
+    /// Tells the `onAlertShown(_:)` handler that the alert `id` is shown.
+    private func alertShown(_ id: UUID) {
+        shownHandler.withLock { $0 }?(id)
     }
 
     /// Hands the effect to the notifications, through the do-not-disturb guard when there is one.

@@ -24,3 +24,10 @@ package enum PresentationEffect: Hashable, Sendable {
     /// Tell the person that an alarm's alerts were missed.
     case missed(AlarmRecord, count: Int)
 }
+
+/// A presenter that says when each alert is shown, for what acts on an alert only after a person
+/// was shown it (so that it does not compete with the notification).
+package protocol AlertShowing: AlarmPresenter {
+    /// Hears each alert once it is shown; an alert that ends before is never heard.
+    func onAlertShown(_ handler: @escaping @Sendable (UUID) -> Void)
+}
