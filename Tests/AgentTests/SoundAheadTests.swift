@@ -96,7 +96,8 @@ struct SoundAheadTests {
         defer { engine.cancel(); ahead.stop() }
 
         ahead.request(instant)
-        try await clock.settled()
+        // The engine's wait and the sound-ahead's: the suspend comes after the lead was armed.
+        try await clock.settled(waiters: 2)
         clock.suspend(for: 297)
         try await Task.sleep(for: .milliseconds(100))
         #expect(sounds.opened.withLock { $0.isEmpty })

@@ -16,7 +16,7 @@ package final class VirtualClock: AlarmClock {
         var timeZone: ZoneRules
         var waiters: [Int: Waiter] = [:]
         var nextWaiterID = 0
-        var settledWatchers: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var settledWatchers: [Int: (waiters: Int, continuation: CheckedContinuation<Void, any Error>)] = [:]
         var nextWatcherID = 0
         /// The error every wait throws, as timers that cannot be made, until told to stop.
         var failure: (any Error)?
@@ -65,9 +65,9 @@ package final class VirtualClock: AlarmClock {
                     if Task.isCancelled { return true }
                     if Self.isDue(wakeUp, in: state) { return true }
                     state.waiters[id] = Waiter(wakeUp: wakeUp, continuation: continuation)
-                    let watchers = state.settledWatchers.values
-                    state.settledWatchers.removeAll()
-                    for watcher in watchers { watcher.resume() }
+                    let ready = state.settledWatchers.filter { $0.value.waiters <= state.waiters.count }
+                    for key in ready.keys { state.settledWatchers[key] = nil }
+                    for watcher in ready.values { watcher.continuation.resume() }
                     return false
                 }
                 if resumeNow {
@@ -171,9 +171,10 @@ package final class VirtualClock: AlarmClock {
     }
 
     /// Waits until some task waits on the clock with a deadline that is not yet due: the engine has
-    /// finished with what woke it. Throws `SandboxError.timeout` when none does within `timeout`
-    /// (an engine that stopped waiting on its clock, or a test that woke none).
-    package func settled(timeout: Duration = .seconds(30)) async throws {
+    /// finished with what woke it; with `waiters`, until that many tasks wait (the engine and
+    /// another that waits on the same clock). Throws `SandboxError.timeout` when none does within
+    /// `timeout` (an engine that stopped waiting on its clock, or a test that woke none).
+    package func settled(waiters: Int = 1, timeout: Duration = .seconds(30)) async throws {
         let id = state.withLock { state in
             state.nextWatcherID += 1
             return state.nextWatcherID
@@ -181,13 +182,14 @@ package final class VirtualClock: AlarmClock {
         let limit = Task { [self] in
             try await Task.sleep(for: timeout)
             let watcher = state.withLock { $0.settledWatchers.removeValue(forKey: id) }
-            watcher?.resume(throwing: SandboxError.timeout("waited \(timeout) for the engine to wait on the virtual clock again"))
+            watcher?.continuation.resume(
+                throwing: SandboxError.timeout("waited \(timeout) for \(waiters) task(s) to wait on the virtual clock"))
         }
         defer { limit.cancel() }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let ready = state.withLock { state -> Bool in
-                if !state.waiters.isEmpty { return true }
-                state.settledWatchers[id] = continuation
+                if state.waiters.count >= waiters { return true }
+                state.settledWatchers[id] = (waiters, continuation)
                 return false
             }
             if ready { continuation.resume() }
