@@ -81,7 +81,7 @@ struct AgentPresenterTests {
         }
     }
 
-    @Test("An alert stopped, or snoozed into a countdown, before it was shown: the later observers hear nothing of it, even when it is shown late")
+    @Test("An alert stopped, or snoozed into a countdown, before it was shown: the later observers hear nothing of it, even shown late")
     func endedBeforeShown() async throws {
         let desktop = ShowingDesktop()
         try await Self.withPresenter(desktop: desktop) { presenter, atInstant, onceShown in
@@ -120,7 +120,7 @@ struct AgentPresenterTests {
         }
     }
 
-    @Test("The desktop shows alerts on its own thread while the engine ends them: each later observer hears an alert's start and end in order, or nothing")
+    @Test("The desktop shows alerts on its own thread while the engine ends them: later observers hear start then end, or nothing")
     func showRacesEnd() async throws {
         let desktop = ShowingDesktop()
         try await Self.withPresenter(desktop: desktop) { presenter, _, onceShown in
