@@ -276,6 +276,8 @@ let package = Package(
             name: "AgentTests",
             dependencies: [
                 "AlarmKit", "AgentRuntime", "AlarmAgent", "AlarmModel", "AlarmRecords", "AlarmCore", "AlarmProtocol", "AlarmDesktop",
+                // The agent's presenter's tests play the desktop presenter's part of the contract.
+                "AlarmPresentation",
                 "CommandLineText",
                 "DBus", "StressTesting", "TestSupport", "TestRequirements",
                 // The wake-ahead's unit tests make the agent's parts, which take a Logger.

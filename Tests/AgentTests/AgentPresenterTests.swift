@@ -7,12 +7,13 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import TestRequirements
 import TestSupport
 
 /// The agent's presenter hands an alert to the desktop first, and tells what acts once the alert
 /// is shown (the screen waker, the idle inhibitor, the media player, the phone backup) only after
 /// the desktop said so: never a start after the alert's end, never an end without a start.
-@Suite("Agent: what acts on an alert, at the instant and once it is shown")
+@Suite("Agent: what acts on an alert, at the instant and once it is shown", .onItsOwnThread, .timeLimit(.minutes(1)))
 struct AgentPresenterTests {
     static let t0 = Fixtures.instant("2026-06-01T06:00:00Z")
 
