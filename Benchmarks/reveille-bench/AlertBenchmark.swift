@@ -68,17 +68,21 @@ enum AlertBenchmark {
 
         /// Rings one alarm (the next whole second at least 0.6 s away, as a clock-time alarm is)
         /// or one 1-second timer, stops it once it sounds, and returns what it measured;
-        /// `whileRinging` runs before the Stop (the CPU reading).
-        func ringOnce(kind: String, index: Int, whileRinging: (Rig) async throws -> Void = { _ in }) async throws -> Sample {
+        /// `whileRinging` runs before the Stop (the CPU reading). With `clearTint` the alarm's tint
+        /// is transparent, so that its notifications carry no tint image.
+        func ringOnce(
+            kind: String, index: Int, clearTint: Bool = false, whileRinging: (Rig) async throws -> Void = { _ in }
+        ) async throws -> Sample {
             let id = UUID()
             let title = "\(kind) \(index)"
-            let definition: AlarmDefinition
+            var definition: AlarmDefinition
             if kind == "alarm" {
                 let at = (Date().timeIntervalSince1970 + 0.6).rounded(.up)
                 definition = Fixtures.definition(.fixed(Date(timeIntervalSince1970: at)), title: title)
             } else {
                 definition = Fixtures.timer(1, title: title)
             }
+            if clearTint { definition.tintColor = .clear }
             let scheduled = try await client.schedule(id: id, definition: definition).fireDate
             let call = try await monitor.waitForNotify(matching: { $0.summary == title && $0.urgency == .byte(2) })
             // Let the sound start and the device fill before stopping.
@@ -126,9 +130,13 @@ enum AlertBenchmark {
     /// Today's agent and an older build's (`other`: its bin folder, holding `reveilled` and
     /// `reveille`), each in a sandbox of its own, ringing in turn, one alert each, so that both
     /// meet the same machine: the load other programs put on it comes and goes over a run, and
-    /// alternating spreads it over both. Which agent rings first alternates too.
-    static func compare(alerts: Int, other: URL) async throws {
-        print("== alerts, today's agent and \(other.path)'s, alternately (release agents, dunst, ALSA capture paced to real time)")
+    /// alternating spreads it over both. Which agent rings first alternates too. With `clearTint`
+    /// every alarm's tint is transparent: no tint image in its notifications (which an agent
+    /// older than the tint images never sends), to tell that image's cost from the rest.
+    static func compare(alerts: Int, other: URL, clearTint: Bool = false) async throws {
+        print(
+            "== alerts, today's agent and \(other.path)'s, alternately (release agents, dunst, ALSA capture paced to real time)"
+                + (clearTint ? ", every tint clear (no tint image)" : ""))
         print("load average at the start: \(load())")
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let today = try await Rig(name: "today", folder: folder)
@@ -141,7 +149,7 @@ enum AlertBenchmark {
             for index in 0..<alerts {
                 for turn in 0..<2 {
                     let which = (index + turn) % 2
-                    samples[which].append(try await rigs[which].ringOnce(kind: kind, index: index))
+                    samples[which].append(try await rigs[which].ringOnce(kind: kind, index: index, clearTint: clearTint))
                 }
             }
             for (which, rig) in rigs.enumerated() {

@@ -5,8 +5,10 @@
 //   .build/release/reveille-bench wire                                  1,000 alarms on the wire
 //   .build/release/reveille-bench agent [--idle-seconds N]              the agent over D-Bus
 //   .build/release/reveille-bench alert [--alerts N]                    alerts: lateness, Stop to silence (at PipeWire's sink), CPU
-//   .build/release/reveille-bench alert --compare DIR [--alerts N]      lateness of today's agent and DIR's (an older build's
-//                                                                        bin folder), ringing in turn in one run
+//   .build/release/reveille-bench alert --compare DIR [--alerts N] [--clear-tint]
+//                                                                        lateness of today's agent and DIR's (an older build's
+//                                                                        bin folder), ringing in turn in one run; --clear-tint:
+//                                                                        every tint transparent, so no tint image is sent
 //   .build/release/reveille-bench alert-pipewire [--alerts N]           only the PipeWire part of alert
 //   .build/release/reveille-bench search [--calls N]                     the desktop's search providers: query to reply
 //   .build/release/reveille-bench day                                   a simulated day of clock and zone changes
@@ -64,7 +66,7 @@ func textOption(_ name: String) -> String? {
 }
 let compared = textOption("--compare").map { URL(fileURLWithPath: $0) }
 if let compared, selected.contains("alert") {
-    try await AlertBenchmark.compare(alerts: alerts, other: compared)
+    try await AlertBenchmark.compare(alerts: alerts, other: compared, clearTint: arguments.contains("--clear-tint"))
 } else if selected.isEmpty || selected.contains("alert") {
     try await AlertBenchmark.run(alerts: alerts)
 }
