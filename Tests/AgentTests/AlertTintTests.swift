@@ -27,7 +27,13 @@ struct AlertTintTests {
         var definition = Fixtures.definition(.fixed(Date().addingTimeInterval(1.5)), title: title)
         definition.tintColor = tint
         _ = try await client.schedule(id: UUID(), definition: definition)
-        try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, title) && $0.returnedID != nil })
+        let alert = try await monitor.waitForNotify(matching: { AlertingTests.isAlert($0, title) && $0.returnedID != nil })
+        // The disc drawn ahead, named as a file: dunst reads it from there.
+        let hex = [tint.bytes.red, tint.bytes.green, tint.bytes.blue].map { String(format: "%02x", $0) }.joined()
+        #expect(
+            alert.hints["image-path"]?.string?.hasSuffix("/reveille/tint/tint-\(hex)ff-stop-ffffffff.png") == true,
+            "\(alert.hints["image-path"].map { "\($0)" } ?? "no image-path")")
+        #expect(alert.hints["image-data"] == nil)
         try await fixture.sandbox.waitForDisplayedCount(1)
         // dunst draws the bubble after it answers: the screenshot is taken again until the bubble is on it.
         return try await waitUntil("dunst to draw the alert of \(title)", every: .milliseconds(200)) {

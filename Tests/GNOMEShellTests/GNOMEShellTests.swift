@@ -36,9 +36,12 @@ struct GNOMEShellTests {
         #expect(banner.buttons == ["Stop", "Snooze"])
         #expect(banner.body.hasSuffix("· \(Self.title)"), "\(banner.body)")
         #expect(banner.source == "Reveille" && banner.app == "io.github.reveille.Reveille.desktop", "\(banner)")
-        // The alarm's tint (orange: reveille add's) is the banner's image: image-data, which the
-        // shell draws in the place of the app's themed icon (so the banner names no icon).
-        #expect(banner.icon == nil, "an image of the alarm's own, not a themed icon: \(banner)")
+        // The alarm's tint (orange: reveille add's) is the banner's image, which the shell draws in
+        // the place of the app's themed icon: the disc with the Stop glyph the agent drew ahead,
+        // as a PNG file in its runtime folder (image-path), not a themed icon.
+        let image = try #require(banner.icon, "an image of the alarm's own: \(banner)")
+        #expect(image.hasSuffix("/reveille/tint/tint-ff9500ff-stop-ffffffff.png"), "\(banner)")
+        #expect(banner.iconFile == nil || banner.iconFile == image, "not a themed icon: \(banner)")
 
         // What the screen shows where the banner is: drawn (many colours, no even background),
         // not there before, and the tint's disc in it.

@@ -179,6 +179,57 @@ struct SymbolIconTests {
         #expect(cache.isComplete)
     }
 
+    @Test("With a folder, the tint images drawn ahead are PNG files that the alert and the countdown name; a file goes with its image")
+    func tintImageFiles() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-tint-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let stale = folder.appendingPathComponent("tint-00000000-none-ffffffff.png")
+        try Data([1, 2, 3]).write(to: stale)
+        let dunst = NotificationContent.ImageSupport(drawsImageData: true, keepsAppIcon: false)
+        let record = Self.record(tint: .orange)
+        let cache = TintImageCache(folder: folder)
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "an earlier agent's file is removed")
+        // Before it is drawn, the alert carries the pixels.
+        let early = NotificationContent.alert(record, hasActions: true, images: dunst, tintImages: cache)
+        #expect(early.hints["image-data"] == .image(TintImage.disc(tint: .orange, glyph: .stop)))
+        cache.prepare([.updated(record)])
+        try await waitUntil("the images to be drawn") { cache.isComplete ? () : nil }
+        let stop = TintImage.Key(tint: .orange, glyph: .stop, glyphColor: .white)
+        let file = folder.appendingPathComponent("tint-ff9500ff-stop-ffffffff.png")
+        #expect(cache.fileURI(for: stop) == file.absoluteString)
+        let alert = NotificationContent.alert(record, hasActions: true, images: dunst, tintImages: cache)
+        #expect(alert.hints["image-path"] == .string(file.absoluteString))
+        #expect(alert.hints["image-data"] == nil, "the file instead of the pixels")
+        #expect(try PNGFileReader.pixels(of: file) == TintImage.disc(tint: .orange, glyph: .stop).data)
+        let countdown = NotificationContent.countdown(
+            record, remaining: 30, duration: 60, paused: false, hasActions: true, images: dunst, tintImages: cache)
+        let pause = folder.appendingPathComponent("tint-ff9500ff-pause-ffffffff.png")
+        #expect(countdown?.hints["image-path"] == .string(pause.absoluteString))
+        #expect(try PNGFileReader.pixels(of: pause) == TintImage.disc(tint: .orange, glyph: .pause).data)
+        cache.prepare([.removed(record)])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "the files go with their alarm")
+        #expect(cache.fileURI(for: stop) == nil)
+    }
+
+    @Test("A PNG file of an image of each kind reads back, through zlib and its CRCs, to the same pixels")
+    func pngFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-png-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let disc = TintImage.disc(tint: .green, glyph: .play)
+        let opaque = NotificationImage(
+            width: 3, height: 2, rowstride: 12, hasAlpha: false, bitsPerSample: 8, channels: 3,
+            data: [255, 0, 0, 0, 255, 0, 0, 0, 255, 9, 9, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9])
+        for (name, image, expected) in [
+            ("disc", disc, disc.data), ("opaque", opaque, [255, 0, 0, 0, 255, 0, 0, 0, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9]),
+        ] {
+            let file = folder.appendingPathComponent("\(name).png")
+            try Data(PNGImage.encode(image)).write(to: file)
+            #expect(try PNGFileReader.pixels(of: file) == expected, "\(name)")
+        }
+    }
+
     @Test("The countdown's image is its button's symbol: Pause running, Resume paused (image-path)")
     func countdownSymbols() throws {
         let running = try Self.countdown(Self.record())

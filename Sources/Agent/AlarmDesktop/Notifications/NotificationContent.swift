@@ -342,12 +342,15 @@ extension NotificationContent {
     /// The image hint of a notification that offers `button`, for an alarm tinted `tint`.
     ///
     /// Where the server draws `image-data` and the tint is not transparent: the tint disc with the
-    /// button's glyph (`tintImageKey`), from `tintImages` or drawn now. Otherwise, when
-    /// `symbolAlone` allows it, the button's symbol as `image-path`; `nil` when there is neither.
+    /// button's glyph (`tintImageKey`): its PNG file as `image-path` when `tintImages` wrote it
+    /// ahead (a `file://` URI, far less to carry over the bus than the pixels), else its pixels
+    /// as `image-data`, from `tintImages` or drawn now. Otherwise, when `symbolAlone` allows it,
+    /// the button's symbol as `image-path`; `nil` when there is neither.
     static func buttonImage(
         tint: Color, button: AlarmButton?, images: ImageSupport, symbolAlone: Bool, tintImages: TintImageCache?
     ) -> (name: String, hint: Hint)? {
         if images.drawsImageData, let key = tintImageKey(tint: tint, button: button) {
+            if let file = tintImages?.fileURI(for: key) { return (imagePathHint, .string(file)) }
             return (imageDataHint, .image(tintImages?.image(for: key) ?? key.draw()))
         }
         guard symbolAlone, let symbol = button.flatMap({ SymbolIcons.iconName(forSymbol: $0.systemImageName) }) else { return nil }

@@ -37,8 +37,9 @@ final class PresenterState: @unchecked Sendable {  // confined to the presenter'
     var showsOrigin = false
     /// What the current server does with an image (`image-data`, `image-path`).
     var images = NotificationContent.ImageSupport.none
-    /// The alarms' tint images, drawn before they are shown; prepared from any thread.
-    let tintImages = TintImageCache()
+    /// The alarms' tint images, drawn before they are shown (and written as files in the
+    /// runtime folder); prepared from any thread.
+    let tintImages = TintImageCache(folder: TintImageCache.runtimeFolder())
     /// The current server's desktop, from its `GetServerInformation` name and vendor
     /// (`NotificationDesktop.from`, as `ServerDetector` reads them); `nil` when not known.
     var desktop: NotificationDesktop?
