@@ -124,7 +124,17 @@ enum ProcessSpawner {
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        var result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        // A program file written a moment ago (a test's copy of a build) is busy (ETXTBSY) while
+        // a child that another thread of this process is starting still holds the descriptor the
+        // copy was written through, inherited in the instant between its fork and its exec. Seen
+        // once in a full run: tried again, 20 ms apart, for at most a second.
+        var busyTries = 0
+        while result == ETXTBSY, busyTries < 50 {
+            busyTries += 1
+            usleep(20_000)
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard result == 0 else {
             throw SandboxError.failed("cannot start \(executable): \(String(cString: strerror(result)))")
         }
