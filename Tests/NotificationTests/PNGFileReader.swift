@@ -35,12 +35,18 @@ enum PNGFileReader {
                 line[i] = (line[i] + predictor) & 0xff
             rows.append(bytes(line))
             previous = line
-        sys.stdout.write(b''.join(rows).hex())
+        open(sys.argv[2], 'w').write(b''.join(rows).hex())
         """#
 
     /// The pixels of the PNG file at `file`, row after row.
+    ///
+    /// Python writes them (in hexadecimal) to a file beside it, not to a pipe: a pipe to this
+    /// process was once found closed under the whole suite's load (Python's BrokenPipeError).
     static func pixels(of file: URL) throws -> [UInt8] {
-        let hex = try Executables.run("/usr/bin/python3", ["-c", script, file.path]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let output = file.appendingPathExtension("hex")
+        defer { try? FileManager.default.removeItem(at: output) }
+        try Executables.run("/usr/bin/python3", ["-c", script, file.path, output.path])
+        let hex = try String(contentsOf: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         var bytes: [UInt8] = []
         var index = hex.startIndex
         while index < hex.endIndex {
