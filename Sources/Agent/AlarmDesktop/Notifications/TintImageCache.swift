@@ -85,9 +85,8 @@ package final class TintImageCache: Sendable {
                     state.uses[key] = left > 0 ? left : nil
                     if left <= 0 {
                         state.images[key] = nil
-                        if state.files.removeValue(forKey: key) != nil, let folder {
-                            try? FileManager.default.removeItem(at: Self.file(for: key, in: folder))
-                        }
+                        // Under the lock: a drawing that writes the same key again comes after.
+                        if state.files.removeValue(forKey: key) != nil { removeFile(of: key) }
                     }
                 }
             }
@@ -126,6 +125,12 @@ package final class TintImageCache: Sendable {
         return folder.appendingPathComponent("tint-\(hex(key.tint))-\(glyph)-\(hex(key.glyphColor)).png")
     }
 
+    /// Removes the PNG file of `key`'s image from the folder.
+    private func removeFile(of key: TintImage.Key) {
+        guard let folder else { return }
+        try? FileManager.default.removeItem(at: Self.file(for: key, in: folder))
+    }
+
     /// Whether every image the alarms need is drawn (for tests).
     package var isComplete: Bool { state.withLock { $0.missing == nil } }
 
@@ -153,7 +158,7 @@ package final class TintImageCache: Sendable {
                 return true
             }
             // No alarm needs it any more (dropped while it was drawn): nor its file.
-            if !kept, uri != nil, let folder { try? FileManager.default.removeItem(at: Self.file(for: key, in: folder)) }
+            if !kept, uri != nil { removeFile(of: key) }
         }
     }
 }
